@@ -1,0 +1,82 @@
+"""Dialect registry: groups op/type/attribute definitions and emits the dialect's IRDL."""
+from __future__ import annotations
+
+from mlir import ir
+
+from .irdl_builder import IrdlBuilder
+from .scanner import Scanner
+
+_TYPE_CACHE: dict = {}
+
+
+class Dialect:
+    def __init__(self, name: str, summary: str):
+        self.name = name
+        self.summary = summary
+        self.ops: dict[str, type] = {}
+        self.types: dict[str, object] = {}
+        self.attrs: dict[str, object] = {}
+
+    def op(self, cls):
+        cls.dialect = self
+        self.ops[cls.name] = cls
+        return cls
+
+    def type(self, typedef):
+        self.types[typedef.name] = typedef
+        return typedef
+
+    def attr(self, attrdef):
+        self.attrs[attrdef.name] = attrdef
+        return attrdef
+
+    def irdl_definition(self, b: IrdlBuilder) -> None:
+        with b.block(f"irdl.dialect @{self.name}"):
+            for a in self.attrs.values():
+                a.irdl_definition(b)
+            for t in self.types.values():
+                t.irdl_definition(b)
+            for cls in self.ops.values():
+                cls.irdl_definition(b)
+
+
+DIALECTS: dict[str, Dialect] = {}
+
+
+def register(dialect: Dialect) -> Dialect:
+    DIALECTS[dialect.name] = dialect
+    return dialect
+
+
+def op_class(name: str):
+    """The op definition class for a full op name like 'xetile.load_tile' (or None)."""
+    d, _, short = name.partition(".")
+    dialect = DIALECTS.get(d)
+    return dialect.ops.get(short) if dialect else None
+
+
+def type_value(t):
+    """Parse one of our types (`ir.Type` or text) into its Python value, cached by the type."""
+    try:
+        return _TYPE_CACHE[t]
+    except (KeyError, TypeError):
+        pass
+    text = str(t)
+    dname = text[1:].split(".", 1)[0]
+    dialect = DIALECTS.get(dname)
+    if dialect is None or not text.startswith("!"):
+        return None
+    tname = text[len(dname) + 2:].split("<", 1)[0]
+    typedef = dialect.types.get(tname)
+    if typedef is None:
+        return None
+    value = typedef.parse_generic(Scanner(text), None)
+    try:
+        _TYPE_CACHE[t] = value
+    except TypeError:
+        pass
+    return value
+
+
+def to_ir_type(typedef, value) -> ir.Type:
+    return ir.Type.parse(typedef.generic(value))

@@ -1,0 +1,242 @@
+"""Value kinds: how one attribute/parameter value is read and written in readable and generic form.
+
+A kind converts between a Python value, the readable text (`[1, 0]`, `slm`, `<sg_layout = ...>`)
+and the generic MLIR text (`array<i64: 1, 0>`, `"slm"`, `#xetile.wg_map<...>`), and contributes the
+IRDL constraint for the value.
+"""
+from __future__ import annotations
+
+from .scanner import Scanner, ScanError
+
+DYNAMIC = -9223372036854775808  # ShapedType::kDynamic, marks an SSA entry in static_* lists
+
+
+class Kind:
+    description = "attribute"
+
+    def parse_pretty(self, sc: Scanner, env) -> object:
+        return self.parse_generic(sc, env)
+
+    def parse_generic(self, sc: Scanner, env) -> object:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def pretty(self, value) -> str:
+        return self.generic(value)
+
+    def generic(self, value) -> str:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def irdl(self, b) -> str:
+        """Emit the IRDL constraint for this kind with builder `b`; returns its SSA name."""
+        return b.op("irdl.any")
+
+    def validate(self, value) -> str | None:
+        """An error message when `value` is not acceptable (used by builders)."""
+        return None
+
+
+def _alias(sc: Scanner, env, prefix: str):
+    """Resolve `#name`/`!name` alias references through the converter's alias table."""
+    sc.skip_ws()
+    if sc.text.startswith(prefix, sc.pos) and env is not None:
+        start = sc.pos
+        sc.pos += 1
+        name = sc.ident()
+        if name and "." not in name and name in env.aliases:
+            return env.aliases[name]
+        sc.pos = start
+    return None
+
+
+class IntList(Kind):
+    description = "list of integers"
+
+    def __init__(self, rank: int | None = None, allow_dynamic: bool = False):
+        self.rank = rank
+        self.allow_dynamic = allow_dynamic
+
+    def parse_pretty(self, sc, env):
+        sc.skip_ws()
+        if sc.peek("array"):
+            return self.parse_generic(sc, env)
+        start = sc.pos
+        sc.expect("[", "to start a list of integers")
+        vals = []
+        if not sc.accept("]"):
+            while True:
+                vals.append(sc.expect_int("in list"))
+                if sc.accept("]"):
+                    break
+                sc.expect(",", "or ']' in list of integers")
+        return self._check(tuple(vals), sc, start)
+
+    def parse_generic(self, sc, env):
+        start = sc.pos
+        sc.expect("array")
+        sc.expect("<")
+        sc.expect("i64", "(element type of a dense i64 array)")
+        vals = []
+        if sc.accept(":"):
+            while True:
+                vals.append(sc.expect_int("in array"))
+                if not sc.accept(","):
+                    break
+        sc.expect(">")
+        return self._check(tuple(vals), sc, start)
+
+    def _check(self, vals, sc, start):
+        if self.rank is not None and len(vals) != self.rank:
+            raise ScanError(f"expected {self.rank} integers, got {len(vals)}", start)
+        return vals
+
+    def pretty(self, value):
+        return "[" + ", ".join(str(v) for v in value) + "]"
+
+    def generic(self, value):
+        if not value:
+            return "array<i64>"
+        return "array<i64: " + ", ".join(str(v) for v in value) + ">"
+
+    def irdl(self, b):
+        return b.op('irdl.base "#builtin.dense_array"')
+
+    def validate(self, value):
+        if not isinstance(value, (tuple, list)) or not all(isinstance(v, int) for v in value):
+            return "expected a list of integers"
+        if self.rank is not None and len(value) != self.rank:
+            return f"expected {self.rank} integers"
+        return None
+
+
+class Int(Kind):
+    """An integer attribute of a fixed type: readable `3 : i32` or `3`, generic `3 : i32`."""
+
+    def __init__(self, type_name: str = "i64"):
+        self.type_name = type_name
+        self.description = f"{type_name} integer"
+
+    def parse_generic(self, sc, env):
+        v = sc.expect_int("attribute value")
+        if sc.accept(":"):
+            t = sc.ident()
+            if t != self.type_name:
+                raise sc.error(f"expected integer of type {self.type_name}, got {t}")
+        return v
+
+    def generic(self, value):
+        return f"{value} : {self.type_name}"
+
+    def pretty(self, value):
+        return f"{value} : {self.type_name}"
+
+    def irdl(self, b):
+        return b.op('irdl.base "#builtin.integer"')
+
+    def validate(self, value):
+        return None if isinstance(value, int) and not isinstance(value, bool) else "expected an integer"
+
+
+class Bool(Kind):
+    description = "boolean"
+
+    def parse_generic(self, sc, env):
+        if sc.accept("true"):
+            return True
+        if sc.accept("false"):
+            return False
+        raise sc.error(f"expected 'true' or 'false', found {sc.describe_next()}")
+
+    def generic(self, value):
+        return "true" if value else "false"
+
+    def irdl(self, b):
+        return b.op('irdl.base "#builtin.integer"')
+
+    def validate(self, value):
+        return None if isinstance(value, bool) else "expected a boolean"
+
+
+class Enum(Kind):
+    """A keyword from a fixed set: readable bare (`vc`) or quoted (`"ugm"`), generic a string."""
+
+    def __init__(self, values, quoted: bool = False, name: str = "value"):
+        self.values = tuple(values)
+        self.quoted = quoted
+        self.description = name
+
+    def _read(self, sc):
+        start = sc.pos
+        s = sc.string()
+        if s is not None:
+            word = s[1:-1]
+        else:
+            word = sc.ident()
+            if word is None:
+                raise sc.error(f"expected {self.description}, found {sc.describe_next()}")
+        if word not in self.values:
+            raise ScanError(
+                f"invalid {self.description} '{word}'; expected one of: {', '.join(self.values)}", start
+            )
+        return word
+
+    parse_pretty = lambda self, sc, env: self._read(sc)  # noqa: E731
+    parse_generic = parse_pretty
+
+    def pretty(self, value):
+        return f'"{value}"' if self.quoted else value
+
+    def generic(self, value):
+        return f'"{value}"'
+
+    def irdl(self, b):
+        return b.op('irdl.base "#builtin.string"')
+
+    def validate(self, value):
+        return None if value in self.values else f"expected one of {', '.join(self.values)}"
+
+
+class Raw(Kind):
+    """Any MLIR attribute, kept as text (e.g. a typed padding value `0.0 : bf16`)."""
+
+    description = "attribute"
+
+    def parse_generic(self, sc, env):
+        text = sc.attr_text()
+        if not text:
+            raise sc.error("expected an attribute value")
+        return env.convert_fragment(text) if env is not None else text
+
+    def generic(self, value):
+        return value
+
+
+class Optional(Kind):
+    """A value that may be absent: absent is `unit` in generic form and omitted when readable."""
+
+    def __init__(self, inner: Kind):
+        self.inner = inner
+        self.description = inner.description
+
+    def parse_pretty(self, sc, env):
+        if sc.accept("unit"):
+            return None
+        return self.inner.parse_pretty(sc, env)
+
+    def parse_generic(self, sc, env):
+        if sc.accept("unit"):
+            return None
+        return self.inner.parse_generic(sc, env)
+
+    def pretty(self, value):
+        return "unit" if value is None else self.inner.pretty(value)
+
+    def generic(self, value):
+        return "unit" if value is None else self.inner.generic(value)
+
+    def irdl(self, b):
+        # `irdl.any_of` is not loadable by LLVM 22's IRDL ("unknown IRDL constraint" abort), so an
+        # optional value is unconstrained in IRDL; the Python definitions check it.
+        return b.op("irdl.any")
+
+    def validate(self, value):
+        return None if value is None else self.inner.validate(value)

@@ -1,0 +1,242 @@
+"""One class per op: operands, results, attributes, readable format, verifier and builder together.
+
+    class LoadTileOp(Op):
+        name = "load_tile"
+        tile = Operand(TileT)
+        padding = Attribute(Raw(), optional=True)
+        result = Result(AnyVector)
+        format = "$tile attr-dict `:` type($tile) `->` type($result)"
+
+        def verify(self): ...   # yields error messages
+
+From the class, the dialect derives the IRDL op, the readable parser/printer (`asmformat`), the
+Python accessors (`LoadTileOp(op).padding`) and the builder (`LoadTileOp.build(...)`).
+"""
+from __future__ import annotations
+
+from mlir import ir
+
+from .asmformat import Format
+from .kinds import DYNAMIC, IntList, Kind
+
+
+class Operand:
+    def __init__(self, constraint, *, variadic: bool = False, optional: bool = False, doc: str = ""):
+        self.constraint = constraint
+        self.variadic = variadic
+        self.optional = optional
+        self.doc = doc
+        self.name = None
+
+    def __set_name__(self, owner, name):
+        self.name = name
+
+    def __get__(self, obj, objtype=None):
+        if obj is None:
+            return self
+        values = obj._operand_group(self.name)
+        if self.variadic:
+            return values
+        return values[0] if values else None
+
+
+class Result:
+    def __init__(self, constraint, *, same_as: str | None = None, doc: str = ""):
+        self.constraint = constraint
+        self.same_as = same_as  # the result type is the type of this operand (not written)
+        self.doc = doc
+        self.name = None
+
+    def __set_name__(self, owner, name):
+        self.name = name
+
+    def __get__(self, obj, objtype=None):
+        if obj is None:
+            return self
+        idx = [r.name for r in objtype.results_].index(self.name)
+        return obj.op.results[idx]
+
+
+class Attribute:
+    def __init__(self, kind: Kind, *, optional: bool = False, default=None, doc: str = ""):
+        self.kind = kind
+        self.optional = optional or default is not None
+        self.default = default
+        self.doc = doc
+        self.name = None
+
+    def __set_name__(self, owner, name):
+        self.name = name
+
+    def __get__(self, obj, objtype=None):
+        if obj is None:
+            return self
+        return obj.attr(self.name)
+
+
+_ATTR_CACHE: dict = {}
+
+
+def attr_value(kind: Kind, attr: ir.Attribute):
+    """Parse a generic attribute through its kind, cached by the (uniqued) attribute."""
+    key = (id(kind), attr)
+    try:
+        return _ATTR_CACHE[key]
+    except KeyError:
+        pass
+    from .scanner import Scanner
+
+    sc = Scanner(str(attr))
+    value = kind.parse_generic(sc, None)
+    _ATTR_CACHE[key] = value
+    return value
+
+
+class Op:
+    """Base of every op definition; an instance wraps one `ir.Operation`."""
+
+    dialect = None  # set by Dialect.op
+    name = ""
+    summary = ""
+    format = ""
+    operands_: list = []
+    results_: list = []
+    attributes_: list = []
+
+    def __init_subclass__(cls, **kw):
+        super().__init_subclass__(**kw)
+        ops, res, attrs = [], [], []
+        for v in vars(cls).values():
+            if isinstance(v, Operand):
+                ops.append(v)
+            elif isinstance(v, Result):
+                res.append(v)
+            elif isinstance(v, Attribute):
+                attrs.append(v)
+        cls.operands_ = ops
+        cls.results_ = res
+        cls.attributes_ = attrs
+        cls._attr_by_name = {a.name: a for a in attrs}
+        cls._format = None
+
+    # -- definition-derived facts ------------------------------------------------------------------
+    @classmethod
+    def full_name(cls) -> str:
+        return f"{cls.dialect.name}.{cls.name}"
+
+    @classmethod
+    def needs_segments(cls) -> bool:
+        return sum(1 for o in cls.operands_ if o.variadic or o.optional) > 1
+
+    @classmethod
+    def asm(cls) -> Format:
+        if cls._format is None:
+            cls._format = Format(cls, cls.format)
+        return cls._format
+
+    @classmethod
+    def irdl_definition(cls, b) -> None:
+        with b.block(f"irdl.operation @{cls.name}"):
+            if cls.operands_:
+                parts = []
+                for o in cls.operands_:
+                    v = o.constraint.irdl(b)
+                    mark = "variadic " if o.variadic else "optional " if o.optional else ""
+                    parts.append(f"{o.name}: {mark}{v}")
+                b.line(f"irdl.operands({', '.join(parts)})")
+            req = [a for a in cls.attributes_ if not a.optional]
+            if req:
+                parts = [f'"{a.name}" = {a.kind.irdl(b)}' for a in req]
+                b.line(f"irdl.attributes {{{', '.join(parts)}}}")
+            if cls.results_:
+                parts = [f"{r.name}: {r.constraint.irdl(b)}" for r in cls.results_]
+                b.line(f"irdl.results({', '.join(parts)})")
+
+    # -- instance accessors ------------------------------------------------------------------------
+    def __init__(self, op):
+        self.op = op.operation if hasattr(op, "operation") else op
+
+    @property
+    def location(self):
+        return self.op.location
+
+    def segment_sizes(self) -> list[int]:
+        cls = type(self)
+        n = len(self.op.operands)
+        if cls.needs_segments():
+            attr = self.op.attributes["operandSegmentSizes"]
+            return [int(x) for x in ir.DenseI32ArrayAttr(attr)]
+        fixed = sum(1 for o in cls.operands_ if not (o.variadic or o.optional))
+        return [n - fixed if (o.variadic or o.optional) else 1 for o in cls.operands_]
+
+    def _operand_group(self, name: str) -> list:
+        sizes = self.segment_sizes()
+        start = 0
+        for o, size in zip(type(self).operands_, sizes):
+            if o.name == name:
+                return [self.op.operands[i] for i in range(start, start + size)]
+            start += size
+        raise KeyError(name)
+
+    def has_attr(self, name: str) -> bool:
+        return name in self.op.attributes
+
+    def attr(self, name: str):
+        spec = type(self)._attr_by_name[name]
+        if name not in self.op.attributes:
+            return spec.default
+        return attr_value(spec.kind, self.op.attributes[name])
+
+    def mixed(self, operand_name: str, static_name: str) -> list:
+        """A mixed static/dynamic index list: ints for constants, ir.Values for SSA entries."""
+        dyn = iter(self._operand_group(operand_name))
+        return [next(dyn) if v == DYNAMIC else v for v in self.attr(static_name)]
+
+    def verify(self):
+        """Yield error messages (str) or (severity, message) pairs. Overridden per op."""
+        return ()
+
+    # -- builder ---------------------------------------------------------------------------------
+    @classmethod
+    def build(cls, *, result_types=(), loc=None, ip=None, **kwargs) -> "Op":
+        """Create the op. Operands are passed by name (lists for variadic groups), attributes as
+        Python values (or ir.Attribute); mixed index lists may be given as one list of ints/Values
+        under the operand name, e.g. `offsets=[i, 0]`."""
+        operands, sizes, attrs = [], [], {}
+        for o in cls.operands_:
+            v = kwargs.pop(o.name, None)
+            static_name = f"static_{o.name}"
+            if static_name in cls._attr_by_name and static_name not in kwargs:
+                vals = list(v or [])
+                kwargs[static_name] = [DYNAMIC if isinstance(x, ir.Value) else int(x) for x in vals]
+                v = [x for x in vals if isinstance(x, ir.Value)]
+            if o.variadic:
+                group = list(v or [])
+            elif o.optional:
+                group = [] if v is None else [v]
+            else:
+                if v is None:
+                    raise ValueError(f"{cls.full_name()}: operand '{o.name}' is required")
+                group = [v]
+            operands += [x.result if hasattr(x, "result") and not isinstance(x, ir.Value) else x for x in group]
+            sizes.append(len(group))
+        for a in cls.attributes_:
+            v = kwargs.pop(a.name, None)
+            if v is None:
+                if not a.optional:
+                    raise ValueError(f"{cls.full_name()}: attribute '{a.name}' is required")
+                continue
+            attrs[a.name] = v if isinstance(v, ir.Attribute) else ir.Attribute.parse(a.kind.generic(
+                tuple(v) if isinstance(v, list) else v))
+        if kwargs:
+            raise ValueError(f"{cls.full_name()}: unknown argument(s) {', '.join(kwargs)}")
+        if cls.needs_segments():
+            attrs["operandSegmentSizes"] = ir.DenseI32ArrayAttr.get(sizes)
+        rtypes = [ir.Type.parse(t) if isinstance(t, str) else t for t in result_types]
+        op = ir.Operation.create(cls.full_name(), results=rtypes, operands=operands,
+                                 attributes=attrs, loc=loc, ip=ip)
+        return cls(op)
+
+
+def static_list_attr(doc: str = "") -> Attribute:
+    return Attribute(IntList(allow_dynamic=True), doc=doc)

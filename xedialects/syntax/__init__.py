@@ -1,0 +1,77 @@
+"""The syntax layer: parse readable/generic text into verified IR, print IR in readable syntax."""
+from __future__ import annotations
+
+from mlir import ir
+
+from .. import dialects as _dialects  # noqa: F401  (registers op/type definitions)
+from ..core.scanner import ScanError, line_col
+from ..diagnostics import Diagnostic, DiagnosticError, from_mlir
+from .convert import to_generic, to_pretty
+
+
+def parse_source(text: str, filename: str = "-", context=None, *, collector=None, verify: bool = True):
+    """Parse `text` (readable or generic) into an `ir.Module`; raise DiagnosticError on errors.
+
+    Semantic verification (the RFC rules) runs after MLIR's own structural verification; its
+    warnings and remarks go to `collector` when one is given."""
+    from ..context import make_context
+
+    ctx = context if context is not None else make_context()
+    try:
+        generic = to_generic(text)
+    except ScanError as e:
+        line, col = line_col(text, e.pos)
+        raise DiagnosticError([Diagnostic("error", e.message, filename, line, col)]) from None
+    with ctx, ir.Location.unknown():
+        module = _parse_module(generic, filename)
+        if verify:
+            from ..verify import verify_module
+
+            diags = verify_module(module.operation)
+            errors = [d for d in diags if d.severity == "error"]
+            if collector is not None:
+                collector.extend(d for d in diags if d.severity != "error")
+            if errors:
+                raise DiagnosticError(diags)
+    return module
+
+
+_WRAP = "module{"
+
+
+def _parse_module(generic: str, filename: str) -> ir.Module:
+    """Parse with MLIR into an ir.Module (an implicit module wraps top-level ops, as in mlir-opt)."""
+    try:
+        op = ir.Operation.parse(generic, source_name=filename)
+    except ir.MLIRError as e:
+        diags = [from_mlir(d) for d in e.error_diagnostics]
+        if not any("single top-level operation" in d.message for d in diags):
+            raise DiagnosticError(diags) from None
+        try:
+            op = ir.Operation.parse(_WRAP + generic + "\n}", source_name=filename)
+        except ir.MLIRError as e2:
+            diags = [from_mlir(d) for d in e2.error_diagnostics]
+            for d in diags:
+                if d.line == 1 and d.col and d.col > len(_WRAP):
+                    d.col -= len(_WRAP)
+            raise DiagnosticError(diags) from None
+    op = op.operation
+    module = ir.Module.create(op.location)
+    body = module.body
+    if op.name == "builtin.module":
+        for named in op.attributes:
+            module.operation.attributes[named.name] = named.attr
+        children = list(op.regions[0].blocks[0].operations)
+        for child in children:
+            body.append(child.operation)
+        op.erase()
+    else:
+        body.append(op)
+    return module
+
+
+def print_operation(op, *, generic: bool = False, debuginfo: bool = False) -> str:
+    """Print an operation: MLIR prints it, then our ops/types/attributes become readable."""
+    op = op.operation if hasattr(op, "operation") else op
+    text = op.get_asm(print_generic_op_form=generic, enable_debug_info=debuginfo)
+    return text if generic else to_pretty(text)

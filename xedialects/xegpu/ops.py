@@ -1,0 +1,512 @@
+"""XeGPU ops: one class per op, each mapping to Xe instructions; VC (`mode = vc`) and SIMT modes."""
+from __future__ import annotations
+
+from ..core.constraints import AnyMemRef, AnyVector, I8, I64, Index, dialect_type
+from ..core.kinds import Enum, Int, IntList
+from ..core.opdef import Attribute, Op, Operand, Result
+from ..core.typeinfo import element_bits, is_float, memref_info, our_type, vector_info
+from .attributes import NBARRIER, TENSOR_DESC, tdesc_type_errors, xegpu
+
+TensorDesc = dialect_type(TENSOR_DESC)
+NBarrier = dialect_type(NBARRIER)
+
+MODES = ("vc",)
+LOAD_HINTS = ("cached", "uncached", "streaming", "read_invalidate")
+STORE_HINTS = ("uncached", "write_through", "write_back", "streaming")
+ALL_HINTS = ("cached", "uncached", "streaming", "read_invalidate", "write_back", "write_through")
+ATOMIC_KINDS = ("addf", "addi", "assign", "maximumf", "maxs", "maxu", "minimumf", "mins", "minu",
+                "mulf", "muli", "ori", "andi")
+MEMORY_KINDS = ("ugm", "ugml", "tgm", "slm")
+FENCE_OPS = ("none", "evict", "invalidate", "discard", "clean", "flushl3")
+FENCE_SCOPES = ("group", "local", "tile", "gpu", "gpus", "system", "sysacq")
+HINTS = ("schedule_barrier",)
+SUBGROUP_SIZE = 16
+
+
+def _mode():
+    return Attribute(Enum(MODES, name="mode"), optional=True, doc="vc: Vector Compute mode; absent: SIMT")
+
+
+def _hint():
+    return Attribute(Enum(ALL_HINTS, name="cache hint"), optional=True)
+
+
+def _s(shape):
+    return "x".join(map(str, shape))
+
+
+class _XeGpuOp(Op):
+    """Shared rules: VC mode forbids sg_map; SIMT mode needs sg_map on the descriptors it touches."""
+
+    def mode_errors(self, *descs):
+        vc = getattr(self, "mode", None) == "vc"
+        for d in descs:
+            tv = our_type(d)
+            if tv is None:
+                continue
+            for e in tdesc_type_errors(tv):
+                yield e
+            has_map = tv.attr is not None and tv.attr.sg_map is not None
+            if vc and has_map:
+                yield "in VC mode the tensor_desc must not carry an sg_map (RFC: 'When VC mode is on, the sg_map " \
+                      "attribute should not be presented')"
+            if not vc and not has_map:
+                yield "SIMT mode (no mode = vc) needs an sg_map on the tensor_desc to distribute it over work-items"
+
+    def hint_errors(self, allowed):
+        for h in ("l1_hint", "l2_hint", "l3_hint"):
+            v = getattr(self, h, None)
+            if v is not None and v not in allowed:
+                yield f"{h} = {v} is not valid here; expected one of {', '.join(allowed)}"
+
+
+def simt_shape(tshape, sgm, *, vnni=False, transpose=False):
+    """Per-work-item vector shape for a subgroup block of `tshape` distributed by `sgm`."""
+    n = 1
+    for s in tshape:
+        n *= s
+    per = sgm.wi_data[0] * sgm.wi_data[1]
+    count = n // (SUBGROUP_SIZE * per)
+    if vnni:
+        return (count, 1, per)
+    shape = (count, per)
+    return shape[::-1] if transpose else shape
+
+
+@xegpu.op
+class CreateNdTdescOp(_XeGpuOp):
+    name = "create_nd_tdesc"
+    summary = "Describe a 1D/2D block of a memref or raw address for block loads/stores"
+    source = Operand(AnyMemRef | I64)
+    offsets = Operand(Index, variadic=True)
+    shape = Operand(Index, variadic=True)
+    strides = Operand(Index, variadic=True)
+    static_offsets = Attribute(IntList())
+    static_shape = Attribute(IntList())
+    static_strides = Attribute(IntList())
+    mode = _mode()
+    result = Result(TensorDesc)
+    format = ("$source custom<IndexList>($offsets, $static_offsets) (`,` custom<IndexList>($shape, $static_shape)"
+              " `,` custom<IndexList>($strides, $static_strides))? attr-dict `:` type($source) `->` type($result)")
+
+    def verify(self):
+        yield from self.mode_errors(self.result)
+        tv = our_type(self.result)
+        mi = memref_info(self.source)
+        rank = len(tv.shape)
+        scattered = tv.attr is not None and tv.attr.scattered
+        if scattered:
+            yield "create_nd_tdesc cannot create a scattered tensor_desc; use create_tdesc"
+        nsh, nst = len(self.static_shape), len(self.static_strides)
+        if nsh != nst:
+            yield "base shape and strides must be given together"
+        if mi is None:
+            if rank == 2 and nsh != 2:
+                yield "a 2D tensor_desc on an i64 address needs base shape and strides: [%H, %W], [%W, %c1]"
+            if len(self.static_offsets) not in (rank, 1):
+                yield f"expected {rank} offsets, got {len(self.static_offsets)}"
+        else:
+            shape, elt, strides, _ = mi
+            if elt != tv.element_type:
+                yield f"tensor_desc element type {tv.element_type} does not match the memref element type {elt}"
+            if len(self.static_offsets) != len(shape):
+                yield f"expected {len(shape)} offsets (one per memref dimension), got {len(self.static_offsets)}"
+            if any(s is None for s in shape) and nsh != len(shape):
+                yield "a memref with dynamic shape needs the base shape and strides as operands"
+            if strides is not None and strides[-1] not in (1, None):
+                yield "the innermost stride of the base must be 1 (PVC: 'the stride of the innermost dimension must be 1')"
+
+
+@xegpu.op
+class LoadNdOp(_XeGpuOp):
+    name = "load_nd"
+    summary = "2D block load (with VNNI and transpose)"
+    tdesc = Operand(TensorDesc)
+    mode = _mode()
+    vnni_axis = Attribute(Int("i64"), optional=True)
+    transpose = Attribute(IntList(rank=2), optional=True)
+    l1_hint, l2_hint, l3_hint = _hint(), _hint(), _hint()
+    result = Result(AnyVector)
+    format = "$tdesc attr-dict `:` type($tdesc) `->` type($result)"
+
+    def expected_shape(self):
+        tv = our_type(self.tdesc)
+        shape = tv.shape
+        if self.transpose is not None and len(shape) == 2:
+            shape = (shape[1], shape[0])
+        if self.vnni_axis is not None:
+            v = max(1, 32 // element_bits(tv.element_type))
+            ax = self.vnni_axis
+            if ax == 0:
+                shape = (shape[0] // v, shape[1], v)
+            else:
+                shape = (shape[0], shape[1] // v, v)
+        return shape
+
+    def verify(self):
+        yield from self.mode_errors(self.tdesc)
+        yield from self.hint_errors(LOAD_HINTS)
+        tv = our_type(self.tdesc)
+        if tv.attr is not None and tv.attr.scattered:
+            yield "load_nd needs a non-scattered tensor_desc; use load_gather"
+        if self.transpose is not None and self.transpose != (1, 0):
+            yield f"transpose must be [1, 0], got {list(self.transpose)}"
+        bits = element_bits(tv.element_type)
+        if self.vnni_axis is not None:
+            if self.vnni_axis not in (0, 1) or len(tv.shape) != 2:
+                yield f"vnni_axis must be 0 or 1 on a 2D tensor_desc, got {self.vnni_axis}"
+                return
+            if bits >= 32:
+                yield f"vnni_axis packs sub-32-bit data into 32 bits; {tv.element_type} is already {bits}-bit"
+                return
+            v = 32 // bits
+            axis_size = (tv.shape[::-1] if self.transpose else tv.shape)[self.vnni_axis]
+            if axis_size % v:
+                yield f"the VNNI axis size {axis_size} must be a multiple of the VNNI factor {v} (32 / {bits} bits)"
+                return
+        res, elt = vector_info(self.result)
+        if elt != tv.element_type:
+            yield f"result element type {elt} does not match the tensor_desc element type {tv.element_type}"
+        if self.mode == "vc":
+            exp = self.expected_shape()
+            if res != exp:
+                yield f"result must be vector<{_s(exp)}x{tv.element_type}> in VC mode, got vector<{_s(res)}x{elt}>"
+        elif tv.attr is not None and tv.attr.sg_map is not None:
+            sgm = tv.attr.sg_map
+            if self.vnni_axis is not None and sgm.wi_data[self.vnni_axis] != 32 // bits:
+                yield (f"sg_map wi_data {list(sgm.wi_data)} must hold {32 // bits} elements along the vnni_axis "
+                       f"{self.vnni_axis} (RFC: 'the wi_data size along the vnni_axis must match the size required "
+                       "to pack the low-precision data into 32-bit')")
+            exp = simt_shape(tv.shape, sgm, vnni=self.vnni_axis is not None, transpose=self.transpose is not None)
+            if res != exp:
+                yield (f"in SIMT mode each work-item loads vector<{_s(exp)}x{elt}> of this tensor_desc with sg_map "
+                       f"wi_layout {list(sgm.wi_layout)}, wi_data {list(sgm.wi_data)}; got vector<{_s(res)}x{elt}>")
+
+
+@xegpu.op
+class StoreNdOp(_XeGpuOp):
+    name = "store_nd"
+    summary = "2D block store"
+    value = Operand(AnyVector)
+    tdesc = Operand(TensorDesc)
+    mode = _mode()
+    l1_hint, l2_hint, l3_hint = _hint(), _hint(), _hint()
+    format = "$value `,` $tdesc attr-dict `:` type($value) `,` type($tdesc)"
+
+    def verify(self):
+        yield from self.mode_errors(self.tdesc)
+        yield from self.hint_errors(STORE_HINTS)
+        tv = our_type(self.tdesc)
+        res, elt = vector_info(self.value)
+        if elt != tv.element_type:
+            yield f"stored element type {elt} does not match the tensor_desc element type {tv.element_type}"
+        if self.mode == "vc" and res != tv.shape:
+            yield f"stored vector must be vector<{_s(tv.shape)}x{elt}> in VC mode, got vector<{_s(res)}x{elt}>"
+        elif self.mode != "vc" and tv.attr is not None and tv.attr.sg_map is not None:
+            exp = simt_shape(tv.shape, tv.attr.sg_map)
+            if res != exp:
+                yield f"in SIMT mode each work-item stores vector<{_s(exp)}x{elt}>, got vector<{_s(res)}x{elt}>"
+
+
+@xegpu.op
+class PrefetchNdOp(_XeGpuOp):
+    name = "prefetch_nd"
+    summary = "2D block prefetch into cache"
+    tdesc = Operand(TensorDesc)
+    mode = _mode()
+    l1_hint, l2_hint, l3_hint = _hint(), _hint(), _hint()
+    format = "$tdesc attr-dict `:` type($tdesc)"
+
+    def verify(self):
+        yield from self.mode_errors(self.tdesc)
+        yield from self.hint_errors(LOAD_HINTS)
+
+
+@xegpu.op
+class UpdateNdOffsetOp(_XeGpuOp):
+    name = "update_nd_offset"
+    summary = "Move a tensor_desc by relative offsets"
+    tdesc = Operand(TensorDesc)
+    offsets = Operand(Index, variadic=True)
+    static_offsets = Attribute(IntList())
+    mode = _mode()
+    result = Result(TensorDesc, same_as="tdesc")
+    format = "$tdesc `,` custom<IndexList>($offsets, $static_offsets) attr-dict `:` type($tdesc)"
+
+    def verify(self):
+        yield from self.mode_errors(self.tdesc)
+        tv = our_type(self.tdesc)
+        if len(self.static_offsets) != len(tv.shape):
+            yield f"expected {len(tv.shape)} offsets, got {len(self.static_offsets)}"
+
+
+@xegpu.op
+class DpasOp(_XeGpuOp):
+    name = "dpas"
+    summary = "Systolic matrix multiply-accumulate: acc + A x B"
+    a = Operand(AnyVector)
+    b = Operand(AnyVector)
+    acc = Operand(AnyVector, optional=True)
+    mode = _mode()
+    result = Result(AnyVector)
+    format = "$a `,` $b (`,` $acc)? attr-dict `:` type($a) `,` type($b) (`,` type($acc))? `->` type($result)"
+
+    def verify(self):
+        from ..arch import get_arch
+
+        (sa, ea), (sb, eb), (sr, er) = vector_info(self.a), vector_info(self.b), vector_info(self.result)
+        if self.acc is not None and self.acc.type != self.result.type:
+            yield "the accumulator must have the result type"
+        if ea != eb:
+            yield f"A and B element types must match, got {ea} and {eb}"
+            return
+        try:
+            max_m, n_req, k_req = get_arch("pvc").dpas_shape(ea, eb, er)
+        except Exception as e:  # unsupported type combination
+            yield str(e)
+            return
+        bits = element_bits(ea)
+        vnni = max(1, 32 // bits)
+        if self.mode == "vc":
+            if len(sr) != 2:
+                yield f"result must be 2D <M x N>, got {_s(sr)}"
+                return
+            m, n = sr
+            if m > max_m or m < 1:
+                yield f"DPAS M (repeat count) must be between 1 and {max_m}, got {m}"
+            if n != n_req:
+                yield f"DPAS N must be {n_req} (the execution size), got {n}"
+            a_k = sa[1] * (sa[2] if len(sa) == 3 else 1)
+            if sa[0] != m or a_k != k_req:
+                yield f"A must be <{m}x{k_req}> (or VNNI <{m}x{k_req // vnni}x{vnni}>) for {ea}, got {_s(sa)}"
+            if bits < 32:
+                if sb != (k_req // vnni, n, vnni):
+                    yield (f"B must be in VNNI layout <{k_req // vnni}x{n}x{vnni}> for {ea} (RFC: 'the matrix B must "
+                           f"be in VNNI layout'), got {_s(sb)}")
+            elif sb != (k_req, n):
+                yield f"B must be <{k_req}x{n}> for {ea}, got {_s(sb)}"
+        else:
+            na = _count(sa)
+            nb = _count(sb)
+            nr = _count(sr)
+            if nb != k_req:
+                yield (f"in SIMT mode each work-item holds K = {k_req} elements of B for {ea} "
+                       f"(one column), got {nb}")
+            if nr > max_m:
+                yield f"in SIMT mode each work-item holds M <= {max_m} accumulator elements, got {nr}"
+            if na * SUBGROUP_SIZE != nr * k_req:
+                yield (f"in SIMT mode A holds M*K/16 = {nr * k_req // SUBGROUP_SIZE} elements per work-item for "
+                       f"M = {nr}, K = {k_req}; got {na}")
+
+
+def _count(shape):
+    n = 1
+    for s in shape:
+        n *= s
+    return n
+
+
+def _scattered(tdesc):
+    tv = our_type(tdesc)
+    return tv, tv.attr is not None and tv.attr.scattered
+
+
+@xegpu.op
+class CreateTdescOp(_XeGpuOp):
+    name = "create_tdesc"
+    summary = "Describe per-lane addresses for scattered access"
+    source = Operand(AnyMemRef | I64)
+    offsets = Operand(AnyVector)
+    mode = _mode()
+    result = Result(TensorDesc)
+    format = "$source `,` $offsets attr-dict `:` type($source) `,` type($offsets) `->` type($result)"
+
+    def verify(self):
+        yield from self.mode_errors(self.result)
+        tv, sc = _scattered(self.result)
+        if not sc:
+            yield "create_tdesc produces a scattered tensor_desc (#xegpu.tdesc_attr<scattered = true>)"
+        (so, eo) = vector_info(self.offsets)
+        if eo != "index" or len(so) != 1:
+            yield f"offsets must be a 1D vector of index, got vector<{_s(so)}x{eo}>"
+        elif so[0] != tv.shape[0]:
+            yield f"{so[0]} offsets for a tensor_desc of {tv.shape[0]} lanes"
+        if so and so[0] not in (1, 2, 4, 8, 16, 32):
+            yield f"the number of lanes must be 1, 2, 4, 8, 16 or 32 on PVC, got {so[0]}"
+        attr = tv.attr
+        if attr is not None and attr.chunk_size_per_lane > 1 and self.mode != "vc":
+            yield "chunk_size_per_lane is VC mode only (RFC)"
+
+
+def _gather_checks(op, vec, mask):
+    tv, sc = _scattered(op.tdesc)
+    if not sc:
+        yield "the tensor_desc must be scattered (created by create_tdesc)"
+        return
+    if op.mode != "vc":
+        return
+    ms, me = vector_info(mask)
+    if me != "i1" or ms != (tv.shape[0],):
+        yield f"mask must be vector<{tv.shape[0]}xi1> (one bit per lane)"
+    vs, ve = vector_info(vec)
+    exp = tv.shape
+    if getattr(op, "transpose", None) is not None and len(exp) == 2:
+        exp = exp[::-1]
+    if vs != exp or ve != tv.element_type:
+        yield f"vector must be vector<{_s(exp)}x{tv.element_type}>, got vector<{_s(vs)}x{ve}>"
+
+
+@xegpu.op
+class LoadGatherOp(_XeGpuOp):
+    name = "load_gather"
+    summary = "Scattered load under a per-lane mask"
+    tdesc = Operand(TensorDesc)
+    mask = Operand(AnyVector)
+    mode = _mode()
+    transpose = Attribute(IntList(rank=2), optional=True)
+    l1_hint, l2_hint, l3_hint = _hint(), _hint(), _hint()
+    result = Result(AnyVector)
+    format = "$tdesc `,` $mask attr-dict `:` type($tdesc) `,` type($mask) `->` type($result)"
+
+    def verify(self):
+        yield from self.mode_errors(self.tdesc)
+        yield from self.hint_errors(LOAD_HINTS)
+        yield from _gather_checks(self, self.result, self.mask)
+
+
+@xegpu.op
+class StoreScatterOp(_XeGpuOp):
+    name = "store_scatter"
+    summary = "Scattered store under a per-lane mask"
+    value = Operand(AnyVector)
+    tdesc = Operand(TensorDesc)
+    mask = Operand(AnyVector)
+    mode = _mode()
+    l1_hint, l2_hint, l3_hint = _hint(), _hint(), _hint()
+    format = "$value `,` $tdesc `,` $mask attr-dict `:` type($value) `,` type($tdesc) `,` type($mask)"
+
+    def verify(self):
+        yield from self.mode_errors(self.tdesc)
+        yield from self.hint_errors(STORE_HINTS)
+        yield from _gather_checks(self, self.value, self.mask)
+
+
+@xegpu.op
+class UpdateOffsetOp(_XeGpuOp):
+    name = "update_offset"
+    summary = "Add per-lane deltas to a scattered tensor_desc"
+    tdesc = Operand(TensorDesc)
+    delta = Operand(AnyVector)
+    mode = _mode()
+    result = Result(TensorDesc, same_as="tdesc")
+    format = "$tdesc `,` $delta attr-dict `:` type($tdesc) `,` type($delta)"
+
+    def verify(self):
+        yield from self.mode_errors(self.tdesc)
+        tv, sc = _scattered(self.tdesc)
+        if not sc:
+            yield "update_offset needs a scattered tensor_desc; use update_nd_offset for nd descriptors"
+        ds, de = vector_info(self.delta)
+        if de != "index" or ds != (tv.shape[0],):
+            yield f"delta must be vector<{tv.shape[0]}xindex>"
+
+
+@xegpu.op
+class PrefetchOp(_XeGpuOp):
+    name = "prefetch"
+    summary = "Scattered prefetch into cache"
+    tdesc = Operand(TensorDesc)
+    mode = _mode()
+    l1_hint, l2_hint, l3_hint = _hint(), _hint(), _hint()
+    format = "$tdesc attr-dict `:` type($tdesc)"
+
+    def verify(self):
+        yield from self.mode_errors(self.tdesc)
+        yield from self.hint_errors(LOAD_HINTS)
+        if not _scattered(self.tdesc)[1]:
+            yield "prefetch needs a scattered tensor_desc; use prefetch_nd for nd descriptors"
+
+
+@xegpu.op
+class AtomicRmwOp(_XeGpuOp):
+    name = "atomic_rmw"
+    summary = "Atomic read-modify-write on scattered addresses"
+    kind = Attribute(Enum(ATOMIC_KINDS, name="atomic kind"))
+    value = Operand(AnyVector)
+    tdesc = Operand(TensorDesc)
+    mask = Operand(AnyVector)
+    mode = _mode()
+    result = Result(AnyVector)
+    format = "$kind $value `,` $tdesc `,` $mask attr-dict `:` type($value) `,` type($tdesc) `,` type($mask) `->` type($result)"
+
+    def verify(self):
+        yield from self.mode_errors(self.tdesc)
+        yield from _gather_checks(self, self.value, self.mask)
+        if self.value.type != self.result.type:
+            yield "the result type must equal the value type"
+        elt = vector_info(self.value)[1]
+        if self.kind.endswith("f") and not is_float(elt):
+            yield f"atomic kind {self.kind} needs float elements, got {elt}"
+        if self.kind in ("addf", "mulf") and elt in ("bf16", "f16"):
+            yield ("warning", f"PVC has no {elt} atomic {self.kind}; it must be performed in f32 "
+                              "(RFC: 'PVC doesn't support atomic operation on BF16/FP16 add')")
+
+
+@xegpu.op
+class AllocNbarrierOp(Op):
+    name = "alloc_nbarrier"
+    summary = "Allocate named barriers for the work-group"
+    count = Operand(I8)
+    format = "$count attr-dict `:` type($count)"
+
+
+@xegpu.op
+class CreateNbarrierOp(Op):
+    name = "create_nbarrier"
+    summary = "Bind this thread to a named barrier with a role"
+    id = Operand(I8)
+    role = Operand(I8, doc="0 producer_consumer, 1 producer, 2 consumer")
+    num_producers = Attribute(Int("i8"))
+    num_consumers = Attribute(Int("i8"))
+    result = Result(NBarrier)
+    format = "$id `,` $role attr-dict `:` type($id) `,` type($role) `->` type($result)"
+
+    def verify(self):
+        for nm in ("num_producers", "num_consumers"):
+            v = getattr(self, nm)
+            if not 0 < v <= 32:
+                yield f"{nm} must be between 1 and 32 (subgroups of a work-group), got {v}"
+
+
+@xegpu.op
+class NbarrierArriveOp(Op):
+    name = "nbarrier_arrive"
+    summary = "Signal arrival at a named barrier"
+    nbarrier = Operand(NBarrier)
+    format = "$nbarrier attr-dict `:` type($nbarrier)"
+
+
+@xegpu.op
+class NbarrierWaitOp(Op):
+    name = "nbarrier_wait"
+    summary = "Wait until all producers arrived at a named barrier"
+    nbarrier = Operand(NBarrier)
+    format = "$nbarrier attr-dict `:` type($nbarrier)"
+
+
+@xegpu.op
+class MfenceOp(Op):
+    name = "mfence"
+    summary = "Memory fence"
+    memory_kind = Attribute(Enum(MEMORY_KINDS, quoted=True, name="memory_kind"))
+    fence_op = Attribute(Enum(FENCE_OPS, quoted=True, name="fence_op"))
+    fence_scope = Attribute(Enum(FENCE_SCOPES, quoted=True, name="fence_scope"))
+    format = "attr-dict"
+
+
+@xegpu.op
+class CompileHintOp(Op):
+    name = "compile_hint"
+    summary = "Pass a scheduling hint to the lower-level compiler"
+    hint = Attribute(Enum(HINTS, quoted=True, name="hint"))
+    format = "attr-dict"
