@@ -346,7 +346,10 @@ class Format:
                 p.tok("[" + ", ".join(items) + "]")
             elif isinstance(e, AttrDict):
                 items = []
-                for k, v in g.attrs.items():
+                declared = [a.name for a in self.opcls.attributes_ if a.name in g.attrs]
+                ordered = declared + [k for k in g.attrs if k not in self.attributes]
+                for k in ordered:
+                    v = g.attrs[k]
                     if k in self.format_attrs or k == "operandSegmentSizes":
                         continue
                     a = self.attributes.get(k)

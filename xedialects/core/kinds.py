@@ -127,7 +127,8 @@ class Int(Kind):
         return f"{value} : {self.type_name}"
 
     def pretty(self, value):
-        return f"{value} : {self.type_name}"
+        # i64 is MLIR's default integer attribute type, so `0` reads back as `0 : i64`
+        return str(value) if self.type_name == "i64" else f"{value} : {self.type_name}"
 
     def irdl(self, b):
         return b.op('irdl.base "#builtin.integer"')
