@@ -59,7 +59,8 @@ def _parse_module(generic: str, filename: str) -> ir.Module:
     module = ir.Module.create(op.location)
     body = module.body
     if op.name == "builtin.module":
-        for named in op.attributes:
+        for i in range(len(op.attributes)):
+            named = op.attributes[i]
             module.operation.attributes[named.name] = named.attr
         children = list(op.regions[0].blocks[0].operations)
         for child in children:

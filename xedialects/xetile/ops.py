@@ -114,8 +114,13 @@ class InitTileOp(Op):
                 if order == (0, 1) and strides[0] != 1:
                     yield (f"order = [0, 1] (column-major) tile needs a column-major base memref "
                            f"(e.g. affine_map<(d0, d1) -> (d1, d0)>), got strides {list(strides)}")
-        if nstrides == 2 and self.static_strides[1] not in (1, DYNAMIC):
-            yield f"the innermost base stride must be 1 (RFC: 'base_strides[1] must be 1'), got {self.static_strides[1]}"
+        if nstrides == 2:
+            order = tv.attr.order if tv.attr else (1, 0)
+            inner = 1 if order == (1, 0) else 0  # the contiguous dimension of the base matrix
+            if self.static_strides[inner] not in (1, DYNAMIC):
+                yield (f"the stride of the contiguous dimension {inner} must be 1 for order = {list(order)} "
+                       f"(RFC: 'the innermost dimension of the base matrix must be contiguous'), "
+                       f"got strides {_shape_str(self.static_strides).replace('x', ', ')}")
 
 
 @xetile.op
