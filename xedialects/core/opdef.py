@@ -202,6 +202,11 @@ class Op:
         """Create the op. Operands are passed by name (lists for variadic groups), attributes as
         Python values (or ir.Attribute); mixed index lists may be given as one list of ints/Values
         under the operand name, e.g. `offsets=[i, 0]`."""
+        known = {o.name for o in cls.operands_} | set(cls._attr_by_name)
+        unknown = [k for k in kwargs if k not in known]
+        if unknown:
+            raise ValueError(f"{cls.full_name()}: unknown argument(s) {', '.join(unknown)}; "
+                             f"expected {', '.join(sorted(known))}")
         operands, sizes, attrs = [], [], {}
         for o in cls.operands_:
             v = kwargs.pop(o.name, None)
@@ -228,8 +233,6 @@ class Op:
                 continue
             attrs[a.name] = v if isinstance(v, ir.Attribute) else ir.Attribute.parse(a.kind.generic(
                 tuple(v) if isinstance(v, list) else v))
-        if kwargs:
-            raise ValueError(f"{cls.full_name()}: unknown argument(s) {', '.join(kwargs)}")
         if cls.needs_segments():
             attrs["operandSegmentSizes"] = ir.DenseI32ArrayAttr.get(sizes)
         rtypes = [ir.Type.parse(t) if isinstance(t, str) else t for t in result_types]

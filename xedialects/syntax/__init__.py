@@ -1,6 +1,8 @@
 """The syntax layer: parse readable/generic text into verified IR, print IR in readable syntax."""
 from __future__ import annotations
 
+import re
+
 from mlir import ir
 
 from .. import dialects as _dialects  # noqa: F401  (registers op/type definitions)
@@ -37,6 +39,27 @@ def parse_source(text: str, filename: str = "-", context=None, *, collector=None
 
 
 _WRAP = "module{"
+_ALIAS_OR_SKIP = re.compile(r"\s*(//[^\n]*)?(\n|$)|\s*[#!][A-Za-z_][\w$.]*\s*=")
+
+
+def _first_op_position(text: str) -> tuple[int, int]:
+    """Offset and line of the first top-level operation (after comments and alias definitions),
+    where an implicit `module {` is inserted."""
+    pos, line = 0, 1
+    while pos < len(text):
+        m = _ALIAS_OR_SKIP.match(text, pos)
+        if not m:
+            return pos, line
+        if m.group(2) is None:
+            # an alias definition: skip its value up to the end of the line
+            nl = text.find("\n", pos)
+            nl = len(text) if nl < 0 else nl + 1
+            line += 1
+            pos = nl
+            continue
+        line += m.group(0).count("\n")
+        pos = m.end()
+    return pos, line
 
 
 def _parse_module(generic: str, filename: str) -> ir.Module:
@@ -47,12 +70,13 @@ def _parse_module(generic: str, filename: str) -> ir.Module:
         diags = [from_mlir(d) for d in e.error_diagnostics]
         if not any("single top-level operation" in d.message for d in diags):
             raise DiagnosticError(diags) from None
+        pos, line = _first_op_position(generic)
         try:
-            op = ir.Operation.parse(_WRAP + generic + "\n}", source_name=filename)
+            op = ir.Operation.parse(generic[:pos] + _WRAP + generic[pos:] + "\n}", source_name=filename)
         except ir.MLIRError as e2:
             diags = [from_mlir(d) for d in e2.error_diagnostics]
             for d in diags:
-                if d.line == 1 and d.col and d.col > len(_WRAP):
+                if d.line == line and d.col and d.col > len(_WRAP):
                     d.col -= len(_WRAP)
             raise DiagnosticError(diags) from None
     op = op.operation
