@@ -16,10 +16,24 @@ UPSTREAM_DIALECTS = (
 )
 
 
+def _register_python_dialect_modules() -> None:
+    """The bindings import `mlir.dialects.<namespace>` for every op/type of a namespace they see and
+    do not cache a failed import; empty modules for our namespaces keep that lookup cheap."""
+    import sys
+    import types
+
+    for ns in ("xetile", "xegpu"):
+        name = f"mlir.dialects.{ns}"
+        if name not in sys.modules:
+            mod = types.ModuleType(name, f"Placeholder: the {ns} dialect is defined by xedialects.{ns}.")
+            sys.modules[name] = mod
+
+
 def make_context(*, allow_unregistered: bool = False) -> ir.Context:
     """A fresh context with upstream dialects loaded and `xetile`/`xegpu` registered from IRDL."""
     from .irdl_gen import irdl_module_text  # local import: definitions import ir lazily
 
+    _register_python_dialect_modules()
     ctx = ir.Context(load_on_create_dialects=list(UPSTREAM_DIALECTS))
     ctx.allow_unregistered_dialects = allow_unregistered
     with ctx, ir.Location.unknown():

@@ -18,6 +18,7 @@ from mlir import ir
 
 from .asmformat import Format
 from .kinds import DYNAMIC, IntList, Kind
+from .scanner import Scanner
 
 
 class Operand:
@@ -84,8 +85,6 @@ def attr_value(kind: Kind, attr: ir.Attribute):
         return _ATTR_CACHE[key]
     except KeyError:
         pass
-    from .scanner import Scanner
-
     sc = Scanner(str(attr))
     value = kind.parse_generic(sc, None)
     _ATTR_CACHE[key] = value

@@ -15,6 +15,7 @@ _INT = re.compile(r"-?(0x[0-9a-fA-F]+|[0-9]+)")
 _NUMBER = re.compile(r"[-+]?(0x[0-9a-fA-F]+|[0-9]+(\.[0-9]*)?([eE][-+]?[0-9]+)?)")
 
 OPEN = "([{<"
+_SPECIAL = re.compile(r'->|[()\[\]{}<>"\n,]')
 CLOSE = ")]}>"
 
 
@@ -143,32 +144,39 @@ class Scanner:
 
         Tracks ()[]{}<> nesting, strings, and treats `->` as one token (not a closing `>`)."""
         self.skip_ws()
-        t, p, e = self.text, self.pos, self.end
-        start = p
+        t, e = self.text, self.end
+        start = p = self.pos
         depth = 0
-        while p < e:
-            c = t[p]
-            if c == '"':
-                self.pos = p
+        arrow_stops = ">" in stop and "-" in stop
+        while True:
+            m = _SPECIAL.search(t, p, e)
+            if m is None:
+                p = e
+                break
+            q = m.start()
+            tok = m.group(0)
+            if tok == '"':
+                self.pos = q
                 self.string()
                 p = self.pos
                 continue
-            if c == "-" and p + 1 < e and t[p + 1] == ">":
-                if depth == 0 and ">" in stop and "-" in stop:
+            if tok == "->":
+                if depth == 0 and arrow_stops:
+                    p = q
                     break
-                p += 2
+                p = q + 2
                 continue
-            if depth == 0 and c in stop:
+            if depth == 0 and tok in stop:
+                p = q
                 break
-            if c in OPEN:
+            if tok in OPEN:
                 depth += 1
-            elif c in CLOSE:
+            elif tok in CLOSE:
                 if depth == 0:
+                    p = q
                     break
                 depth -= 1
-            elif c == "\n" and depth == 0 and "\n" in stop:
-                break
-            p += 1
+            p = q + 1
         self.pos = p
         return t[start:p].rstrip()
 

@@ -11,7 +11,7 @@ import re
 from collections import namedtuple
 from dataclasses import dataclass
 
-from .kinds import Kind
+from .kinds import IntList, Kind, Optional, _alias
 from .scanner import ScanError
 
 _SHAPE = re.compile(r"((?:[0-9]+x)+)")
@@ -70,8 +70,6 @@ class StructAttrDef(Kind):
 
     # -- readable form --------------------------------------------------------------------------
     def parse_pretty(self, sc, env):
-        from .kinds import _alias
-
         aliased = _alias(sc, env, "#")
         if aliased is not None:
             if getattr(aliased, "definition", None) is not self:
@@ -139,8 +137,6 @@ class StructAttrDef(Kind):
         return self.parse_body(sc, env)
 
     def _generic_body(self, sc, env):
-        from .kinds import Optional
-
         vals = {}
         for i, f in enumerate(self.fields):
             if i:
@@ -151,8 +147,6 @@ class StructAttrDef(Kind):
         return self.make(**vals)
 
     def generic(self, value) -> str:
-        from .kinds import Optional
-
         parts = []
         for f in self.fields:
             kind = f.kind if f.default is not None or f.required else Optional(f.kind)
@@ -164,8 +158,6 @@ class StructAttrDef(Kind):
         return b.op(f"irdl.base @{self.dialect}::@{self.name}")
 
     def irdl_definition(self, b) -> None:
-        from .kinds import Optional
-
         with b.block(f"irdl.attribute @{self.name}"):
             names = []
             for f in self.fields:
@@ -202,8 +194,6 @@ class ShapedTypeDef(Kind):
         return ShapedValue(shape, str(element_type), attr)
 
     def parse_pretty(self, sc, env):
-        from .kinds import _alias
-
         aliased = _alias(sc, env, "!")
         if aliased is not None:
             return aliased
@@ -243,8 +233,6 @@ class ShapedTypeDef(Kind):
         return self._generic_body(sc, env)
 
     def _generic_body(self, sc, env):
-        from .kinds import IntList
-
         shape = IntList().parse_generic(sc, env)
         sc.expect(",")
         elt = self._element(sc)
@@ -260,8 +248,6 @@ class ShapedTypeDef(Kind):
         return f"{self.mnemonic}<{body}>"
 
     def generic(self, value) -> str:
-        from .kinds import IntList
-
         attr = "unit" if value.attr is None else self.attr_def.generic(value.attr)
         return f"{self.mnemonic}<{IntList().generic(value.shape)}, {value.element_type}, {attr}>"
 

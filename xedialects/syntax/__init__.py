@@ -6,8 +6,10 @@ import re
 from mlir import ir
 
 from .. import dialects as _dialects  # noqa: F401  (registers op/type definitions)
+from ..context import make_context
 from ..core.scanner import ScanError, line_col
 from ..diagnostics import Diagnostic, DiagnosticError, from_mlir
+from ..verify import verify_module
 from .convert import to_generic, to_pretty
 
 
@@ -16,8 +18,6 @@ def parse_source(text: str, filename: str = "-", context=None, *, collector=None
 
     Semantic verification (the RFC rules) runs after MLIR's own structural verification; its
     warnings and remarks go to `collector` when one is given."""
-    from ..context import make_context
-
     ctx = context if context is not None else make_context()
     try:
         generic = to_generic(text)
@@ -27,8 +27,6 @@ def parse_source(text: str, filename: str = "-", context=None, *, collector=None
     with ctx, ir.Location.unknown():
         module = _parse_module(generic, filename)
         if verify:
-            from ..verify import verify_module
-
             diags = verify_module(module.operation)
             errors = [d for d in diags if d.severity == "error"]
             if collector is not None:

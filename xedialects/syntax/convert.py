@@ -128,6 +128,19 @@ class Converter:
         m = _OUR_PREFIX.match(text, i)
         if m is None:
             return i
+        end = _extent(text, m.end())
+        key = (self.direction, text[i:end])
+        hit = _MEMO.get(key) if alias is None and not self.aliases else None
+        if hit is not None:
+            out.append(hit)
+            return end
+        start_len = len(out)
+        pos = self._convert_ours(text, i, m, out, alias)
+        if alias is None and not self.aliases and pos == end and len(_MEMO) < 100000:
+            _MEMO[key] = "".join(out[start_len:])
+        return pos
+
+    def _convert_ours(self, text, i, m, out, alias) -> int:
         sigil = text[i]
         d = _definition(m.group(1), m.group(2), sigil)
         if d is None:
@@ -144,6 +157,36 @@ class Converter:
         return sc.pos
 
     def _generic_op(self, text, i, m, out) -> int:
+        return self._memoized(text, i, out, lambda t, j, o: self._generic_op_uncached(t, j, _OP_NAME.match(t, j), o))
+
+    def _memoized(self, text, i, out, convert) -> int:
+        """Convert the op starting at `i` through `convert`, memoized per line with SSA names
+        abstracted (names are opaque to every format, so the result only differs by them)."""
+        end = text.find("\n", i)
+        end = len(text) if end < 0 else end
+        line = text[i:end]
+        names = _SSA.findall(line)
+        if self.aliases or len(names) > 64:
+            return convert(text, i, out)
+        abstract = _SSA.sub(_Placeholders(), line)
+        key = (self.direction, abstract)
+        hit = _OP_MEMO.get(key)
+        if hit is None:
+            local = []
+            try:
+                consumed = convert(abstract, 0, local)
+            except ScanError:  # report the error at its real position
+                return convert(text, i, out)
+            if consumed > len(abstract):  # ran past the line: do not memoize
+                return convert(text, i, out)
+            hit = ("".join(local), len(abstract) - consumed)
+            if len(_OP_MEMO) < 100000:
+                _OP_MEMO[key] = hit
+        template, suffix = hit
+        out.append(_PLACEHOLDER.sub(lambda mm: names[int(mm.group(1))], template))
+        return end - suffix
+
+    def _generic_op_uncached(self, text, i, m, out) -> int:
         cls = op_class(m.group(0))
         sc = Scanner(text, m.end())
         try:
@@ -155,6 +198,9 @@ class Converter:
         return sc.pos
 
     def _pretty_op(self, text, i, out) -> int:
+        return self._memoized(text, i, out, self._pretty_op_uncached)
+
+    def _pretty_op_uncached(self, text, i, out) -> int:
         sc = Scanner(text, i)
         name = sc.string()[1:-1]
         cls = op_class(name)
@@ -206,6 +252,59 @@ class Converter:
             if sc.accept(close):
                 return
             sc.expect(",")
+
+
+_MEMO: dict = {}
+_OP_MEMO: dict = {}
+_SSA = re.compile(r"%[A-Za-z0-9_$.\-]+(?:#[0-9]+)?")
+_PLACEHOLDER = re.compile(r"%__xe_ph([0-9]+)__")
+
+
+class _Placeholders:
+    """re.sub callback numbering SSA names as %__xe_ph0__, %__xe_ph1__, ..."""
+
+    def __init__(self):
+        self.n = -1
+
+    def __call__(self, m):
+        self.n += 1
+        return f"%__xe_ph{self.n}__"
+
+
+_EXTENT_TOKENS = re.compile(r'->|[<>"\n]')
+
+
+def _extent(text: str, pos: int) -> int:
+    """End of a type/attribute starting with its mnemonic just before `pos`: the matching '>' of
+    an immediately following '<' (tracking nesting, strings and '->'), else `pos`."""
+    if pos >= len(text) or text[pos] != "<":
+        return pos
+    depth = 0
+    i = pos
+    while True:
+        m = _EXTENT_TOKENS.search(text, i)
+        if m is None:
+            return pos
+        tok, q = m.group(0), m.start()
+        if tok == '"':
+            j = text.find('"', q + 1)
+            while j > 0 and text[j - 1] == "\\":
+                j = text.find('"', j + 1)
+            if j < 0:
+                return pos
+            i = j + 1
+        elif tok == "->":
+            i = q + 2
+        elif tok == "<":
+            depth += 1
+            i = q + 1
+        elif tok == ">":
+            depth -= 1
+            if depth == 0:
+                return q + 1
+            i = q + 1
+        else:  # a newline: not on one line, let the full parser report the problem
+            return pos
 
 
 def to_generic(text: str) -> str:
