@@ -123,12 +123,13 @@ def convert_linalg_to_xetile(module_op, options, ctx):
             op.erase()
             converted += 1
     if converted:
-        module_op.attributes["gpu.container_module"] = ir.UnitAttr.get()
+        module_op.attributes["gpu.container_module"] = ir.UnitAttr.get(module_op.context)
 
 
 def _emit_launch(op, spec, plan, mod_name, kname):
-    idx = ir.IndexType.get()
-    with ir.InsertionPoint(op), op.location:
+    with op.context, ir.InsertionPoint(op), op.location:
+        idx = ir.IndexType.get()
+
         def const(v):
             return arith.ConstantOp(idx, v).result
 

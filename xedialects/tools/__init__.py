@@ -1,0 +1,1 @@
+"""Command-line drivers: xe-opt (like mlir-opt) and xe-run (simulate and check kernels)."""
