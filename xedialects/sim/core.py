@@ -1,0 +1,849 @@
+"""Simulator core: compiles MLIR functions once into lists of Python closures and executes them.
+
+Execution is lock-step and batched: every SSA value is a numpy array whose leading axis is either 1
+(uniform over the batch) or B (one entry per batch element). On the host B = 1; in a kernel a batch
+element is a subgroup (default), a work-group (work-group level XeTile with wg_map) or a work-item
+(SIMT-mode XeGPU / thread_id kernels). Structured control flow runs uniform branches/loops directly
+and divergent ones under an activity mask (side effects honour the mask; values are merged with
+per-batch selects). Op semantics live in the `ops_*` modules, which register handlers here.
+"""
+from __future__ import annotations
+
+import time
+from typing import Callable
+
+import numpy as np
+from mlir import ir
+
+from .. import diagnostics
+from ..diagnostics import DiagnosticError
+from .memory import MemRef, Memory, SelectError
+from .trace import LaunchRecord, Trace
+from .typeinfo import DYN, TypeInfo, parse_type
+
+# name -> handler(c: FuncCompiler, o: OpInfo) -> closure(env, st) | None
+HANDLERS: dict[str, Callable] = {}
+
+SUBGROUP_SIZE = 16
+
+
+def handler(*names):
+    def deco(fn):
+        for n in names:
+            HANDLERS[n] = fn
+        return fn
+
+    return deco
+
+
+def fail(loc, msg, notes=None):
+    raise DiagnosticError([diagnostics.at(loc, "error", msg, notes)])
+
+
+class SimError(Exception):
+    """Raised inside closures without location; converted with the op location by the runner."""
+
+
+# ----------------------------------------------------------------------------------------------
+
+
+class OpInfo:
+    """Compile-time view of one operation: operand/result slots, decoded types, attributes."""
+
+    def __init__(self, c: "FuncCompiler", op):
+        op = op.operation
+        self.op = op
+        self.name = op.name
+        self.loc = str(op.location)
+        self.c = c
+        self.operands = list(op.operands)
+        self.results = list(op.results)
+        self.ins = [c.slot(v) for v in self.operands]
+        self.outs = [c.slot(v) for v in self.results]
+        self.in_types = [parse_type(v.type) for v in self.operands]
+        self.out_types = [parse_type(v.type) for v in self.results]
+        self.attrs = op.attributes
+
+    # attributes -------------------------------------------------------------------------------
+    def has(self, name) -> bool:
+        return name in self.attrs
+
+    def attr(self, name, default=None):
+        return self.attrs[name] if name in self.attrs else default
+
+    def ints(self, name, default=None) -> list | None:
+        if name not in self.attrs:
+            return default
+        return attr_ints(self.attrs[name])
+
+    def int(self, name, default=None):
+        if name not in self.attrs:
+            return default
+        a = self.attrs[name]
+        try:
+            return ir.IntegerAttr(a).value
+        except Exception:
+            return int(str(a).split(":")[0].strip())
+
+    def str(self, name, default=None):
+        if name not in self.attrs:
+            return default
+        a = self.attrs[name]
+        try:
+            return ir.StringAttr(a).value
+        except Exception:
+            return enum_text(a)
+
+    def segments(self, n: int | None = None) -> list[list[int]]:
+        """Operand slots grouped by operandSegmentSizes."""
+        if "operandSegmentSizes" in self.attrs:
+            sizes = attr_ints(self.attrs["operandSegmentSizes"])
+        elif n is not None:
+            sizes = [len(self.ins)] + [0] * (n - 1)
+        else:
+            sizes = [len(self.ins)]
+        out, i = [], 0
+        for s in sizes:
+            out.append(self.ins[i:i + s])
+            i += s
+        return out
+
+    def error(self, msg):
+        fail(self.loc, msg)
+
+    def const(self, slot):
+        return self.c.consts.get(slot)
+
+
+def attr_ints(a) -> list:
+    try:
+        return list(ir.DenseI64ArrayAttr(a))
+    except Exception:
+        pass
+    try:
+        return list(ir.DenseI32ArrayAttr(a))
+    except Exception:
+        pass
+    try:
+        return [ir.IntegerAttr(x).value for x in ir.ArrayAttr(a)]
+    except Exception:
+        pass
+    text = str(a)
+    if text.startswith("array<"):
+        body = text[text.find(":") + 1:-1] if ":" in text else ""
+        return [int(x) for x in body.split(",") if x.strip()]
+    if text.startswith("["):
+        return [int(x.split(":")[0]) for x in text.strip("[]").split(",") if x.strip()]
+    raise ValueError(f"not an integer list attribute: {text}")
+
+
+def enum_text(a) -> str:
+    """`#vector.kind<add>` → 'add'; `#gpu<dim x>` → 'x'; `"s"` → 's'."""
+    t = str(a).strip()
+    if t.startswith('"') and t.endswith('"'):
+        return t[1:-1]
+    if "<" in t and t.endswith(">"):
+        inner = t[t.index("<") + 1:-1].strip()
+        return inner.split()[-1] if " " in inner else inner
+    return t
+
+
+# ----------------------------------------------------------------------------------------------
+
+
+class CompiledBlock:
+    __slots__ = ("ops", "arg_slots", "term_slots", "term_name")
+
+    def __init__(self, ops, arg_slots, term_name, term_slots):
+        self.ops = ops
+        self.arg_slots = arg_slots
+        self.term_name = term_name
+        self.term_slots = term_slots
+
+
+def run_ops(ops, env, st):
+    f = None
+    try:
+        for f in ops:
+            f(env, st)
+    except DiagnosticError:
+        raise
+    except SimError as e:
+        fail(getattr(f, "_loc", "unknown"), str(e))
+    except RecursionError:
+        raise
+    except Exception as e:  # internal error: report with the op location
+        name = getattr(f, "_name", "?")
+        fail(getattr(f, "_loc", "unknown"), f"simulator failure executing '{name}': {type(e).__name__}: {e}")
+
+
+def run_block(blk: CompiledBlock, env, st):
+    run_ops(blk.ops, env, st)
+    return [env[s] for s in blk.term_slots]
+
+
+class FuncCompiler:
+    """Compiles one function body (host func.func or gpu.func) into closures."""
+
+    def __init__(self, sim: "Simulator", level: str, trace: bool):
+        self.sim = sim
+        self.level = level  # host | subgroup | workgroup | simt
+        self.trace = trace
+        self.slots: dict = {}
+        self.consts: dict[int, np.ndarray] = {}
+        self.defs: dict[int, OpInfo] = {}
+
+    def slot(self, v) -> int:
+        s = self.slots.get(v)
+        if s is None:
+            s = len(self.slots)
+            self.slots[v] = s
+        return s
+
+    @property
+    def nslots(self):
+        return len(self.slots)
+
+    def compile_block(self, block) -> CompiledBlock:
+        arg_slots = [self.slot(a) for a in block.arguments]
+        ops = []
+        term_name, term_slots = None, []
+        op_list = list(block.operations)
+        for i, op in enumerate(op_list):
+            o = OpInfo(self, op)
+            last = i == len(op_list) - 1
+            if last and o.name in TERMINATORS:
+                term_name, term_slots = o.name, o.ins
+                continue
+            for s in o.outs:
+                self.defs[s] = o
+            h = HANDLERS.get(o.name)
+            if h is None:
+                o.error(f"simulator: unsupported operation '{o.name}'")
+            fn = h(self, o)
+            if fn is None:
+                continue
+            if self.trace:
+                fn = _traced(fn, o.name)
+            fn._loc = o.loc
+            fn._name = o.name
+            ops.append(fn)
+        return CompiledBlock(ops, arg_slots, term_name, term_slots)
+
+    def compile_region(self, region) -> CompiledBlock:
+        blocks = list(region.blocks)
+        if len(blocks) != 1:
+            fail(str(region.owner.location) if hasattr(region, "owner") else "unknown",
+                 "simulator: only single-block regions (structured control flow) are supported")
+        return self.compile_block(blocks[0])
+
+
+TERMINATORS = {"scf.yield", "func.return", "gpu.return", "scf.condition", "gpu.yield", "memref.alloca_scope.return",
+               "gpu.terminator", "affine.yield", "linalg.yield"}
+
+
+def _traced(fn, name):
+    def g(env, st):
+        st.trace.count(name, st.active_count())
+        fn(env, st)
+
+    return g
+
+
+# ----------------------------------------------------------------------------------------------
+
+
+class ExecState:
+    """Per-execution (host call or kernel launch) state shared by all closures."""
+
+    def __init__(self, sim: "Simulator", level: str, B: int):
+        self.sim = sim
+        self.mem: Memory = sim.memory
+        self.level = level
+        self.B = B
+        self.mask = None  # None (all active) or bool (B,)
+        self.trace: Trace | None = sim.trace
+        self.loop_cap = sim.loop_cap
+        # kernel geometry (filled by launch)
+        self.grid = (1, 1, 1)
+        self.block = (1, 1, 1)
+        self.nwg = 1
+        self.sg_per_wg = 1
+        self.wg = np.zeros(1, np.int64)
+        self.block_id = (np.zeros(1, np.int64),) * 3
+        self.sg_id = None
+        self.lane = None
+        self.local_id = None
+        self.kernel_name = None
+        self.nbar = None
+        self.slm_bytes = 0
+        self.allocs = {}
+        self.barrier_count = 0
+
+    def active_count(self) -> int:
+        return self.B if self.mask is None else int(self.mask.sum())
+
+    def active(self):
+        """Boolean (B,) activity or None."""
+        return self.mask
+
+    def where_desc(self, b: int) -> str:
+        """Human description of batch element b (for error messages)."""
+        if self.level == "host":
+            return "host"
+        wg = int(self.wg[b]) if self.wg.shape[0] > 1 else 0
+        gx, gy, _ = self.grid
+        bid = (wg % gx, (wg // gx) % gy, wg // (gx * gy))
+        s = f"work-group {bid}"
+        if self.level == "subgroup":
+            s += f", subgroup {int(self.sg_id[b])}"
+        elif self.level == "simt":
+            s += f", subgroup {int(self.sg_id[b])}, lane {int(self.lane[b])}"
+        return s
+
+    def uniform(self, v, what: str):
+        """A Python int/float/bool for a value uniform over the active batch; SimError otherwise."""
+        a = np.asarray(v)
+        if a.ndim == 0:
+            return a.item()
+        if a.shape[0] == 1:
+            return a[0].item()
+        m = self.mask
+        if m is not None:
+            if not m.any():
+                return a[0].item()
+            a = a[m]
+        first = a[0]
+        if not (a == first).all():
+            raise SimError(f"{what} is not uniform across the batch ({self.level} level): "
+                           f"values range {a.min()}..{a.max()}")
+        return first.item()
+
+    def is_uniform(self, v) -> bool:
+        a = np.asarray(v)
+        if a.ndim == 0 or a.shape[0] == 1:
+            return True
+        m = self.mask
+        if m is not None:
+            if not m.any():
+                return True
+            a = a[m]
+        return bool((a == a[0]).all())
+
+
+def bselect(mask: np.ndarray, a, b):
+    """Per-batch select between two SSA values (mask: bool (B,))."""
+    if a is b:
+        return a
+    if isinstance(a, np.ndarray):
+        m = mask.reshape((-1,) + (1,) * (a.ndim - 1))
+        return np.where(m, a, b)
+    if a is None:
+        return b
+    if hasattr(a, "select"):
+        try:
+            return a.select(mask, b)
+        except SelectError as e:
+            raise SimError(str(e))
+    raise SimError(f"cannot merge values of kind {type(a).__name__} under divergent control flow")
+
+
+# ----------------------------------------------------------------------------------------------
+
+
+class CompiledFunc:
+    def __init__(self, name, nslots, body: CompiledBlock, level, op, ret_types):
+        self.name = name
+        self.nslots = nslots
+        self.body = body
+        self.level = level
+        self.op = op
+        self.ret_types = ret_types
+        self.num_inputs = len(body.arg_slots)
+        self.wg_attr = 0
+
+
+class Simulator:
+    def __init__(self, module, *, trace: bool = False, loop_cap: int = 1 << 22, slm_limit: int = 128 * 1024,
+                 strict_barriers: bool = True):
+        self.module = module
+        self.memory = Memory()
+        self.trace = Trace() if trace else None
+        self.trace_enabled = trace
+        self.loop_cap = loop_cap
+        self.slm_limit = slm_limit
+        self.strict_barriers = strict_barriers
+        self._compiled: dict = {}
+        self._symbols: dict[str, object] = {}
+        self._gpu_modules: dict[str, dict[str, object]] = {}
+        self._globals: dict[str, object] = {}
+        self._global_bufs: dict[str, object] = {}
+        self._index_symbols()
+
+    def _index_symbols(self):
+        body = self.module.body if hasattr(self.module, "body") else self.module.regions[0].blocks[0]
+        for op in body.operations:
+            op = op.operation
+            name = _sym_name(op)
+            if op.name == "gpu.module":
+                funcs = {}
+                for inner in op.regions[0].blocks[0].operations:
+                    inner = inner.operation
+                    n = _sym_name(inner)
+                    if n is not None:
+                        funcs[n] = inner
+                        if inner.name == "memref.global":
+                            self._globals[n] = inner
+                self._gpu_modules[name] = funcs
+            elif name is not None:
+                self._symbols[name] = op
+                if op.name == "memref.global":
+                    self._globals[name] = op
+
+    # ------------------------------------------------------------------------------------------
+    def lookup_func(self, name: str, scope: dict | None = None):
+        if scope is not None and name in scope:
+            return scope[name]
+        if name in self._symbols:
+            return self._symbols[name]
+        for funcs in self._gpu_modules.values():
+            if name in funcs:
+                return funcs[name]
+        return None
+
+    def compile_func(self, fop, level: str) -> CompiledFunc:
+        key = (id(fop), _sym_name(fop), level, self.trace_enabled)
+        cf = self._compiled.get(key)
+        if cf is not None:
+            return cf
+        c = FuncCompiler(self, level, self.trace_enabled)
+        body = c.compile_region(fop.regions[0])
+        ftype = ir.FunctionType(ir.TypeAttr(fop.attributes["function_type"]).value)
+        cf = CompiledFunc(_sym_name(fop), c.nslots, body, level, fop, [parse_type(t) for t in ftype.results])
+        cf.num_inputs = len(ftype.inputs)
+        cf.wg_attr = int(ir.IntegerAttr(fop.attributes["workgroup_attributions"]).value) \
+            if "workgroup_attributions" in fop.attributes else 0
+        self._compiled[key] = cf
+        return cf
+
+    def call(self, cf: CompiledFunc, args: list, st: ExecState):
+        env = [None] * cf.nslots
+        for s, a in zip(cf.body.arg_slots, args):
+            env[s] = a
+        return run_block(cf.body, env, st)
+
+    # ------------------------------------------------------------------------------------------
+    def run_entry(self, entry: str, args: list):
+        fop = self._symbols.get(entry)
+        if fop is None or fop.name != "func.func":
+            raise DiagnosticError([diagnostics.Diagnostic("error", f"entry function '@{entry}' not found")])
+        cf = self.compile_func(fop, "host")
+        st = ExecState(self, "host", 1)
+        with np.errstate(all="ignore"):
+            return self.call(cf, args, st)
+
+    # ------------------------------------------------------------------------------------------
+    def kernel_level(self, kop) -> str:
+        key = ("level", id(kop))
+        lvl = self._compiled.get(key)
+        if lvl is None:
+            lvl = _detect_level(kop)
+            self._compiled[key] = lvl
+        return lvl
+
+    def launch(self, loc, kernel_ref: str, grid, block, args, host_st: ExecState):
+        parts = [p.strip().lstrip("@") for p in kernel_ref.split("::")]
+        if len(parts) == 2:
+            mod = self._gpu_modules.get(parts[0])
+            kop = mod.get(parts[1]) if mod else None
+        else:
+            kop = self.lookup_func(parts[-1])
+        if kop is None:
+            fail(loc, f"gpu.launch_func: kernel {kernel_ref} not found")
+        level = self.kernel_level(kop)
+        gx, gy, gz = grid
+        tx, ty, tz = block
+        if min(grid) <= 0 or min(block) <= 0:
+            fail(loc, f"gpu.launch_func: empty launch grid={grid} block={block}")
+        nwg = gx * gy * gz
+        threads = tx * ty * tz
+        sgpw = -(-threads // SUBGROUP_SIZE)
+        if level == "subgroup":
+            B = nwg * sgpw
+        elif level == "workgroup":
+            B = nwg
+        else:
+            B = nwg * sgpw * SUBGROUP_SIZE
+        st = ExecState(self, level, B)
+        st.grid, st.block, st.nwg, st.sg_per_wg = (gx, gy, gz), (tx, ty, tz), nwg, sgpw
+        st.kernel_name = kernel_ref
+        idx = np.arange(B, dtype=np.int64)
+        if level == "subgroup":
+            st.wg = idx // sgpw
+            st.sg_id = idx % sgpw
+        elif level == "workgroup":
+            st.wg = idx
+            st.sg_id = None
+        else:
+            per = sgpw * SUBGROUP_SIZE
+            st.wg = idx // per
+            local = idx % per
+            st.local_id = local
+            st.sg_id = local // SUBGROUP_SIZE
+            st.lane = local % SUBGROUP_SIZE
+            if threads % SUBGROUP_SIZE:
+                st.mask = local < threads
+        w = st.wg
+        st.block_id = (w % gx, (w // gx) % gy, w // (gx * gy))
+        cf = self.compile_func(kop, level)
+        # workgroup / private attributions
+        nin = cf.num_inputs
+        extra = []
+        arg_types = [parse_type(a.type) for a in kop.regions[0].blocks[0].arguments]
+        for i in range(nin, len(arg_types)):
+            t = arg_types[i]
+            space = "slm" if i - nin < cf.wg_attr else "private"
+            extra.append(alloc_in_kernel(st, t, space, loc, f"{_sym_name(kop)}.attr{i - nin}"))
+        if len(args) != nin:
+            fail(loc, f"gpu.launch_func: kernel expects {nin} arguments, got {len(args)}")
+        t0 = time.perf_counter()
+        with np.errstate(all="ignore"):
+            self.call(cf, list(args) + extra, st)
+        if st.nbar is not None:
+            check_nbarrier_end(st, loc)
+        if self.trace is not None:
+            self.trace.launches.append(LaunchRecord(kernel_ref, tuple(grid), tuple(block), level, B,
+                                                    time.perf_counter() - t0))
+
+
+def _sym_name(op):
+    if "sym_name" in op.attributes:
+        return ir.StringAttr(op.attributes["sym_name"]).value
+    return None
+
+
+def _walk(op, fn):
+    fn(op)
+    for r in op.regions:
+        for b in r.blocks:
+            for o in b.operations:
+                _walk(o.operation, fn)
+
+
+_BARRIER_LIKE = {"xegpu.alloc_nbarrier", "xegpu.create_nbarrier", "xegpu.nbarrier_arrive", "xegpu.nbarrier_wait",
+                 "xegpu.mfence", "xegpu.compile_hint"}
+
+
+def _detect_level(kop) -> str:
+    """subgroup (default), workgroup (tiles/ops carrying wg_map) or simt (SIMT-mode XeGPU, lane ids)."""
+    found = {"wg": False, "simt": False}
+
+    def visit(op):
+        name = op.name
+        if name in ("gpu.lane_id", "gpu.thread_id", "gpu.global_id", "gpu.shuffle", "gpu.subgroup_reduce"):
+            found["simt"] = True
+        elif name.startswith("xegpu.") and name not in _BARRIER_LIKE and "mode" not in op.attributes:
+            found["simt"] = True
+        if name.startswith("xetile."):
+            if any(k in op.attributes for k in ("wg_map", "wg_map_a", "wg_map_b", "wg_map_c")):
+                found["wg"] = True
+            for v in list(op.operands) + list(op.results):
+                if "wg_map<" in str(v.type):
+                    found["wg"] = True
+
+    _walk(kop, visit)
+    if found["wg"] and found["simt"]:
+        fail(str(kop.location), "simulator: kernel mixes work-group level XeTile (wg_map) with SIMT-mode code")
+    if found["wg"]:
+        return "workgroup"
+    if found["simt"]:
+        return "simt"
+    return "subgroup"
+
+
+# ----------------------------------------------------------------------------------------------
+# Allocation helpers shared by memref.alloc and gpu.func attributions
+
+
+def alloc_in_kernel(st: ExecState, t: TypeInfo, space: str, loc, name: str) -> MemRef:
+    shape = t.shape
+    if any(d == DYN for d in shape):
+        fail(loc, "simulator: dynamic-size allocation inside a kernel is not supported")
+    n = int(np.prod(shape)) if shape else 1
+    if space == "slm" or t.memory_space == 3:
+        nreg = st.nwg
+        st.slm_bytes += n * t.dtype.itemsize
+        if st.slm_bytes > st.sim.slm_limit:
+            fail(loc, f"shared local memory overflow: {st.slm_bytes} bytes per work-group allocated "
+                      f"(limit {st.sim.slm_limit})")
+        buf = st.mem.new(np.zeros(n * nreg, t.dtype), name, "slm", region=n)
+        return st.mem.full_view(buf, shape, region_index=st.wg)
+    # private: one region per batch element
+    buf = st.mem.new(np.zeros(n * st.B, t.dtype), name, "private", region=n)
+    return st.mem.full_view(buf, shape, region_index=np.arange(st.B, dtype=np.int64))
+
+
+# ----------------------------------------------------------------------------------------------
+# Named barrier bookkeeping (lock-step check)
+
+
+class NBarState:
+    def __init__(self, st: ExecState, nmax: int = 32):
+        self.count = np.zeros(st.nwg, np.int64)  # allocated per work-group (max over subgroups)
+        self.arrivals = np.zeros((st.nwg, nmax), np.int64)
+        self.waits = np.zeros((st.B, nmax), np.int64)
+        self.producers = {}  # barrier id -> num_producers
+        self.nmax = nmax
+
+
+def check_nbarrier_end(st: ExecState, loc):
+    nb = st.nbar
+    for bid, npro in nb.producers.items():
+        if npro <= 0:
+            continue
+        arr = nb.arrivals[:, bid]
+        bad = np.nonzero(arr % npro)[0]
+        if bad.size:
+            w = int(bad[0])
+            fail(loc, f"named barrier {bid}: work-group {w} ended with {int(arr[w] % npro)} of {npro} producer "
+                      f"arrivals in an incomplete phase (arrive/wait mismatch)")
+
+
+# ----------------------------------------------------------------------------------------------
+# Structured control flow, functions, GPU host ops
+
+
+@handler("scf.for")
+def _scf_for(c: FuncCompiler, o: OpInfo):
+    lb, ub, step = o.ins[:3]
+    inits = o.ins[3:]
+    body = c.compile_region(o.op.regions[0])
+    iv = body.arg_slots[0]
+    iter_slots = body.arg_slots[1:]
+    outs = o.outs
+    ysl = body.term_slots
+    ops = body.ops
+    idx_dtype = o.in_types[0].dtype
+
+    def f(env, st):
+        lbv, ubv, sv = env[lb], env[ub], env[step]
+        vals = [env[s] for s in inits]
+        if st.is_uniform(lbv) and st.is_uniform(ubv) and st.is_uniform(sv):
+            lo, hi, s = st.uniform(lbv, "lb"), st.uniform(ubv, "ub"), st.uniform(sv, "step")
+            if s <= 0:
+                raise SimError(f"scf.for step must be positive, got {s}")
+            n = max(0, -(-(hi - lo) // s))
+            if n > st.loop_cap:
+                raise SimError(f"scf.for trip count {n} exceeds the simulator's loop cap {st.loop_cap}")
+            for k in range(n):
+                env[iv] = np.array([lo + k * s], dtype=idx_dtype)
+                for j, sl in enumerate(iter_slots):
+                    env[sl] = vals[j]
+                run_ops(ops, env, st)
+                vals = [env[y] for y in ysl]
+        else:
+            # divergent trip counts: iterate the maximum, masked per batch element
+            B = st.B
+            lbv = np.broadcast_to(lbv, (B,)).astype(np.int64)
+            ubv = np.broadcast_to(ubv, (B,)).astype(np.int64)
+            sv = np.broadcast_to(sv, (B,)).astype(np.int64)
+            base = st.mask
+            act = base if base is not None else np.ones(B, bool)
+            if (sv[act] <= 0).any():
+                raise SimError("scf.for step must be positive")
+            trips = np.maximum(0, -(-(ubv - lbv) // np.where(sv > 0, sv, 1)))
+            n = int(trips[act].max()) if act.any() else 0
+            if n > st.loop_cap:
+                raise SimError(f"scf.for trip count {n} exceeds the simulator's loop cap {st.loop_cap}")
+            try:
+                for k in range(n):
+                    m = act & (k < trips)
+                    st.mask = m
+                    env[iv] = (lbv + k * sv).astype(idx_dtype)
+                    for j, sl in enumerate(iter_slots):
+                        env[sl] = vals[j]
+                    run_ops(ops, env, st)
+                    vals = [bselect(m, env[y], v) for y, v in zip(ysl, vals)]
+            finally:
+                st.mask = base
+        for s, v in zip(outs, vals):
+            env[s] = v
+
+    return f
+
+
+@handler("scf.if")
+def _scf_if(c: FuncCompiler, o: OpInfo):
+    cond = o.ins[0]
+    then_b = c.compile_region(o.op.regions[0])
+    else_b = c.compile_region(o.op.regions[1]) if len(o.op.regions) > 1 and len(o.op.regions[1].blocks) else None
+    outs = o.outs
+
+    def f(env, st):
+        cv = env[cond]
+        if st.is_uniform(cv):
+            take = bool(st.uniform(cv, "condition"))
+            if take:
+                vals = run_block(then_b, env, st)
+            elif else_b is not None:
+                vals = run_block(else_b, env, st)
+            else:
+                vals = []
+        else:
+            base = st.mask
+            cvb = np.broadcast_to(np.asarray(cv, bool), (st.B,))
+            mt = cvb if base is None else (base & cvb)
+            me = ~cvb if base is None else (base & ~cvb)
+            try:
+                st.mask = mt
+                vt = run_block(then_b, env, st)
+                if else_b is not None:
+                    st.mask = me
+                    ve = run_block(else_b, env, st)
+                else:
+                    ve = []
+            finally:
+                st.mask = base
+            vals = [bselect(cvb, a, b) for a, b in zip(vt, ve)]
+        for s, v in zip(outs, vals):
+            env[s] = v
+
+    return f
+
+
+@handler("scf.while")
+def _scf_while(c: FuncCompiler, o: OpInfo):
+    before = c.compile_region(o.op.regions[0])
+    after = c.compile_region(o.op.regions[1])
+    inits = o.ins
+    outs = o.outs
+
+    def f(env, st):
+        vals = [env[s] for s in inits]
+        base = st.mask
+        results = None
+        it = 0
+        try:
+            while True:
+                it += 1
+                if it > st.loop_cap:
+                    raise SimError(f"scf.while exceeded the simulator's loop cap {st.loop_cap}")
+                tv = run_block_args(before, vals, env, st)
+                cond, fwd = tv[0], tv[1:]
+                if st.is_uniform(cond):
+                    if not st.uniform(cond, "condition"):
+                        cur = st.mask
+                        results = fwd if (results is None or cur is None) else \
+                            [bselect(cur, a, b) for a, b in zip(fwd, results)]
+                        break
+                    vals = run_block_args(after, fwd, env, st)
+                    continue
+                cb = np.broadcast_to(np.asarray(cond, bool), (st.B,))
+                cur = st.mask if st.mask is not None else np.ones(st.B, bool)
+                leaving = cur & ~cb
+                results = fwd if results is None else [bselect(leaving, a, b) for a, b in zip(fwd, results)]
+                st.mask = cur & cb
+                vals = run_block_args(after, fwd, env, st)
+        finally:
+            st.mask = base
+        for s, v in zip(outs, results or []):
+            env[s] = v
+
+    return f
+
+
+def run_block_args(blk, args, env, st):
+    for sl, v in zip(blk.arg_slots, args):
+        env[sl] = v
+    return run_block(blk, env, st)
+
+
+@handler("scf.execute_region")
+def _scf_exec(c, o):
+    blk = c.compile_region(o.op.regions[0])
+    outs = o.outs
+
+    def f(env, st):
+        vals = run_block(blk, env, st)
+        for s, v in zip(outs, vals):
+            env[s] = v
+
+    return f
+
+
+@handler("scf.index_switch")
+def _scf_switch(c, o):
+    arg = o.ins[0]
+    cases = attr_ints(o.attr("cases"))
+    regions = list(o.op.regions)
+    default = c.compile_region(regions[0])
+    blocks = [c.compile_region(r) for r in regions[1:]]
+    outs = o.outs
+
+    def f(env, st):
+        v = st.uniform(env[arg], "scf.index_switch argument")
+        blk = default
+        for cv, b in zip(cases, blocks):
+            if cv == v:
+                blk = b
+        vals = run_block(blk, env, st)
+        for s, x in zip(outs, vals):
+            env[s] = x
+
+    return f
+
+
+@handler("func.call")
+def _func_call(c: FuncCompiler, o: OpInfo):
+    callee = str(o.attr("callee")).lstrip("@")
+    ins, outs = o.ins, o.outs
+    sim, level = c.sim, c.level
+    state = {}
+
+    def f(env, st):
+        cf = state.get("cf")
+        if cf is None:
+            fop = sim.lookup_func(callee)
+            if fop is None:
+                raise SimError(f"func.call: callee @{callee} not found")
+            if len(fop.regions) == 0 or len(fop.regions[0].blocks) == 0:
+                raise SimError(f"func.call: callee @{callee} is a declaration (external functions are not simulated)")
+            cf = state["cf"] = sim.compile_func(fop, level)
+        vals = sim.call(cf, [env[s] for s in ins], st)
+        for s, v in zip(outs, vals):
+            env[s] = v
+
+    return f
+
+
+@handler("gpu.launch_func")
+def _launch_func(c: FuncCompiler, o: OpInfo):
+    seg = o.segments()
+    # asyncDependencies, gx, gy, gz, bx, by, bz, clusterX, clusterY, clusterZ, dynSMem, kernelOperands, asyncObject
+    grid = [seg[1][0], seg[2][0], seg[3][0]]
+    blk = [seg[4][0], seg[5][0], seg[6][0]]
+    kargs = seg[11] if len(seg) > 11 else []
+    kref = str(o.attr("kernel"))
+    sim = c.sim
+    loc = o.loc
+    outs = o.outs
+
+    def f(env, st):
+        g = tuple(int(st.uniform(env[s], "grid size")) for s in grid)
+        b = tuple(int(st.uniform(env[s], "block size")) for s in blk)
+        sim.launch(loc, kref, g, b, [env[s] for s in kargs], st)
+        for s in outs:
+            env[s] = None
+
+    return f
+
+
+@handler("gpu.wait", "gpu.host_register", "gpu.host_unregister")
+def _gpu_noop_host(c, o):
+    outs = o.outs
+
+    def f(env, st):
+        for s in outs:
+            env[s] = None
+
+    return f

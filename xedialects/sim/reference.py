@@ -1,0 +1,219 @@
+"""Reference runner: executes host linalg-on-memref functions on the CPU with upstream MLIR's
+ExecutionEngine, and `compare` checks simulator results against it with element-type-aware
+tolerances.
+
+The module is never modified: the entry function and the host functions it calls are printed and
+re-parsed into a fresh upstream context (gpu modules, kernels and our dialect ops are dropped), the
+entry gets `llvm.emit_c_interface`, and the clone is lowered with
+linalg-to-loops → scf-to-cf → (arith-expand for bf16) → *-to-llvm.
+"""
+from __future__ import annotations
+
+import ctypes
+import re
+
+import numpy as np
+from mlir import ir
+
+from ..diagnostics import Diagnostic, DiagnosticError
+from .typeinfo import BF16, parse_type
+
+PIPELINE = ("builtin.module("
+            "func.func(convert-linalg-to-loops),"
+            "expand-strided-metadata,"
+            "lower-affine,"
+            "convert-scf-to-cf,"
+            "func.func(arith-expand{include-bf16=true}),"
+            "convert-math-to-llvm,"
+            "convert-vector-to-llvm,"
+            "convert-arith-to-llvm,"
+            "convert-index-to-llvm,"
+            "finalize-memref-to-llvm,"
+            "convert-func-to-llvm,"
+            "convert-cf-to-llvm,"
+            "reconcile-unrealized-casts)")
+
+_ENGINE_CACHE: dict = {}
+
+
+def _err(msg: str):
+    raise DiagnosticError([Diagnostic("error", msg)])
+
+
+def _top_ops(module):
+    body = module.body if hasattr(module, "body") else module.regions[0].blocks[0]
+    return [op.operation for op in body.operations]
+
+
+def _sym(op):
+    if "sym_name" in op.attributes:
+        return ir.StringAttr(op.attributes["sym_name"]).value
+    return None
+
+
+_CALL_RE = re.compile(r"(?:func\.call|call)\s+@([\w$.-]+)|callee\s*=\s*@([\w$.-]+)")
+
+
+def extract_host_functions(module_or_text, entry: str) -> str:
+    """Text of a module holding `entry` and the host functions/globals it (transitively) references."""
+    if isinstance(module_or_text, str):
+        text = module_or_text
+        with ir.Context() as ctx, ir.Location.unknown():
+            ctx.allow_unregistered_dialects = True
+            try:
+                mod = ir.Module.parse(text)
+            except Exception:
+                from .testing import parse_module
+
+                mod = parse_module(text)
+            return extract_host_functions(mod, entry)
+    ops = {}
+    globs = []
+    for op in _top_ops(module_or_text):
+        n = _sym(op)
+        if op.name == "func.func" and n is not None:
+            ops[n] = op
+        elif op.name == "memref.global":
+            globs.append(op)
+    if entry not in ops:
+        _err(f"reference: function '@{entry}' not found")
+    need, todo, texts = set(), [entry], []
+    while todo:
+        n = todo.pop()
+        if n in need:
+            continue
+        need.add(n)
+        op = ops.get(n)
+        if op is None:
+            _err(f"reference: called function '@{n}' not found")
+        t = op.get_asm(print_generic_op_form=False)
+        if "gpu.launch" in t or "xetile." in t or "xegpu." in t:
+            _err(f"reference: function '@{n}' is not a host linalg function (it uses gpu/xetile/xegpu ops)")
+        for m in _CALL_RE.finditer(t):
+            todo.append(m.group(1) or m.group(2))
+    for n in sorted(need):
+        texts.append(ops[n].get_asm(print_generic_op_form=False))
+    for g in globs:
+        texts.append(g.get_asm(print_generic_op_form=False))
+    return "module {\n" + "\n".join(texts) + "\n}\n"
+
+
+def _compile(text: str, entry: str):
+    key = (text, entry)
+    hit = _ENGINE_CACHE.get(key)
+    if hit is not None:
+        return hit
+    from mlir import execution_engine, passmanager
+
+    ctx = ir.Context()
+    with ctx, ir.Location.unknown():
+        mod = ir.Module.parse(text)
+        for op in mod.body.operations:
+            op = op.operation
+            if op.name == "func.func" and _sym(op) == entry:
+                op.attributes["llvm.emit_c_interface"] = ir.UnitAttr.get()
+                ft = ir.FunctionType(ir.TypeAttr(op.attributes["function_type"]).value)
+                arg_types = [parse_type(t) for t in ft.inputs]
+                ret_types = [parse_type(t) for t in ft.results]
+        if ret_types:
+            _err("reference: entry functions returning values are not supported (use out-parameters)")
+        pm = passmanager.PassManager.parse(PIPELINE)
+        pm.run(mod.operation)
+        ee = execution_engine.ExecutionEngine(mod, opt_level=2)
+    hit = (ctx, mod, ee, arg_types)
+    _ENGINE_CACHE[key] = hit
+    return hit
+
+
+def run_reference(module_or_text, entry: str, args) -> list:
+    """Run host function `entry` (linalg on memrefs) on copies of `args`; returns the arrays after
+    the call (same order). bf16 arrays are ml_dtypes.bfloat16."""
+    from mlir import runtime as rt
+
+    text = extract_host_functions(module_or_text, entry)
+    ctx, mod, ee, arg_types = _compile(text, entry)
+    if len(args) != len(arg_types):
+        _err(f"reference: @{entry} takes {len(arg_types)} arguments, {len(args)} given")
+    arrays, ptrs = [], []
+    for t, a in zip(arg_types, args):
+        if t.kind == "memref":
+            arr = np.array(np.asarray(a).astype(t.dtype), copy=True, order="C")
+            arrays.append(arr)
+            view = arr.view(np.uint16) if arr.dtype == BF16 else arr
+            if view.dtype == np.bool_:
+                view = view.view(np.uint8)
+            desc = rt.get_ranked_memref_descriptor(view)
+            ptrs.append(ctypes.pointer(ctypes.pointer(desc)))
+        elif t.kind == "scalar":
+            v = np.asarray(a).astype(t.dtype)
+            arrays.append(v)
+            ct = {np.dtype(np.float32): ctypes.c_float, np.dtype(np.float64): ctypes.c_double,
+                  np.dtype(np.int32): ctypes.c_int32, np.dtype(np.int64): ctypes.c_int64}.get(v.dtype)
+            if ct is None:
+                _err(f"reference: unsupported scalar argument type {t.text}")
+            ptrs.append(ctypes.pointer(ct(v.item())))
+        else:
+            _err(f"reference: unsupported argument type {t.text}")
+    with ctx:
+        ee.invoke(entry, *ptrs)
+    return arrays
+
+
+_EPS = {"bf16": 2.0 ** -8, "f16": 2.0 ** -11, "tf32": 2.0 ** -11, "f32": 2.0 ** -24, "f64": 2.0 ** -53}
+
+
+def _elem_name(d) -> str:
+    if isinstance(d, str):
+        return d
+    d = np.dtype(d)
+    if d == BF16:
+        return "bf16"
+    return {"float16": "f16", "float32": "f32", "float64": "f64"}.get(d.name, d.name)
+
+
+def tolerances(dtype_in, dtype_out, k: int = 1) -> tuple[float, float]:
+    """(rtol, atol_scale): |res - ref| <= rtol * |ref| + atol_scale * max|ref|."""
+    ein, eout = _elem_name(dtype_in), _elem_name(dtype_out)
+    if eout not in _EPS:  # integers: exact
+        return 0.0, 0.0
+    acc = _EPS.get(eout, 2.0 ** -24)
+    # inputs are rounded identically on both sides; differences come from the summation order
+    # (~ K * eps_acc) and, for narrow outputs, one rounding of the result.
+    rtol = 4 * acc + 2 * max(k, 1) * 2.0 ** -24
+    if ein in ("f32", "f64") and eout in ("f32", "f64"):
+        rtol = max(rtol, 16 * _EPS[eout])
+    atol_scale = 2 * max(k, 1) * 2.0 ** -24 + 2 * acc
+    return rtol, atol_scale
+
+
+def compare(result, reference, dtype_in, dtype_out, k: int | None = None):
+    """(ok, max_abs, max_rel) of `result` against `reference`. Tolerances follow the element types:
+    exact for integers; for float outputs relative error ~ K * eps_acc (K = reduction length, default
+    taken from the shapes is unknown: pass k) plus one rounding of the output type, with an absolute
+    slack scaled by max|reference| for cancellation."""
+    res = np.asarray(result)
+    ref = np.asarray(reference)
+    if res.shape != ref.shape:
+        return False, float("inf"), float("inf")
+    if k is None:
+        k = 1024
+    if res.dtype.kind in "iub" and ref.dtype.kind in "iub":
+        diff = np.abs(res.astype(np.int64) - ref.astype(np.int64))
+        mx = float(diff.max()) if diff.size else 0.0
+        den = np.maximum(np.abs(ref.astype(np.float64)), 1.0)
+        return bool(mx == 0), mx, float((diff / den).max()) if diff.size else 0.0
+    r = res.astype(np.float64)
+    f = ref.astype(np.float64)
+    if np.isnan(r).any() or np.isnan(f).any():
+        same_nan = np.array_equal(np.isnan(r), np.isnan(f))
+        if not same_nan:
+            return False, float("nan"), float("nan")
+        r = np.nan_to_num(r)
+        f = np.nan_to_num(f)
+    diff = np.abs(r - f)
+    scale = float(np.abs(f).max()) if f.size else 0.0
+    rtol, atol_scale = tolerances(dtype_in, dtype_out, k)
+    ok = bool((diff <= rtol * np.abs(f) + atol_scale * scale).all())
+    mx = float(diff.max()) if diff.size else 0.0
+    rel = float((diff / np.maximum(np.abs(f), scale * 1e-3 + 1e-30)).max()) if diff.size else 0.0
+    return ok, mx, rel
