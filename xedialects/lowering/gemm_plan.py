@@ -1,0 +1,741 @@
+"""GEMM planner (pipeline role: chooses the work-group decomposition for `convert-linalg-to-xetile`).
+
+`plan_gemm(M, N, K, a_type, b_type, c_type, ...)` returns a `GemmPlan`: the work-group tile, the
+subgroup layout, the `wg_map`s of A/B/C and of the cooperative prefetch tiles, the K step, the
+prefetch distance, split-K, the launch grid, the group order and the register mode, with a
+`reasons` list explaining every choice. Pure Python: hardware numbers come from
+`xedialects.arch.get_arch(arch)`; the numbers below are policy, not hardware facts.
+
+Rules (following xetla-programming-guidelines.md "The Key Things for Better Performance": number of
+work-groups/subgroups, K slicing, group remapping; and rfc-xetile.md appendix 2.1):
+
+1. DPAS shape from the arch table for (A, B, accumulator); the accumulator is f32 for float inputs
+   (also when C is f16/bf16: the result is converted once at the end) and i32 for 8-bit ints.
+   f32 inputs run as tf32.
+2. K step = one full 2D block row of A: 64 bytes / element size (bf16/f16 32, f32/tf32 16,
+   i8 64), always a multiple of DPAS K (= 2 x DPAS K on PVC). Smaller when K itself is smaller.
+3. Work-group tile: start from 256x256 (appendix 2.1), clamp each dimension to the problem
+   (rounded up to a power of two, at least 8 for M and 16 for N). While the work-groups
+   (M tiles x N tiles x batch) do not fill the Xe-cores, halve the larger tile dimension (N on
+   ties) down to a floor of 32x64 -- 8xN / Mx16 for GEMV-like shapes (M or N <= 16), and 128x128
+   when split-K will be used instead (tall K keeps big tiles and slices K).
+4. Subgroup tile: 32x64 for C (appendix 2.1), clamped to the work-group tile and shrunk
+   (N to 32, then M to 8, then N to 16) until the work-group has >= 8 subgroups -- one per
+   vector engine of the Xe-core it runs on. sg_layout = wg_tile / sg_data (so layout x data
+   equals the tile: each C element belongs to exactly one subgroup).
+5. wg_maps by the rfc-xetile tile_mma rule: A = (sg_layout, [sg_m, k_step]),
+   B = (sg_layout, [k_step, sg_n]), C = (sg_layout, [sg_m, sg_n]). Every map must satisfy the RFC
+   rule: per dimension, sg_layout x sg_data divides the tile size or is divisible by it.
+6. Registers: per subgroup, the C accumulator must fit in half the GRF file and A + B + C in the
+   whole file; 128 GRFs x 64 B by default, else large-GRF mode (256 GRFs, half the threads per
+   vector engine -- the work-group must then fit in 32 hardware threads). 32x64 f32 (8 KiB)
+   therefore needs large-GRF mode, as XeTLA's PVC GEMMs use.
+7. Cooperative prefetch (appendix 2.1 #mp_a_pfh / #mp_b_pfh): the work-group's A tile
+   [wg_m, k_step] and B tile [k_step, wg_n] are split over ALL subgroups, each prefetching blocks of
+   at most one 64-byte row of the memory-contiguous dimension (transposed operands are split along
+   their memory layout). Prefetch distance 3 K steps (appendix 2.1 starts the prefetch tiles at
+   K = 96 = 3 x 32), capped by the K steps of a slice.
+8. Split-K ("l3 k-slicing" in XeTLA), atomic mode: only when C is f32/i32 (atomic add of partial
+   results), M, N, K are known, K is tall (K >= 4 x max(M, N) and >= 2 x 16 K steps), and the
+   work-groups cover at most half the Xe-cores. k_slices = the largest power of two keeping
+   work-groups <= Xe-cores and >= 16 K steps per slice.
+9. Group order: "swizzle" (group remapping, XeTLA dispatch policy) with group_size g rows of
+   work-groups when the grid needs several waves and g + W/g row/column panels per wave of W
+   concurrent work-groups is fewer than row-major's; else "row_major".
+
+Dynamic sizes (None) are planned as 4096; split-K is then not used.
+`overrides` may set wg_tile, sg_layout, sg_data, k_step, prefetch_distance, a_prefetch_map,
+b_prefetch_map, k_slices, split_k_mode, group_order, group_size, grf_mode; dependent fields are
+re-derived and everything is validated (PlanError, a ValueError, says what is wrong).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, fields
+
+from ..arch import ArchError, XeArch, canonical_type, elem_bytes, get_arch
+
+__all__ = ["PlanError", "GemmPlan", "plan_gemm", "validate_plan", "wg_map_rule_error", "OVERRIDABLE"]
+
+Pair = tuple[int, int]
+WgMap = tuple[Pair, Pair]
+
+# ---- policy constants (not hardware facts) ----------------------------------------------------
+DEFAULT_WG_TILE = (256, 256)      # rfc-xetile.md appendix 2.1
+DEFAULT_SG_TILE = (32, 64)        # appendix 2.1 #mp_c sg_data
+MIN_WG_TILE = (32, 64)            # smallest general tile when shrinking for occupancy
+SPLIT_K_MIN_WG_TILE = (128, 128)  # keep big tiles when K slicing provides the parallelism
+MIN_SUBGROUPS = 8                 # one per vector engine of an Xe-core
+DEFAULT_PREFETCH_DISTANCE = 3     # appendix 2.1: prefetch tiles start 3 K steps ahead
+MIN_K_STEPS_PER_SLICE = 16        # split-K: amortize prologue, prefetch warm-up and atomics
+TALL_K_RATIO = 4                  # split-K only when K >= 4 x max(M, N)
+DYNAMIC_SIZE = 4096               # planning size for dynamic dimensions
+
+OVERRIDABLE = ("wg_tile", "sg_layout", "sg_data", "k_step", "prefetch_distance", "a_prefetch_map",
+               "b_prefetch_map", "k_slices", "split_k_mode", "group_order", "group_size", "grf_mode")
+_DERIVED = ("a_wg_map", "b_wg_map", "c_wg_map", "num_subgroups", "wg_size", "grid", "subgroup_size",
+            "dpas", "acc_type")
+GROUP_ORDERS = ("row_major", "swizzle")
+SPLIT_K_MODES = ("none", "atomic")
+GRF_MODES = ("default", "large")
+
+
+class PlanError(ValueError):
+    """An illegal plan (usually from an override); the message says which rule is broken."""
+
+
+def _cdiv(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+def _pow2_ceil(x: int) -> int:
+    return 1 << max(0, (int(x) - 1).bit_length())
+
+
+def _pow2_floor(x: float) -> int:
+    return 1 << max(0, int(math.floor(math.log2(max(1.0, x)))))
+
+
+def _fmt(p) -> str:
+    return f"{p[0]}x{p[1]}"
+
+
+def _fmt_map(m: WgMap) -> str:
+    (l0, l1), (d0, d1) = m
+    return f"#xetile.wg_map<sg_layout = [{l0}, {l1}], sg_data = [{d0}, {d1}]>"
+
+
+def wg_map_rule_error(name: str, tile: Pair, layout: Pair, data: Pair) -> str | None:
+    """rfc-xetile.md: 'For each dimension, the size of sg_layout multiplying sg_data must be
+    divisible by the wg_tile size or vice versa.' Returns a message or None."""
+    for i, dim in enumerate(("rows", "columns")):
+        if layout[i] < 1 or data[i] < 1:
+            return f"{name}: sg_layout and sg_data must be positive, got {list(layout)} and {list(data)}"
+        cover = layout[i] * data[i]
+        if cover % tile[i] and tile[i] % cover:
+            return (f"{name}: sg_layout[{i}] x sg_data[{i}] = {layout[i]} x {data[i]} = {cover} neither divides "
+                    f"nor is divisible by the tile's {dim} {tile[i]} (rfc-xetile wg_map rule)")
+    return None
+
+
+def _per_sg(tile: Pair, layout: Pair, data: Pair) -> int:
+    """Elements one subgroup holds under the RFC round-robin distribution."""
+    n = 1
+    for i in range(2):
+        n *= data[i] * max(1, tile[i] // (layout[i] * data[i]))
+    return n
+
+
+# ---- the plan ---------------------------------------------------------------------------------
+
+@dataclass
+class GemmPlan:
+    """A GEMM decomposition. Pairs are (rows, columns); wg_maps are (sg_layout, sg_data)."""
+
+    arch: str
+    m: int | None
+    n: int | None
+    k: int | None
+    batch: int
+    a_type: str
+    b_type: str
+    c_type: str
+    acc_type: str
+    transpose_a: bool
+    transpose_b: bool
+    planned_mnk: tuple[int, int, int]     # sizes planned for (dynamic dims -> DYNAMIC_SIZE)
+    dpas: tuple[int, int, int]            # (max M, N, K) of one DPAS
+    wg_tile: Pair
+    sg_layout: Pair
+    sg_data: Pair                         # C tile of one subgroup
+    k_step: int
+    a_wg_map: WgMap
+    b_wg_map: WgMap
+    c_wg_map: WgMap
+    prefetch_distance: int
+    a_prefetch_map: WgMap
+    b_prefetch_map: WgMap
+    k_slices: int
+    split_k_mode: str                     # "none" | "atomic"
+    grid: tuple[int, int, int]            # launch order (x = N tiles, y = M tiles, z = batch x k_slices)
+    group_order: str                      # "row_major" | "swizzle"
+    group_size: int                       # work-group rows per swizzle group (1 for row_major)
+    num_subgroups: int
+    subgroup_size: int
+    wg_size: int                          # work-items = num_subgroups x subgroup_size
+    grf_mode: str                         # "default" | "large"
+    grf_count: int
+    acc_bytes: int                        # per subgroup
+    a_bytes: int
+    b_bytes: int
+    a_load: str
+    b_load: str
+    overrides: dict = field(default_factory=dict)
+    reasons: list[str] = field(default_factory=list)
+
+    # ---- derived views -----------------------------------------------------------------------
+    @property
+    def grid_m(self) -> int:
+        return self.grid[1]
+
+    @property
+    def grid_n(self) -> int:
+        return self.grid[0]
+
+    @property
+    def num_work_groups(self) -> int:
+        return self.grid[0] * self.grid[1] * self.grid[2]
+
+    @property
+    def dynamic(self) -> bool:
+        return None in (self.m, self.n, self.k)
+
+    @property
+    def k_per_slice(self) -> int:
+        steps = _cdiv(self.planned_mnk[2], self.k_step)
+        return _cdiv(steps, self.k_slices) * self.k_step
+
+    def to_dict(self) -> dict:
+        def conv(v):
+            if isinstance(v, tuple):
+                return [conv(x) for x in v]
+            if isinstance(v, list):
+                return [conv(x) for x in v]
+            if isinstance(v, dict):
+                return {k: conv(x) for k, x in v.items()}
+            return v
+
+        d = {f.name: conv(getattr(self, f.name)) for f in fields(self)}
+        d["num_work_groups"] = self.num_work_groups
+        d["k_per_slice"] = self.k_per_slice
+        return d
+
+    def describe(self) -> str:
+        """Readable multi-line plan (what `xe-opt --xe-print-plan` prints)."""
+        M, N, K = ("?" if v is None else str(v) for v in (self.m, self.n, self.k))
+        bt = f"{self.batch} x " if self.batch > 1 else ""
+        ta = "^T" if self.transpose_a else ""
+        tb = "^T" if self.transpose_b else ""
+        lines = [
+            f"GEMM plan [{self.arch}]: {bt}C[{M}x{N} {self.c_type}] += A{ta}[{M}x{K} {self.a_type}] "
+            f"* B{tb}[{K}x{N} {self.b_type}]  (accumulate {self.acc_type})",
+        ]
+        if self.dynamic:
+            pm, pn, pk = self.planned_mnk
+            lines.append(f"  planned for      : {pm}x{pn}x{pk} (dynamic sizes)")
+        dm, dn, dk = self.dpas
+        slices = f", {self.k_slices} k-slices" if self.k_slices > 1 else ""
+        lines += [
+            f"  dpas             : M<={dm} N={dn} K={dk}",
+            f"  work-group tile  : {_fmt(self.wg_tile)}  ({self.num_subgroups} subgroups as "
+            f"{_fmt(self.sg_layout)}, {self.wg_size} work-items, subgroup size {self.subgroup_size})",
+            f"  subgroup C tile  : {_fmt(self.sg_data)}",
+            f"  k_step           : {self.k_step}",
+            f"  wg_map A         : {_fmt_map(self.a_wg_map)}   tile {self.wg_tile[0]}x{self.k_step}",
+            f"  wg_map B         : {_fmt_map(self.b_wg_map)}   tile {self.k_step}x{self.wg_tile[1]}",
+            f"  wg_map C         : {_fmt_map(self.c_wg_map)}   tile {_fmt(self.wg_tile)}",
+            f"  prefetch         : distance {self.prefetch_distance} K steps",
+            f"  prefetch map A   : {_fmt_map(self.a_prefetch_map)}",
+            f"  prefetch map B   : {_fmt_map(self.b_prefetch_map)}",
+            f"  loads            : A {self.a_load}; B {self.b_load}",
+            f"  split-K          : {self.split_k_mode} (k_slices = {self.k_slices}, "
+            f"{self.k_per_slice} of K per slice)",
+            f"  grid             : x={self.grid[0]} (N tiles) y={self.grid[1]} (M tiles) "
+            f"z={self.grid[2]} (batch{' x k-slices' if self.k_slices > 1 else ''}) "
+            f"= {self.num_work_groups} work-groups{slices}",
+            f"  group order      : {self.group_order}"
+            + (f" (group_size {self.group_size})" if self.group_order == "swizzle" else ""),
+            f"  registers        : {self.grf_mode} GRF mode ({self.grf_count} x 64 B); per subgroup "
+            f"C {self.acc_bytes} B + A {self.a_bytes} B + B {self.b_bytes} B",
+        ]
+        if self.overrides:
+            lines.append("  overrides        : " + ", ".join(f"{k}={v}" for k, v in self.overrides.items()))
+        lines.append("  reasons:")
+        lines += [f"    - {r}" for r in self.reasons]
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.describe()
+
+
+# ---- input normalisation ---------------------------------------------------------------------
+
+def _pair(v, name) -> Pair:
+    if isinstance(v, str):
+        parts = v.lower().replace(",", "x").split("x")
+    else:
+        parts = list(v) if isinstance(v, (list, tuple)) else [v]
+    try:
+        p = tuple(int(x) for x in parts)
+    except (TypeError, ValueError):
+        raise PlanError(f"override {name}: expected two integers like [256, 256] or '256x256', got {v!r}") from None
+    if len(p) != 2:
+        raise PlanError(f"override {name}: expected two integers, got {v!r}")
+    if min(p) < 1:
+        raise PlanError(f"override {name}: sizes must be positive, got {list(p)}")
+    return p
+
+
+def _map(v, name) -> WgMap:
+    if isinstance(v, dict):
+        try:
+            return _pair(v["sg_layout"], name + ".sg_layout"), _pair(v["sg_data"], name + ".sg_data")
+        except KeyError:
+            raise PlanError(f"override {name}: expected {{'sg_layout': [r, c], 'sg_data': [m, n]}}, got {v!r}") from None
+    try:
+        lay, dat = v
+    except (TypeError, ValueError):
+        raise PlanError(f"override {name}: expected (sg_layout, sg_data), got {v!r}") from None
+    return _pair(lay, name + ".sg_layout"), _pair(dat, name + ".sg_data")
+
+
+def _int(v, name, lo=None) -> int:
+    try:
+        i = int(v)
+    except (TypeError, ValueError):
+        raise PlanError(f"override {name}: expected an integer, got {v!r}") from None
+    if isinstance(v, float) and v != i:
+        raise PlanError(f"override {name}: expected an integer, got {v!r}")
+    if lo is not None and i < lo:
+        raise PlanError(f"override {name} must be >= {lo}, got {i}")
+    return i
+
+
+def _norm_overrides(overrides) -> dict:
+    ov = {}
+    for k, v in (overrides or {}).items():
+        key = str(k).replace("-", "_")
+        if key in _DERIVED:
+            raise PlanError(f"override {key}: this field is derived (wg_maps from sg_layout, sg_data and "
+                            f"k_step by the rfc-xetile tile_mma rule; sizes from the tiles); override "
+                            f"one of {', '.join(OVERRIDABLE)} instead")
+        if key not in OVERRIDABLE:
+            raise PlanError(f"unknown override '{k}' (known: {', '.join(OVERRIDABLE)})")
+        if v is None:
+            continue
+        ov[key] = v
+    return ov
+
+
+def _dim(v, name):
+    if v is None:
+        return None
+    try:
+        i = int(v)
+    except (TypeError, ValueError):
+        raise PlanError(f"{name} must be an integer or None (dynamic), got {v!r}") from None
+    if i < 0:
+        return None
+    if i == 0:
+        raise PlanError(f"{name} must be positive, got 0")
+    return i
+
+
+# ---- the planner -----------------------------------------------------------------------------
+
+def _acc_type(a: str, b: str, c: str) -> str:
+    ca, cb, cc = canonical_type(a), canonical_type(b), canonical_type(c)
+    if ca in ("bf16", "f16", "f32", "tf32") and cb in ("bf16", "f16", "f32", "tf32"):
+        if cc not in ("f32", "f16", "bf16"):
+            raise PlanError(f"C type {c} is not supported for {a} x {b} (use f32, f16 or bf16)")
+        return "f32"
+    if ca in ("s8", "u8") and cb in ("s8", "u8"):
+        if cc not in ("s32", "u32"):
+            raise PlanError(f"C type {c} is not supported for {a} x {b} (use i32)")
+        return "i32"
+    raise PlanError(f"unsupported GEMM input types {a} x {b} (supported: bf16, f16, f32/tf32, i8/u8)")
+
+
+def _load_kinds(arch: XeArch, a_type, b_type, ta, tb) -> tuple[str, str]:
+    ea, eb = elem_bytes(a_type), elem_bytes(b_type)
+    if not ta:
+        a = "2D block load"
+    elif ea >= 4:
+        a = "2D block load with transpose"
+    else:
+        a = (f"2D block load with 32-bit transpose of packed {8 * ea}-bit pairs + in-register "
+             f"reorder (transposed A below 32 bits has no direct block layout)")
+    vf = arch.vnni_factor(eb)
+    if not tb:
+        b = "2D block load with VNNI transform" if vf > 1 else "2D block load"
+    elif eb >= 4:
+        b = "2D block load with transpose"
+    else:
+        b = f"2D block load with 32-bit transpose (yields the VNNI layout for {8 * eb}-bit data)"
+    return a, b
+
+
+def _coop_map(rows: int, cols: int, nsg: int, eb: int, row_bytes: int, transposed: bool) -> WgMap:
+    """Split a [rows, cols] tile over all nsg subgroups, each taking blocks at most one 64-byte
+    memory row wide. `transposed`: the tile is stored column-major (split along memory)."""
+    if transposed:
+        (l0, l1), (d0, d1) = _coop_map(cols, rows, nsg, eb, row_bytes, False)
+        return (l1, l0), (d1, d0)
+    pc = max(1, min(cols, row_bytes // eb))
+    lc = math.gcd(max(1, cols // pc), nsg)
+    pc = max(1, cols // lc)
+    lr = nsg // lc
+    pr = max(1, rows // lr)
+    return (lr, lc), (pr, pc)
+
+
+def _registers(arch: XeArch, wg, lay, sg, ks, a_eb, b_eb, acc_eb):
+    c_el = _per_sg(wg, lay, sg)
+    a_el = _per_sg((wg[0], ks), lay, (sg[0], ks))
+    b_el = _per_sg((ks, wg[1]), lay, (ks, sg[1]))
+    return c_el * acc_eb, a_el * a_eb, b_el * b_eb
+
+
+def _grf_mode_for(arch: XeArch, acc, total):
+    for mode, large in (("default", False), ("large", True)):
+        file = arch.grf_file_bytes(large)
+        if acc <= file // 2 and total <= file:
+            return mode
+    return None
+
+
+def plan_gemm(M, N, K, a_type, b_type, c_type, *, arch="pvc", batch=1, transpose_a=False,
+              transpose_b=False, overrides: dict | None = None) -> GemmPlan:
+    """Plan C[M,N] (+)= A[M,K] x B[K,N] (per batch) on `arch`. See the module docstring for the
+    rules. M, N, K may be None (dynamic). Raises PlanError for unsupported types or illegal
+    overrides."""
+    try:
+        hw = get_arch(arch)
+    except ArchError as e:
+        raise PlanError(str(e)) from None
+    ov = _norm_overrides(overrides)
+    reasons: list[str] = []
+    why = reasons.append
+
+    m, n, k = _dim(M, "M"), _dim(N, "N"), _dim(K, "K")
+    batch = 1 if batch is None or int(batch) < 1 else int(batch)
+    try:
+        a_type, b_type, c_type = str(a_type), str(b_type), str(c_type)
+        acc = _acc_type(a_type, b_type, c_type)
+        dm, dn, dk = hw.dpas_shape(a_type, b_type, acc)
+        a_eb, b_eb, c_eb = elem_bytes(a_type), elem_bytes(b_type), elem_bytes(c_type)
+    except ArchError as e:
+        raise PlanError(str(e)) from None
+    acc_eb = elem_bytes(acc)
+    dynamic = None in (m, n, k)
+    PM, PN, PK = (DYNAMIC_SIZE if v is None else v for v in (m, n, k))
+    cores = hw.xe_cores
+    row_bytes = hw.block_rule("load", a_eb).max_row_bytes
+    ab_name = "tf32" if canonical_type(a_type) == "f32" else a_type
+    why(f"DPAS {ab_name} x {ab_name} -> {acc}: M <= {dm} (repeat count), N = {dn} (execution size), "
+        f"K = {dk} (systolic depth {hw.dpas.systolic_depth} x 32 bits / {8 * a_eb} bits)"
+        + ("; f32 inputs run as tf32" if canonical_type(a_type) == "f32" else "")
+        + (f"; C {c_type} is converted from the {acc} accumulator once at the end" if c_type != acc else ""))
+    if dynamic:
+        why(f"dynamic sizes: planned for {PM}x{PN}x{PK} (a typical large GEMM); no split-K without a known K")
+
+    # -- K step ------------------------------------------------------------------------------
+    if "k_step" in ov:
+        ks = _int(ov["k_step"], "k_step", 1)
+        why(f"k_step {ks}: override")
+    else:
+        ks = max(dk, row_bytes // a_eb)
+        ks -= ks % dk
+        note = f"one {row_bytes}-byte 2D block row of {a_type} = {ks}, {ks // dk} x DPAS K"
+        if not dynamic and PK < ks:
+            ks = max(dk, _cdiv(PK, dk) * dk)
+            note = f"K = {PK} is smaller than a {row_bytes}-byte row; rounded up to DPAS K"
+        why(f"k_step {ks}: {note}")
+
+    # -- split-K eligibility -------------------------------------------------------------------
+    atomic_ok = canonical_type(c_type) in ("f32", "s32") and c_type == acc
+    tall_k = (not dynamic and PK >= TALL_K_RATIO * max(PM, PN)
+              and PK >= 2 * MIN_K_STEPS_PER_SLICE * ks)
+    split_ok = atomic_ok and tall_k
+    forced_split = ov.get("split_k_mode")
+    if forced_split is not None and forced_split not in SPLIT_K_MODES:
+        raise PlanError(f"override split_k_mode: expected one of {', '.join(SPLIT_K_MODES)}, got {forced_split!r}")
+    if forced_split == "none" or ("k_slices" in ov and _int(ov["k_slices"], "k_slices", 1) == 1):
+        split_ok = False
+
+    # -- work-group tile -----------------------------------------------------------------------
+    def n_wg(t):
+        return _cdiv(PM, t[0]) * _cdiv(PN, t[1]) * batch
+
+    if "wg_tile" in ov:
+        wg = _pair(ov["wg_tile"], "wg_tile")
+        why(f"wg_tile {_fmt(wg)}: override ({n_wg(wg)} work-groups before k-slicing)")
+    elif "sg_layout" in ov and "sg_data" in ov:
+        lay0, dat0 = _pair(ov["sg_layout"], "sg_layout"), _pair(ov["sg_data"], "sg_data")
+        wg = (lay0[0] * dat0[0], lay0[1] * dat0[1])
+        why(f"wg_tile {_fmt(wg)} = sg_layout x sg_data (overrides)")
+    else:
+        wm = min(DEFAULT_WG_TILE[0], max(dm, _pow2_ceil(PM)))
+        wn = min(DEFAULT_WG_TILE[1], max(dn, _pow2_ceil(PN)))
+        clamped = (wm, wn) != DEFAULT_WG_TILE
+        floor_m, floor_n = min(MIN_WG_TILE[0], wm), min(MIN_WG_TILE[1], wn)
+        shape = ""
+        if wm <= 2 * dm:
+            floor_n, shape = min(dn, wn), "GEMV-like (small M): tiles may narrow to 16 columns; "
+        if wn <= dn:
+            floor_m, shape = min(dm, wm), "small N: tiles may shrink to 8 rows; "
+        if split_ok:
+            floor_m, floor_n = min(SPLIT_K_MIN_WG_TILE[0], wm), min(SPLIT_K_MIN_WG_TILE[1], wn)
+            shape = "tall K with split-K available: keep tiles >= 128x128; "
+        start = (wm, wn)
+        while n_wg((wm, wn)) < cores:
+            order = ("n", "m") if wn >= wm else ("m", "n")
+            for d in order:
+                if d == "n" and wn // 2 >= floor_n and wn > dn:
+                    wn //= 2
+                    break
+                if d == "m" and wm // 2 >= floor_m and wm > dm:
+                    wm //= 2
+                    break
+            else:
+                break
+        wg = (wm, wn)
+        msg = f"wg_tile {_fmt(wg)}: "
+        msg += (f"start from 256x256 (rfc-xetile appendix 2.1)"
+                + (f", clamped to the problem as {_fmt(start)}" if clamped else ""))
+        if wg != start:
+            msg += f"; {shape}halved the larger dimension until {n_wg(wg)} work-groups"
+            msg += (f" >= {cores} Xe-cores" if n_wg(wg) >= cores
+                    else f" (floor {floor_m}x{floor_n} reached, < {cores} Xe-cores)")
+        else:
+            msg += (f"; {n_wg(wg)} work-groups >= {cores} Xe-cores" if n_wg(wg) >= cores
+                    else f"; {n_wg(wg)} work-groups < {cores} Xe-cores, "
+                         f"{shape or 'problem smaller than the minimum tile'}".rstrip("; "))
+        why(msg)
+
+    # -- subgroup layout / data ----------------------------------------------------------------
+    if "sg_layout" in ov and "sg_data" in ov:
+        lay, sg = _pair(ov["sg_layout"], "sg_layout"), _pair(ov["sg_data"], "sg_data")
+        why(f"sg_layout {_fmt(lay)}, sg_data {_fmt(sg)}: overrides")
+    elif "sg_layout" in ov:
+        lay = _pair(ov["sg_layout"], "sg_layout")
+        if wg[0] % lay[0] or wg[1] % lay[1]:
+            raise PlanError(f"override sg_layout {list(lay)} does not divide wg_tile {list(wg)}; "
+                            f"also give sg_data or choose a dividing layout")
+        sg = (wg[0] // lay[0], wg[1] // lay[1])
+        why(f"sg_layout {_fmt(lay)}: override; sg_data {_fmt(sg)} = wg_tile / sg_layout")
+    elif "sg_data" in ov:
+        sg = _pair(ov["sg_data"], "sg_data")
+        if wg[0] % sg[0] or wg[1] % sg[1]:
+            raise PlanError(f"override sg_data {list(sg)} does not divide wg_tile {list(wg)}; "
+                            f"also give sg_layout or choose a dividing subgroup tile")
+        lay = (wg[0] // sg[0], wg[1] // sg[1])
+        why(f"sg_data {_fmt(sg)}: override; sg_layout {_fmt(lay)} = wg_tile / sg_data")
+    else:
+        sm, sn = min(DEFAULT_SG_TILE[0], wg[0]), min(DEFAULT_SG_TILE[1], wg[1])
+        if wg[0] % sm or wg[1] % sn or sm % dm or sn % dn:
+            raise PlanError(f"wg_tile {list(wg)} cannot be split into subgroup tiles that are multiples of "
+                            f"the DPAS shape {dm}x{dn}: use multiples of {dm} rows and {dn} columns")
+        while (wg[0] // sm) * (wg[1] // sn) < MIN_SUBGROUPS:
+            if sn > 32 and (sn // 2) % dn == 0:
+                sn //= 2
+            elif sm > dm and (sm // 2) % dm == 0:
+                sm //= 2
+            elif sn > dn and (sn // 2) % dn == 0:
+                sn //= 2
+            else:
+                break
+        sg = (sm, sn)
+        lay = (wg[0] // sm, wg[1] // sn)
+        nsg0 = lay[0] * lay[1]
+        msg = f"subgroup C tile {_fmt(sg)}"
+        msg += (" (appendix 2.1)" if sg == DEFAULT_SG_TILE
+                else f" (32x64 shrunk/clamped to give {nsg0} subgroups)")
+        msg += f" -> sg_layout {_fmt(lay)} = {nsg0} subgroups"
+        if nsg0 < MIN_SUBGROUPS:
+            msg += f" (fewer than {MIN_SUBGROUPS}: the tile is too small for one per vector engine)"
+        why(msg)
+    nsg = lay[0] * lay[1]
+    why(f"wg_maps by the rfc-xetile tile_mma rule: A sg_data [{sg[0]}, {ks}], B [{ks}, {sg[1]}], "
+        f"C [{sg[0]}, {sg[1]}], all with sg_layout {list(lay)}")
+
+    a_map: WgMap = (lay, (sg[0], ks))
+    b_map: WgMap = (lay, (ks, sg[1]))
+    c_map: WgMap = (lay, sg)
+
+    # -- registers -----------------------------------------------------------------------------
+    acc_b, a_b, b_b = _registers(hw, wg, lay, sg, ks, a_eb, b_eb, acc_eb)
+    need = _grf_mode_for(hw, acc_b, acc_b + a_b + b_b)
+    if "grf_mode" in ov:
+        mode = ov["grf_mode"]
+        if mode not in GRF_MODES:
+            raise PlanError(f"override grf_mode: expected one of {', '.join(GRF_MODES)}, got {mode!r}")
+        why(f"grf_mode {mode}: override")
+    else:
+        mode = need or "large"
+        file = hw.grf_file_bytes(mode == "large")
+        why(f"registers per subgroup: C {acc_b} B ({acc}) + A {a_b} B + B {b_b} B = {acc_b + a_b + b_b} B; "
+            f"{mode} GRF mode ({file // hw.grf_bytes} x {hw.grf_bytes} B = {file} B, accumulator <= half)")
+    large = mode == "large"
+
+    # -- split-K -------------------------------------------------------------------------------
+    base_wg = n_wg(wg)
+    if "k_slices" in ov:
+        slices = _int(ov["k_slices"], "k_slices", 1)
+        why(f"k_slices {slices}: override")
+    elif forced_split == "atomic":
+        slices = 2
+        while base_wg * slices * 2 <= cores and PK // (slices * 2) >= MIN_K_STEPS_PER_SLICE * ks:
+            slices *= 2
+        why(f"k_slices {slices}: split_k_mode=atomic override; largest power of two keeping "
+            f"<= {cores} work-groups and >= {MIN_K_STEPS_PER_SLICE} K steps per slice (at least 2)")
+    else:
+        slices = 1
+        if split_ok and base_wg * 2 <= cores:
+            while base_wg * slices * 2 <= cores and PK // (slices * 2) >= MIN_K_STEPS_PER_SLICE * ks:
+                slices *= 2
+        if slices > 1:
+            why(f"split-K: {base_wg} work-groups cover <= half of {cores} Xe-cores and K = {PK} is tall "
+                f"(>= {TALL_K_RATIO} x max(M, N)); {slices} k-slices of {PK // slices} "
+                f"-> {base_wg * slices} work-groups, partial C tiles combined with atomic add ({c_type})")
+        elif tall_k and base_wg * 2 <= cores and not atomic_ok:
+            why(f"no split-K although K is tall: C is {c_type}; atomic accumulation needs C = f32/i32 "
+                f"(the accumulator type)")
+        elif not dynamic and base_wg < cores:
+            why(f"no split-K: {'K is not tall enough' if not tall_k else 'enough work-groups'} "
+                f"(split-K needs C f32/i32, K >= {TALL_K_RATIO} x max(M, N) and >= "
+                f"{2 * MIN_K_STEPS_PER_SLICE} K steps, and <= {cores // 2} work-groups)")
+    split_mode = "atomic" if slices > 1 else "none"
+    if forced_split == "none" and slices > 1:
+        raise PlanError(f"override split_k_mode='none' contradicts k_slices={slices}")
+
+    # -- prefetch ------------------------------------------------------------------------------
+    steps = _cdiv(_cdiv(PK, ks), slices)
+    if "prefetch_distance" in ov:
+        dist = _int(ov["prefetch_distance"], "prefetch_distance")
+        why(f"prefetch_distance {dist}: override")
+    else:
+        dist = min(DEFAULT_PREFETCH_DISTANCE, steps)
+        why(f"prefetch distance {dist} K steps"
+            + (" (rfc-xetile appendix 2.1: prefetch tiles start at K = 3 x k_step)" if dist == DEFAULT_PREFETCH_DISTANCE
+               else f" (only {steps} K steps per work-group)"))
+    a_tile, b_tile = (wg[0], ks), (ks, wg[1])
+    if "a_prefetch_map" in ov:
+        pa = _map(ov["a_prefetch_map"], "a_prefetch_map")
+    else:
+        pa = _coop_map(*a_tile, nsg, a_eb, row_bytes, transpose_a)
+    if "b_prefetch_map" in ov:
+        pb = _map(ov["b_prefetch_map"], "b_prefetch_map")
+    else:
+        pb = _coop_map(*b_tile, nsg, b_eb, hw.block_rule("load", b_eb).max_row_bytes, transpose_b)
+    why(f"cooperative prefetch: all {nsg} subgroups share the A tile {_fmt(a_tile)} as {_fmt(pa[0])} x "
+        f"{_fmt(pa[1])} and the B tile {_fmt(b_tile)} as {_fmt(pb[0])} x {_fmt(pb[1])} "
+        f"(blocks at most {row_bytes} B wide along memory rows)")
+
+    # -- grid and group order ------------------------------------------------------------------
+    gm, gn = _cdiv(PM, wg[0]), _cdiv(PN, wg[1])
+    grid = (gn, gm, batch * slices)
+    per_core = max(1, hw.threads_per_core(large) // max(1, nsg))
+    wave = cores * per_core
+    if "group_order" in ov:
+        order = ov["group_order"]
+        if order not in GROUP_ORDERS:
+            raise PlanError(f"override group_order: expected one of {', '.join(GROUP_ORDERS)}, got {order!r}")
+        gsize = _int(ov.get("group_size", 1 if order == "row_major" else min(8, gm)), "group_size", 1)
+        why(f"group_order {order}: override")
+    else:
+        order, gsize = "row_major", 1
+        total = gm * gn
+        if total > wave and gm > 1 and gn > 1:
+            g = min(_pow2_floor(math.sqrt(wave)), gm)
+            rm_panels = _cdiv(wave, gn) + min(wave, gn)
+            sw_panels = g + _cdiv(wave, g)
+            if 1 < g < gm and sw_panels < rm_panels:
+                order, gsize = "swizzle", g
+                why(f"group remapping: {total} work-groups > {wave} per wave; swizzle in groups of {g} "
+                    f"work-group rows touches {sw_panels} A/B panels per wave instead of {rm_panels} (row-major)")
+            else:
+                why(f"group order row_major: a wave of {wave} work-groups already touches few panels "
+                    f"({rm_panels}; swizzle would touch {sw_panels})")
+        if "group_size" in ov:
+            gsize = _int(ov["group_size"], "group_size", 1)
+            why(f"group_size {gsize}: override")
+
+    a_load, b_load = _load_kinds(hw, a_type, b_type, transpose_a, transpose_b)
+    why(f"operand loads: A {a_load}; B {b_load}")
+
+    plan = GemmPlan(
+        arch=hw.name, m=m, n=n, k=k, batch=batch, a_type=a_type, b_type=b_type, c_type=c_type,
+        acc_type=acc, transpose_a=bool(transpose_a), transpose_b=bool(transpose_b),
+        planned_mnk=(PM, PN, PK), dpas=(dm, dn, dk), wg_tile=wg, sg_layout=lay, sg_data=sg, k_step=ks,
+        a_wg_map=a_map, b_wg_map=b_map, c_wg_map=c_map, prefetch_distance=dist,
+        a_prefetch_map=pa, b_prefetch_map=pb, k_slices=slices, split_k_mode=split_mode, grid=grid,
+        group_order=order, group_size=gsize, num_subgroups=nsg, subgroup_size=hw.subgroup_size,
+        wg_size=nsg * hw.subgroup_size, grf_mode=mode, grf_count=hw.grf_count_large if large else hw.grf_count,
+        acc_bytes=acc_b, a_bytes=a_b, b_bytes=b_b, a_load=a_load, b_load=b_load,
+        overrides=dict(ov), reasons=reasons,
+    )
+    validate_plan(plan, hw)
+    return plan
+
+
+# ---- validation -------------------------------------------------------------------------------
+
+def validate_plan(plan: GemmPlan, arch: XeArch | str | None = None) -> None:
+    """Check every rule a plan must obey; raise PlanError listing all violations."""
+    hw = get_arch(arch or plan.arch)
+    errs: list[str] = []
+    e = errs.append
+    dm, dn, dk = plan.dpas
+    wg, lay, sg, ks = plan.wg_tile, plan.sg_layout, plan.sg_data, plan.k_step
+    nsg = lay[0] * lay[1]
+
+    if wg[0] % dm or wg[1] % dn:
+        e(f"wg_tile {list(wg)} must be a multiple of the DPAS shape {dm}x{dn} (rows x columns)")
+    if sg[0] % dm:
+        e(f"sg_data {list(sg)}: M = {sg[0]} is not a multiple of DPAS M = {dm}")
+    if sg[1] % dn:
+        e(f"sg_data {list(sg)}: N = {sg[1]} is not a multiple of DPAS N = {dn} (the execution size)")
+    if sg[0] > wg[0] or sg[1] > wg[1]:
+        e(f"sg_data {list(sg)} is larger than wg_tile {list(wg)}")
+    if ks % dk:
+        e(f"k_step {ks} is not a multiple of DPAS K = {dk} for {plan.a_type}")
+    for name, tile, m in (("wg_map A", (wg[0], ks), plan.a_wg_map), ("wg_map B", (ks, wg[1]), plan.b_wg_map),
+                          ("wg_map C", wg, plan.c_wg_map),
+                          ("prefetch map A", (wg[0], ks), plan.a_prefetch_map),
+                          ("prefetch map B", (ks, wg[1]), plan.b_prefetch_map)):
+        msg = wg_map_rule_error(name, tile, *m)
+        if msg:
+            e(msg)
+        if m[0][0] * m[0][1] != nsg:
+            e(f"{name}: sg_layout {list(m[0])} has {m[0][0] * m[0][1]} subgroups but the work-group has {nsg}")
+    # the tile_mma derivation (rfc-xetile): same sg_layout, M/N from C, K from the operands
+    if plan.a_wg_map != (lay, (sg[0], ks)) or plan.b_wg_map != (lay, (ks, sg[1])) or plan.c_wg_map != (lay, sg):
+        e("wg_maps of A/B/C do not follow the tile_mma rule (same sg_layout; A [m, k_step], B [k_step, n], C [m, n])")
+    if nsg > hw.max_subgroups_per_workgroup:
+        e(f"{nsg} subgroups x {hw.subgroup_size} = {nsg * hw.subgroup_size} work-items exceed the maximum "
+          f"work-group size {hw.max_workgroup_size}")
+    large = plan.grf_mode == "large"
+    if plan.grf_mode not in GRF_MODES:
+        e(f"grf_mode must be one of {', '.join(GRF_MODES)}, got {plan.grf_mode!r}")
+    cap = hw.threads_per_core(large)
+    if nsg > cap:
+        e(f"{nsg} subgroups do not fit one Xe-core: {cap} hardware threads in {plan.grf_mode} GRF mode")
+    file = hw.grf_file_bytes(large)
+    total = plan.acc_bytes + plan.a_bytes + plan.b_bytes
+    if plan.acc_bytes > file // 2 or total > file:
+        e(f"registers: C accumulator {plan.acc_bytes} B (must be <= {file // 2} B, half the GRF file) and "
+          f"A + B + C = {total} B (must be <= {file} B) per subgroup in {plan.grf_mode} GRF mode"
+          + ("" if large else "; try grf_mode='large' or a smaller subgroup tile"))
+    if plan.k_slices < 1:
+        e(f"k_slices must be >= 1, got {plan.k_slices}")
+    if plan.k_slices > 1:
+        if plan.split_k_mode != "atomic":
+            e(f"k_slices {plan.k_slices} needs split_k_mode 'atomic', got {plan.split_k_mode!r}")
+        if canonical_type(plan.c_type) not in ("f32", "s32") or plan.c_type != plan.acc_type:
+            e(f"split-K ({plan.k_slices} k-slices) adds partial results atomically: C must be f32 or i32 "
+              f"(the accumulator type), got {plan.c_type}")
+        for i in range(2):
+            if lay[i] * sg[i] > wg[i]:
+                e(f"split-K: C wg_map replicates data along dimension {i} (sg_layout x sg_data = "
+                  f"{lay[i] * sg[i]} > {wg[i]}); replicated subgroups would add their partial results twice")
+    elif plan.split_k_mode != "none":
+        e(f"split_k_mode {plan.split_k_mode!r} with k_slices = 1")
+    if plan.prefetch_distance < 0:
+        e(f"prefetch_distance must be >= 0, got {plan.prefetch_distance}")
+    if plan.group_order not in GROUP_ORDERS:
+        e(f"group_order must be one of {', '.join(GROUP_ORDERS)}, got {plan.group_order!r}")
+    if plan.group_size < 1:
+        e(f"group_size must be >= 1, got {plan.group_size}")
+    if errs:
+        raise PlanError("illegal GEMM plan: " + "; ".join(errs))
