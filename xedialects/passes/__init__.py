@@ -1,0 +1,42 @@
+"""Passes: the registry (`register_pass`, `Pipeline`, `run`) and, imported lazily, every module that
+declares passes or named pipelines.
+
+Pass modules are imported only when a pass name must be resolved (running a pipeline, --help,
+--list-passes), so `import xedialects` and plain parsing/printing stay fast.
+"""
+from __future__ import annotations
+
+# ---- Pass modules ------------------------------------------------------------------------------
+# Every module that calls `register_pass` / `register_pipeline`, imported lazily by
+# `registry.load_pass_modules()`. ADD NEW PASS MODULES HERE (absolute module names).
+_PASS_MODULES: list[str] = [
+    "xedialects.lowering.linalg_to_xetile",
+    "xedialects.passes.wg_to_sg",
+    "xedialects.lowering.xetile_to_xegpu", "xedialects.lowering.simt_distribute", "xedialects.lowering.kernel_report",
+]
+# -------------------------------------------------------------------------------------------------
+
+from .registry import (  # noqa: E402  (after _PASS_MODULES: the registry reads it lazily)
+    Option,
+    PassContext,
+    PassFailure,
+    PassInfo,
+    PassInternalError,
+    PassOptions,
+    PassPipelineError,
+    Pipeline,
+    PipelineInfo,
+    load_pass_modules,
+    lookup,
+    register_pass,
+    register_pipeline,
+    registered_passes,
+    registered_pipelines,
+    run,
+)
+
+__all__ = [
+    "Option", "PassContext", "PassFailure", "PassInfo", "PassInternalError", "PassOptions",
+    "PassPipelineError", "Pipeline", "PipelineInfo", "load_pass_modules", "lookup", "register_pass",
+    "register_pipeline", "registered_passes", "registered_pipelines", "run",
+]
