@@ -1,0 +1,428 @@
+"""Static kernel report for XeGPU kernels (pass `xe-kernel-report`, `xe-opt --xe-kernel-report`).
+
+Per `gpu.func`, read from the IR without running it:
+* the K loop (the scf.for whose body issues the most DPAS) and, per K step: DPAS count, 2D block
+  loads / stores / prefetches (plus scattered gathers / scatters / atomics), bytes loaded and the
+  bytes loaded per DPAS;
+* an estimate of the registers of one subgroup: the largest set of simultaneously live vectors
+  (VC: the subgroup vector; SIMT: the work-item fragment x 16) and block descriptors (one GRF
+  each), each rounded up to whole GRFs, compared with the register file (128 GRFs, or 256 in
+  large-GRF mode) of the architecture table;
+* shared local memory (workgroup attributions and memref.alloc in address space 3) and named
+  barriers (`xegpu.alloc_nbarrier`).
+
+`kernel_report(module) -> list[dict]`, `format_report(reports) -> str`. The pass prints the report
+to stdout and leaves the IR unchanged.
+"""
+from __future__ import annotations
+
+import json
+import math
+import sys
+
+from mlir import ir
+
+from ..arch import elem_bits, get_arch
+
+SUBGROUP = 16
+DESCRIPTOR_BYTES = 32  # a 2D block message header: base, surface width/height/pitch, offsets, block shape (8 DW)
+
+
+def _walk(op):
+    for region in op.regions:
+        for block in region.blocks:
+            for child in block.operations:
+                child = child.operation
+                yield child
+                yield from _walk(child)
+
+
+def _functions(module_op):
+    out = []
+
+    def visit(op):
+        for region in op.regions:
+            for block in region.blocks:
+                for child in block.operations:
+                    child = child.operation
+                    if child.name == "gpu.func":
+                        out.append(child)
+                    elif child.name in ("builtin.module", "gpu.module"):
+                        visit(child)
+    visit(module_op.operation if hasattr(module_op, "operation") else module_op)
+    return out
+
+
+def _sym(op):
+    try:
+        return ir.StringAttr(op.attributes["sym_name"]).value
+    except (KeyError, ValueError):
+        return "?"
+
+
+def _vec(t):
+    try:
+        v = t if isinstance(t, ir.VectorType) else ir.VectorType(t)
+    except (ValueError, TypeError):
+        return None
+    return tuple(v.shape), str(v.element_type)
+
+
+def _bits(elt):
+    try:
+        return elem_bits(elt)
+    except Exception:  # noqa: BLE001 - index / i1 and other non-table types
+        return {"i1": 8, "index": 64}.get(elt, 32)
+
+
+def _tdesc_block(t):
+    """(shape, element type) of a tensor_desc type, read from its generic text."""
+    from ..core.typeinfo import our_type
+
+    tv = our_type(t)
+    if tv is None or not str(t).startswith("!xegpu.tensor_desc"):
+        return None
+    return tuple(tv.shape), str(tv.element_type)
+
+
+def _const_int(v):
+    owner = v.owner
+    owner = owner.operation if hasattr(owner, "operation") and not isinstance(owner, ir.Block) else owner
+    if isinstance(owner, ir.Operation) and owner.name == "arith.constant":
+        try:
+            return ir.IntegerAttr(owner.attributes["value"]).value
+        except (ValueError, TypeError):
+            return None
+    return None
+
+
+def _is_simt(func) -> bool:
+    return any(o.name.startswith("xegpu.") and o.name in _MODE_OPS and "mode" not in o.attributes
+               for o in _walk(func))
+
+
+_MODE_OPS = {"xegpu.create_nd_tdesc", "xegpu.load_nd", "xegpu.store_nd", "xegpu.prefetch_nd", "xegpu.dpas",
+             "xegpu.update_nd_offset", "xegpu.create_tdesc", "xegpu.load_gather", "xegpu.store_scatter"}
+
+
+def _value_bytes(v, simt: bool, grf_bytes: int) -> int:
+    """Register bytes of a value: vectors rounded up to whole GRFs, block descriptors one header."""
+    t = v.type
+    vi = _vec(t)
+    if vi is not None:
+        shape, elt = vi
+        n = math.prod(shape) if shape else 1
+        nbytes = n * _bits(elt) // 8 or 1
+        if simt:
+            nbytes *= SUBGROUP
+        return -(-nbytes // grf_bytes) * grf_bytes
+    if str(t).startswith("!xegpu.tensor_desc"):
+        return DESCRIPTOR_BYTES
+    return 0
+
+
+def _counts(block_ops):
+    c = {}
+    for op in block_ops:
+        c[op.name] = c.get(op.name, 0) + 1
+    return c
+
+
+def _direct_ops(loop):
+    """Ops of a loop body, including nested non-loop regions (scf.if), excluding nested loops."""
+    out = []
+
+    def visit(op):
+        for region in op.regions:
+            for block in region.blocks:
+                for child in block.operations:
+                    child = child.operation
+                    out.append(child)
+                    if child.name not in ("scf.for", "scf.while", "scf.parallel"):
+                        visit(child)
+    visit(loop)
+    return out
+
+
+_VIEWS = ("vector.extract_strided_slice", "vector.shape_cast")
+
+
+class _Liveness:
+    """Peak simultaneously-live register bytes of a region tree (a linear scan per block)."""
+
+    def __init__(self, simt, grf_bytes):
+        self.simt = simt
+        self.grf_bytes = grf_bytes
+
+    def grfs(self, v):
+        """(bytes)"""
+        return _value_bytes(v, self.simt, self.grf_bytes)
+
+    def block_peak(self, block, live_in_grfs=0):
+        ops = [o.operation for o in block.operations]
+        pos = {}
+        for i, op in enumerate(ops):
+            pos[op] = i
+        last = {}
+        # values defined in this block (args and results) and their last use position in it
+        defs = [(a, -1) for a in block.arguments]
+        for i, op in enumerate(ops):
+            defs += [(r, i) for r in op.results]
+
+        def top_position(user):
+            # climb from a (possibly nested) user to the op of this block
+            o = user
+            while o is not None:
+                if o in pos:
+                    return pos[o]
+                parent = o.parent
+                o = parent.operation if parent is not None and hasattr(parent, "operation") else parent
+            return None
+
+        for v, d in defs:
+            lu = d
+            for use in v.uses:
+                u = use.owner
+                u = u.operation if hasattr(u, "operation") and not isinstance(u, ir.Operation) else u
+                p = top_position(u)
+                if p is not None and p > lu:
+                    lu = p
+            last[v] = [d, lu]
+        # register views: a slice / shape_cast aliases its source, which stays live as long as the view
+        cost = {}
+        for v, d in defs:
+            cost[v] = self.grfs(v)
+        for i in reversed(range(len(ops))):
+            op = ops[i]
+            if op.name in _VIEWS and op.operands and op.operands[0] in last:
+                r = op.results[0]
+                cost[r] = 0
+                src = last[op.operands[0]]
+                src[1] = max(src[1], last[r][1])
+        peak = 0
+        for i, op in enumerate(ops):
+            live = live_in_grfs
+            loop_inits = set()
+            if op.regions and op.name in ("scf.for", "scf.while"):
+                # init operands become the iter_args and the results are the yielded values:
+                # both are counted inside the loop body
+                loop_inits = {v for v in op.operands} or {None}
+            for v, (d, lu) in last.items():
+                if v in loop_inits and lu == i:
+                    continue   # becomes the loop's iter_arg (counted inside)
+                if d < i <= lu or (d == i and lu > i and not loop_inits):
+                    live += cost[v]
+            nested = 0
+            for region in op.regions:
+                for b in region.blocks:
+                    nested = max(nested, self.block_peak(b, 0))
+            peak = max(peak, live + nested)
+        return peak
+
+
+def _slm_bytes(func):
+    total = 0
+    seen = []
+    for op in _walk(func):
+        if op.name in ("memref.alloc", "memref.alloca"):
+            t = op.results[0].type
+            if _is_slm(t):
+                total += _memref_bytes(t)
+                seen.append(str(t))
+    # workgroup attributions: gpu.func block arguments after the function inputs
+    try:
+        nin = len(ir.FunctionType(ir.TypeAttr(func.attributes["function_type"]).value).inputs)
+        for a in list(func.regions[0].blocks[0].arguments)[nin:]:
+            if _is_slm(a.type):
+                total += _memref_bytes(a.type)
+                seen.append(str(a.type))
+    except (KeyError, ValueError, IndexError):
+        pass
+    return total, seen
+
+
+def _is_slm(t):
+    s = str(t)
+    return s.startswith("memref<") and (s.endswith(", 3>") or "workgroup" in s)
+
+
+def _memref_bytes(t):
+    try:
+        m = ir.MemRefType(t)
+    except (ValueError, TypeError):
+        return 0
+    if not m.has_static_shape:
+        return 0
+    return math.prod(m.shape) * _bits(str(m.element_type)) // 8
+
+
+def _block_bytes(op):
+    """Bytes moved by one XeGPU memory op (the whole subgroup block)."""
+    td = None
+    for v in op.operands:
+        td = _tdesc_block(v.type)
+        if td is not None:
+            break
+    if td is None:
+        return 0
+    shape, elt = td
+    return math.prod(shape) * _bits(elt) // 8
+
+
+def kernel_report(module, arch="pvc") -> list[dict]:
+    """One dict per gpu.func of `module` (ir.Module or operation)."""
+    a = get_arch(arch)
+    op = module.operation if hasattr(module, "operation") else module
+    reports = []
+    for func in _functions(op):
+        reports.append(_report_func(func, a))
+    return reports
+
+
+def _report_func(func, a) -> dict:
+    simt = _is_simt(func)
+    all_ops = list(_walk(func))
+    totals = _counts(all_ops)
+    has_xegpu = any(o.name.startswith("xegpu.") for o in all_ops)
+    has_xetile = any(o.name.startswith("xetile.") for o in all_ops)
+    mode = "simt" if simt else "vc" if has_xegpu else "xetile" if has_xetile else "none"
+    loops = [o for o in all_ops if o.name == "scf.for"]
+    best, best_key = None, (-1, -1)
+    for lp in loops:
+        c = _counts(_direct_ops(lp))
+        key = (c.get("xegpu.dpas", 0) + c.get("xetile.tile_mma", 0), c.get("xegpu.load_nd", 0))
+        if key > best_key:
+            best, best_key = lp, key
+    per_step = {}
+    k_step = None
+    if best is not None:
+        body_ops = _direct_ops(best)
+        c = _counts(body_ops)
+        loaded = sum(_block_bytes(o) for o in body_ops if o.name == "xegpu.load_nd")
+        gathered = 0
+        for o in body_ops:
+            if o.name == "xegpu.load_gather":
+                gathered += _block_bytes(o)
+        per_step = {
+            "dpas": c.get("xegpu.dpas", 0),
+            "block_loads": c.get("xegpu.load_nd", 0),
+            "block_stores": c.get("xegpu.store_nd", 0),
+            "block_prefetches": c.get("xegpu.prefetch_nd", 0),
+            "gathers": c.get("xegpu.load_gather", 0),
+            "scatters": c.get("xegpu.store_scatter", 0),
+            "atomics": c.get("xegpu.atomic_rmw", 0),
+            "bytes_loaded": loaded + gathered,
+            "bytes_prefetched": sum(_block_bytes(o) for o in body_ops if o.name == "xegpu.prefetch_nd"),
+            "tile_mma": c.get("xetile.tile_mma", 0),
+        }
+        per_step["bytes_per_dpas"] = (per_step["bytes_loaded"] / per_step["dpas"]) if per_step["dpas"] else None
+        k_step = _const_int(best.operands[2])
+        nested = any(o.name == "scf.for" for o in _walk(best))
+    else:
+        nested = False
+    live = _Liveness(simt, a.grf_bytes)
+    peak_bytes = live.block_peak(func.regions[0].blocks[0]) if func.regions[0].blocks else 0
+    grfs = -(-peak_bytes // a.grf_bytes)
+    if mode == "xetile":
+        grfs, fits, grf_mode = None, "not estimated for XeTile (run convert-xetile-to-xegpu first)", None
+    elif grfs <= a.grf_count:
+        fits = f"fits the {a.grf_count} GRFs of the default mode"
+        grf_mode = a.grf_count
+    elif grfs <= a.grf_count_large:
+        fits = f"needs large-GRF mode ({a.grf_count_large} GRFs; {a.grf_count} are not enough)"
+        grf_mode = a.grf_count_large
+    else:
+        fits = f"exceeds {a.grf_count_large} GRFs even in large-GRF mode: expect spills"
+        grf_mode = None
+    slm, slm_types = _slm_bytes(func)
+    nbar = 0
+    for o in all_ops:
+        if o.name == "xegpu.alloc_nbarrier":
+            n = _const_int(o.operands[0])
+            nbar = max(nbar, n if n is not None else 0)
+    # DPAS shapes (M x N x K and types) used by the kernel
+    dpas_kinds = {}
+    for o in all_ops:
+        if o.name == "xegpu.dpas":
+            va, vb, vr = _vec(o.operands[0].type), _vec(o.operands[1].type), _vec(o.results[0].type)
+            key = f"{va[1]} x {vb[1]} -> {vr[1]}"
+            dpas_kinds[key] = dpas_kinds.get(key, 0) + 1
+    return {
+        "kernel": _sym(func),
+        "mode": mode,
+        "k_loop": best is not None,
+        "k_step": k_step,
+        "k_loop_has_nested_loops": nested,
+        "per_k_step": per_step,
+        "dpas_total": totals.get("xegpu.dpas", 0),
+        "dpas_types": dpas_kinds,
+        "block_loads_total": totals.get("xegpu.load_nd", 0),
+        "block_stores_total": totals.get("xegpu.store_nd", 0),
+        "block_prefetches_total": totals.get("xegpu.prefetch_nd", 0),
+        "est_grfs": grfs,
+        "est_register_bytes": grfs * a.grf_bytes if grfs is not None else None,
+        "grf_bytes": a.grf_bytes,
+        "grf_limit": grf_mode,
+        "grf_fit": fits,
+        "slm_bytes": slm,
+        "slm_buffers": slm_types,
+        "named_barriers": nbar,
+        "barriers": totals.get("gpu.barrier", 0),
+    }
+
+
+def format_report(reports) -> str:
+    """Readable text of `kernel_report` results (a list of dicts, or one dict)."""
+    if isinstance(reports, dict):
+        reports = [reports]
+    lines = []
+    for r in reports:
+        lines.append(f"kernel @{r['kernel']} ({r['mode']} mode)")
+        ps = r["per_k_step"]
+        if r["k_loop"] and ps:
+            step = f" (K step {r['k_step']})" if r["k_step"] is not None else ""
+            lines.append(f"  per K-loop iteration{step}:")
+            lines.append(f"    DPAS: {ps['dpas']}" + (f"   tile_mma: {ps['tile_mma']}" if ps.get("tile_mma") else ""))
+            lines.append(f"    2D block loads: {ps['block_loads']}   stores: {ps['block_stores']}   "
+                         f"prefetches: {ps['block_prefetches']}")
+            if ps["gathers"] or ps["scatters"] or ps["atomics"]:
+                lines.append(f"    scattered gathers: {ps['gathers']}   scatters: {ps['scatters']}   "
+                             f"atomics: {ps['atomics']}")
+            bpd = f"{ps['bytes_per_dpas']:.1f}" if ps["bytes_per_dpas"] is not None else "n/a"
+            lines.append(f"    bytes loaded: {ps['bytes_loaded']}   per DPAS: {bpd}   "
+                         f"prefetched: {ps['bytes_prefetched']}")
+            if r["k_loop_has_nested_loops"]:
+                lines.append("    (the K loop contains nested loops; their ops are not counted per step)")
+        else:
+            lines.append("  no K loop")
+        if r["dpas_types"]:
+            kinds = ", ".join(f"{k}: {n}" for k, n in sorted(r["dpas_types"].items()))
+            lines.append(f"  DPAS in kernel: {r['dpas_total']} ({kinds})")
+        lines.append(f"  totals: block loads {r['block_loads_total']}, stores {r['block_stores_total']}, "
+                     f"prefetches {r['block_prefetches_total']}")
+        if r["est_grfs"] is None:
+            lines.append(f"  registers: {r['grf_fit']}")
+        else:
+            lines.append(f"  registers (estimate): {r['est_grfs']} GRFs x {r['grf_bytes']} B = "
+                         f"{r['est_register_bytes']} B per subgroup -- {r['grf_fit']}")
+        slm = f"{r['slm_bytes']} B" + (f" ({', '.join(r['slm_buffers'])})" if r["slm_buffers"] else "")
+        lines.append(f"  SLM: {slm}   named barriers: {r['named_barriers']}   gpu.barrier: {r['barriers']}")
+    return "\n".join(lines) + "\n"
+
+
+from ..passes.registry import Option, register_pass  # noqa: E402
+
+
+@register_pass("xe-kernel-report",
+               "Print a static report per gpu.func (DPAS and block IO per K step, registers, SLM, barriers)",
+               options=[Option("arch", str, "pvc", "target architecture"),
+                        Option("json", bool, False, "print JSON instead of text")])
+def xe_kernel_report(module_op, options, ctx):
+    arch = options.get("arch", "pvc") if isinstance(options, dict) else "pvc"
+    reports = kernel_report(module_op, arch)
+    as_json = bool(options.get("json", False)) if isinstance(options, dict) else False
+    out = json.dumps(reports, indent=2) + "\n" if as_json else format_report(reports)
+    sys.stdout.write(out)
+    sys.stdout.flush()
+    return True
+
