@@ -28,7 +28,7 @@ def memref_info(t):
     shape = tuple(None if ir.ShapedType.is_dynamic_size(s) else s for s in m.shape)
     try:
         strides, _off = m.get_strides_and_offset()
-        strides = tuple(None if ir.ShapedType.is_dynamic_stride_or_offset(s) else s for s in strides)
+        strides = tuple(None if m.is_dynamic_stride_or_offset(s) else s for s in strides)
     except Exception:  # non-strided layouts: recognise the column-major permutation map
         strides = None
         if str(m.layout).replace(" ", "") == "affine_map<(d0,d1)->(d1,d0)>" and len(shape) == 2:

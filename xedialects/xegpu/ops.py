@@ -173,10 +173,13 @@ class LoadNdOp(_XeGpuOp):
                 yield f"result must be vector<{_s(exp)}x{tv.element_type}> in VC mode, got vector<{_s(res)}x{elt}>"
         elif tv.attr is not None and tv.attr.sg_map is not None:
             sgm = tv.attr.sg_map
-            if self.vnni_axis is not None and sgm.wi_data[self.vnni_axis] != 32 // bits:
+            # With transpose, the vnni_axis names an axis of the transposed data: the tensor_desc's other axis.
+            data_axis = None if self.vnni_axis is None else (1 - self.vnni_axis if self.transpose else self.vnni_axis)
+            if data_axis is not None and sgm.wi_data[data_axis] != 32 // bits:
                 yield (f"sg_map wi_data {list(sgm.wi_data)} must hold {32 // bits} elements along the vnni_axis "
                        f"{self.vnni_axis} (RFC: 'the wi_data size along the vnni_axis must match the size required "
                        "to pack the low-precision data into 32-bit')")
+                return
             exp = simt_shape(tv.shape, sgm, vnni=self.vnni_axis is not None, transpose=self.transpose is not None)
             if res != exp:
                 yield (f"in SIMT mode each work-item loads vector<{_s(exp)}x{elt}> of this tensor_desc with sg_map "
@@ -406,6 +409,7 @@ class UpdateOffsetOp(_XeGpuOp):
         tv, sc = _scattered(self.tdesc)
         if not sc:
             yield "update_offset needs a scattered tensor_desc; use update_nd_offset for nd descriptors"
+            return
         ds, de = vector_info(self.delta)
         if de != "index" or ds != (tv.shape[0],):
             yield f"delta must be vector<{tv.shape[0]}xindex>"

@@ -95,14 +95,14 @@ func.func @load_simt_vnni_wi_data(%d: !xegpu.tensor_desc<16x16xbf16, #xegpu.tdes
 
 // -----
 func.func @load_hint(%d: !xegpu.tensor_desc<8x16xbf16>) {
-  // expected-error @+1 {{l1_hint = write_back is not valid here; expected one of: cached, uncached, streaming, read_invalidate}}
+  // expected-error @+1 {{l1_hint = write_back is not valid here; expected one of cached, uncached, streaming, read_invalidate}}
   %v = xegpu.load_nd %d {mode = vc, l1_hint = write_back} : !xegpu.tensor_desc<8x16xbf16> -> vector<8x16xbf16>
   return
 }
 
 // -----
 func.func @store_hint(%d: !xegpu.tensor_desc<8x16xbf16>, %v: vector<8x16xbf16>) {
-  // expected-error @+1 {{l1_hint = cached is not valid here; expected one of: uncached, write_through, write_back, streaming}}
+  // expected-error @+1 {{l1_hint = cached is not valid here; expected one of uncached, write_through, write_back, streaming}}
   xegpu.store_nd %v, %d {mode = vc, l1_hint = cached} : vector<8x16xbf16>, !xegpu.tensor_desc<8x16xbf16>
   return
 }
@@ -138,7 +138,7 @@ func.func @chunk_size(%a: i64, %o: vector<16xindex>) {
 // -----
 func.func @chunk_simt(%a: i64, %o: vector<16xindex>) {
   // expected-error @+1 {{chunk_size_per_lane is VC mode only (RFC)}}
-  %d = xegpu.create_tdesc %a, %o : i64, vector<16xindex> -> !xegpu.tensor_desc<16x8xf32, #xegpu.tdesc_attr<scattered = true, chunk_size_per_lane = 8, sg_map = <wi_layout = [1, 16], wi_data = [1, 1]>>>
+  %d = xegpu.create_tdesc %a, %o : i64, vector<16xindex> -> !xegpu.tensor_desc<16x8xf32, #xegpu.tdesc_attr<scattered = true, chunk_size_per_lane = 8, sg_map = <wi_layout = [16, 1], wi_data = [1, 1]>>>
   return
 }
 

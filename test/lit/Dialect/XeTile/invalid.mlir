@@ -220,7 +220,7 @@ func.func @mma_ranks(%a: vector<8x4x8x8xbf16>, %b: vector<32x128xbf16>) {
 // -----
 func.func @mma_maps_layout(%a: vector<256x32xbf16>, %b: vector<32x256xbf16>, %c: vector<256x256xf32>) {
   // expected-error @+1 {{wg_map_a.sg_layout [4, 8] must equal wg_map_c.sg_layout [8, 4] (RFC: 'They must have the same sg_layout')}}
-  %r = xetile.tile_mma %a, %b, %c {wg_map_a = #xetile.wg_map<sg_layout = [4, 8], sg_data = [64, 32]>, wg_map_c = #xetile.wg_map<sg_layout = [8, 4], sg_data = [32, 64]>} : vector<256x32xbf16>, vector<32x256xbf16>, vector<256x256xf32> -> vector<256x256xf32>
+  %r = xetile.tile_mma %a, %b, %c {wg_map_a = #xetile.wg_map<sg_layout = [4, 8], sg_data = [32, 32]>, wg_map_c = #xetile.wg_map<sg_layout = [8, 4], sg_data = [32, 64]>} : vector<256x32xbf16>, vector<32x256xbf16>, vector<256x256xf32> -> vector<256x256xf32>
   return
 }
 

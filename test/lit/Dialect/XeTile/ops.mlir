@@ -36,14 +36,14 @@ func.func @tiles(%A: memref<128x128xbf16>, %D: memref<?x?xbf16>, %addr: i64, %i:
 }
 
 // CHECK-LABEL: func.func @order
-func.func @order(%A: memref<128x64xbf16, affine_map<(d0, d1) -> (d1, d0)>>, %B: memref<64x128xf32, strided<[1, 64]>>) {
+func.func @order(%A: memref<128x64xbf16, affine_map<(d0, d1) -> (d1, d0)>>, %B: memref<64x128xf32, strided<[1, 64]>>, %R: memref<64x128xf32>) {
   // CHECK: !xetile.tile<64x32xbf16, #xetile.tile_attr<order = [0, 1]>>
   %t = xetile.init_tile %A[0, 0] : memref<128x64xbf16, affine_map<(d0, d1) -> (d1, d0)>> -> !xetile.tile<64x32xbf16, #xetile.tile_attr<order = [0, 1]>>
   // CHECK: !xetile.tile<16x16xf32, #xetile.tile_attr<order = [0, 1]>>
   %u = xetile.init_tile %B[0, 0] : memref<64x128xf32, strided<[1, 64]>> -> !xetile.tile<16x16xf32, #xetile.tile_attr<order = [0, 1]>>
   // The default order is elided: a tile_attr holding only defaults prints as a plain tile.
-  // CHECK: xetile.init_tile %{{.*}}[0, 0] : memref<64x128xf32, strided<[1, 64]>> -> !xetile.tile<16x16xf32>
-  %w = xetile.init_tile %B[0, 0] : memref<64x128xf32, strided<[1, 64]>> -> !xetile.tile<16x16xf32, #xetile.tile_attr<order = [1, 0], memory_space = 0 : i32>>
+  // CHECK: xetile.init_tile %{{.*}}[0, 0] : memref<64x128xf32> -> !xetile.tile<16x16xf32>
+  %w = xetile.init_tile %R[0, 0] : memref<64x128xf32> -> !xetile.tile<16x16xf32, #xetile.tile_attr<order = [1, 0], memory_space = 0 : i32>>
   return
 }
 
@@ -89,8 +89,8 @@ func.func @atomic_and_scatter(%A: memref<64x64xf32>, %v: vector<8x16xf32>, %addr
 }
 
 // CHECK-LABEL: func.func @attributes
-// CHECK-SAME: memory_space = 3 : i32
 // CHECK-SAME: sg_map = <wi_layout = [1, 16], wi_data = [1, 1]>
+// CHECK-SAME: memory_space = 3 : i32
 func.func @attributes(%t: !xetile.tile<64x32xbf16, #xetile.tile_attr<order = [0, 1], inner_blocks = [16, 16], wg_map = <sg_layout = [2, 2], sg_data = [32, 16]>, sg_map = <wi_layout = [1, 16], wi_data = [1, 1]>, memory_space = 3 : i32>>) attributes {
     // CHECK-SAME: m = #xetile.sg_map<wi_layout = [2, 8], wi_data = [1, 2]>
     m = #xetile.sg_map<wi_layout = [2, 8], wi_data = [1, 2]>,
