@@ -1,94 +1,17 @@
-"""Test support for the simulator: an MLIR context that parses our generic-form xetile/xegpu ops,
-and generators of GEMM programs (XeTile subgroup level, XeGPU VC mode, linalg reference) used by
-the tests and benchmarks.
-
-`make_test_context()` uses the real dialect registration (`xedialects.context.make_context`) when
-it is available; otherwise it loads a minimal IRDL stand-in for `xegpu` (types with free-form
-parameters and ops with the operand structure of docs/ir-encoding.md) so that upstream MLIR's own
-C++ `xegpu` dialect cannot claim our ops, and leaves `xetile` unregistered.
+"""Test support for the simulator: the MLIR context test programs parse in, and generators of GEMM
+programs (XeTile subgroup level, XeGPU VC mode, linalg reference) in generic form, used by the tests
+and benchmarks to exercise the simulator independently of the lowering passes.
 """
 from __future__ import annotations
 
 from mlir import ir
 
-_UPSTREAM = ("builtin", "func", "arith", "math", "index", "memref", "vector", "scf", "cf", "gpu", "linalg",
-             "affine", "ub", "irdl", "llvm")
 
+def make_test_context() -> ir.Context:
+    """Our standard context (`xedialects.context.make_context`), also accepting unregistered ops."""
+    from ..context import make_context
 
-def _op(name, operands=(), results=0, optional=()):
-    lines = [f"  irdl.operation @{name} {{"]
-    ops = []
-    for i, (nm, kind) in enumerate(operands):
-        var = f"%o{i}"
-        if kind == "index":
-            lines.append(f"    {var} = irdl.is index")
-            ops.append(f"{nm}: variadic {var}")
-        else:
-            lines.append(f"    {var} = irdl.any")
-            ops.append(f"{nm}: {'optional ' if kind == 'opt' else ''}{var}")
-    if ops:
-        lines.append(f"    irdl.operands({', '.join(ops)})")
-    if results:
-        lines.append("    %r0 = irdl.any")
-        lines.append("    irdl.results(res: %r0)")
-    lines.append("  }")
-    return "\n".join(lines)
-
-
-def _params(n):
-    if n == 0:
-        return "irdl.parameters()"
-    vs = "\n".join(f"    %p{i} = irdl.any" for i in range(n))
-    return vs + "\n    irdl.parameters(" + ", ".join(f"p{i}: %p{i}" for i in range(n)) + ")"
-
-
-def xegpu_stub_irdl() -> str:
-    S = "single"
-    ops = [
-        _op("create_nd_tdesc", [("source", S), ("offsets", "index"), ("shape", "index"), ("strides", "index")], 1),
-        _op("load_nd", [("tdesc", S)], 1),
-        _op("store_nd", [("value", S), ("tdesc", S)]),
-        _op("prefetch_nd", [("tdesc", S)]),
-        _op("update_nd_offset", [("tdesc", S), ("offsets", "index")], 1),
-        _op("dpas", [("lhs", S), ("rhs", S), ("acc", "opt")], 1),
-        _op("create_tdesc", [("source", S), ("offsets", S)], 1),
-        _op("load_gather", [("tdesc", S), ("mask", S)], 1),
-        _op("store_scatter", [("value", S), ("tdesc", S), ("mask", S)]),
-        _op("update_offset", [("tdesc", S), ("delta", S)], 1),
-        _op("prefetch", [("tdesc", S)]),
-        _op("atomic_rmw", [("value", S), ("tdesc", S), ("mask", S)], 1),
-        _op("alloc_nbarrier", [("count", S)]),
-        _op("create_nbarrier", [("id", S), ("role", S)], 1),
-        _op("nbarrier_arrive", [("nbarrier", S)]),
-        _op("nbarrier_wait", [("nbarrier", S)]),
-        _op("mfence", []),
-        _op("compile_hint", []),
-    ]
-    types = [
-        f"  irdl.type @tensor_desc {{\n{_params(3)}\n  }}",
-        "  irdl.type @nbarrier {\n    irdl.parameters()\n  }",
-        f"  irdl.attribute @tdesc_attr {{\n{_params(5)}\n  }}",
-        f"  irdl.attribute @sg_map {{\n{_params(2)}\n  }}",
-    ]
-    return "irdl.dialect @xegpu {\n" + "\n".join(types + ops) + "\n}\n"
-
-
-def make_test_context(prefer_real: bool = True) -> ir.Context:
-    """A context in which our generic-form xetile/xegpu programs parse (see module docstring)."""
-    if prefer_real:
-        try:
-            from ..context import make_context
-
-            return make_context(allow_unregistered=True)
-        except ImportError:
-            pass
-    from mlir.dialects import irdl
-
-    ctx = ir.Context(load_on_create_dialects=list(_UPSTREAM))
-    ctx.allow_unregistered_dialects = True
-    with ctx, ir.Location.unknown():
-        irdl.load_dialects(ir.Module.parse(xegpu_stub_irdl()))
-    return ctx
+    return make_context(allow_unregistered=True)
 
 
 _DEFAULT_CTX = None
