@@ -13,6 +13,7 @@ _PASS_MODULES: list[str] = [
     "xedialects.lowering.linalg_to_xetile",
     "xedialects.passes.wg_to_sg",
     "xedialects.lowering.xetile_to_xegpu", "xedialects.lowering.simt_distribute", "xedialects.lowering.kernel_report",
+    "xedialects.lowering.xegpu_to_spirv",
 ]
 # -------------------------------------------------------------------------------------------------
 

@@ -39,6 +39,10 @@ _DRIVER_OPTIONS = [
     ("mlir-timing", "no", "", "report wall time per pass (and parse/print) on stderr"),
     ("mlir-disable-threading", "no", "", "run passes on one thread"),
     ("emit-irdl", "no", "", "print the IRDL definition of the xetile and xegpu dialects and exit"),
+    ("emit", "required", "mlir|spirv-binary", "output kind: MLIR text (default) or, with -o FILE, the SPIR-V "
+     "binary of the converted kernels plus FILE.json (kernel metadata; see xedialects.lowering.spirv_export)"),
+    ("xe-target", "required", "pvc|portable", "SPIR-V target of --xe-gemm-to-spirv / --convert-xegpu-to-spirv "
+     "without options and of --emit=spirv-binary (default pvc)"),
     ("list-passes", "no", "", "list registered passes and pipelines with their options and exit"),
     ("version", "no", "", "print the version and exit"),
 ]
@@ -63,6 +67,8 @@ class Args:
         self.pass_pipeline = None
         self.pass_flags: list[tuple[str, str | None, str]] = []  # (name, options, original token)
         self.flags: set[str] = set()
+        self.emit = "mlir"
+        self.xe_target = None
 
 
 def parse_args(argv: list[str]) -> Args:
@@ -115,6 +121,14 @@ def parse_args(argv: list[str]) -> Args:
             if mode not in ("all", "only-expected"):
                 raise UsageError(f"invalid value '{value}' for --verify-diagnostics (all, only-expected)")
             a.verify_diagnostics = mode
+        elif name == "emit":
+            if value not in ("mlir", "spirv-binary"):
+                raise UsageError(f"invalid value '{value}' for --emit (mlir, spirv-binary)")
+            a.emit = value
+        elif name == "xe-target":
+            if value not in ("pvc", "portable"):
+                raise UsageError(f"invalid value '{value}' for --xe-target (pvc, portable)")
+            a.xe_target = value
         elif name == "pass-pipeline":
             if a.pass_pipeline is not None:
                 raise UsageError("'--pass-pipeline' may only be given once")
@@ -122,6 +136,10 @@ def parse_args(argv: list[str]) -> Args:
     if len(positional) > 1:
         raise UsageError(f"too many input files: {' '.join(positional)} (xe-opt takes one input file)")
     a.input = positional[0] if positional else "-"
+    if a.emit == "spirv-binary" and (not a.output or a.output == "-"):
+        raise UsageError("--emit=spirv-binary needs an output file (-o FILE)")
+    if a.emit == "spirv-binary" and a.split:
+        raise UsageError("--emit=spirv-binary cannot be combined with --split-input-file")
     if a.pass_pipeline is not None and a.pass_flags:
         raise UsageError("'--pass-pipeline' cannot be used with individual pass options "
                          f"({', '.join(t for _, _, t in a.pass_flags)})")
@@ -382,6 +400,11 @@ class Driver:
         elif a.pass_flags:
             pipeline = Pipeline()
             for name, options, tok in a.pass_flags:
+                if a.xe_target is not None and options is None:
+                    if name == "xe-gemm-to-spirv" and a.xe_target == "portable":
+                        name = "xe-gemm-to-spirv-portable"
+                    elif name == "convert-xegpu-to-spirv":
+                        options = f"target={a.xe_target}"
                 if lookup(name) is None and not _is_upstream_pass(name, ctx):
                     raise _pipeline_error(_unknown_flag_message(tok, name))
                 if options is not None and lookup(name) is None:
@@ -428,6 +451,10 @@ class Driver:
                     self._time("Pass pipeline", t)
             t = time.perf_counter()
             flags = self.args.flags
+            if self.args.emit == "spirv-binary":
+                out = self.export_spirv(module, diags)
+                self._time("Output", t)
+                return out, diags
             out = print_operation(module.operation, generic="mlir-print-op-generic" in flags,
                                   debuginfo="mlir-print-debuginfo" in flags)
             self._time("Output", t)
@@ -436,6 +463,22 @@ class Driver:
         if not out.endswith("\n"):
             out += "\n"
         return out + "\n", diags
+
+    def export_spirv(self, module, diags):
+        """--emit=spirv-binary: the binary and metadata of the module's kernels (kept on the
+        driver until the output is written); None after reporting an error."""
+        from ..diagnostics import Diagnostic, DiagnosticError
+        from ..lowering.spirv_export import SpirvExportError, export_spirv
+
+        try:
+            self.spirv = export_spirv(module, self.args.xe_target or "pvc")
+        except DiagnosticError as e:
+            diags.extend(getattr(e, "located", None) or e.diagnostics)
+            return None
+        except (SpirvExportError, FileNotFoundError) as e:
+            diags.append(Diagnostic("error", str(e)))
+            return None
+        return ""
 
     def run(self) -> int:
         a = self.args
@@ -482,6 +525,9 @@ class Driver:
             if verifier is not None or not a.output or a.output == "-":
                 _write_stdout(result)
             return 1
+        if a.emit == "spirv-binary":
+            write_spirv_output(a.output, *self.spirv)
+            return 0
         write_output(a.output, result)
         return 0
 
@@ -548,6 +594,22 @@ def write_output(path: str | None, text: str) -> None:
     try:
         with open(path, "w", encoding="utf-8") as f:
             f.write(text)
+    except OSError as e:
+        raise UsageError(f"cannot open output file '{path}': {e.strerror or e}") from None
+
+
+def write_spirv_output(path: str, binary: bytes, meta: dict) -> None:
+    """The SPIR-V binary at `path` and its kernel metadata at `path + '.json'`."""
+    import json
+
+    from ..lowering.spirv_export import sidecar_path
+
+    try:
+        with open(path, "wb") as f:
+            f.write(binary)
+        with open(sidecar_path(path), "w", encoding="utf-8") as f:
+            json.dump(meta, f, indent=2, sort_keys=True)
+            f.write("\n")
     except OSError as e:
         raise UsageError(f"cannot open output file '{path}': {e.strerror or e}") from None
 

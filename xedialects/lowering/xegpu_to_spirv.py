@@ -1,0 +1,183 @@
+"""Pass `convert-xegpu-to-spirv{target=pvc|portable}`: VC-mode XeGPU kernels (pipeline stage 4)
+to SPIR-V (Physical64 / OpenCL, Kernel capability), plus the named pipelines `xe-gemm-to-spirv`
+(= xe-gemm-to-xegpu, then this pass) and `xe-gemm-to-spirv-portable`.
+
+For every `gpu.module` the pass
+1. lowers a copy of each kernel in a scratch module (`xegpu_kernel.KernelLowering`): subgroup
+   vectors become per-lane registers, XeGPU ops become scalar upstream ops, `spirv.*` ops and
+   calls of imported Intel builtins (target pvc: DPAS and 2D block IO builtins, split barriers);
+2. runs upstream MLIR there: convert-gpu-to-spirv{use-64bit-index} (GPU, arith, scf, math, ...),
+   spirv-lower-abi-attrs (entry point, LocalSize, SubgroupSize 16) and spirv-update-vce (the
+   minimal version / capabilities / extensions of each module);
+3. puts the resulting `spirv.module @__spv__<name>` first into the original gpu.module, whose
+   kernels and the host's gpu.launch_func stay as they were (the host side remains a meaningful,
+   simulatable program; the SPIR-V module is what a runtime loads). The kernel ABI (argument
+   kinds, work-group size, ...) is attached to the spirv.module as `xe.kernel_abi` (JSON per
+   kernel) for `spirv_export`.
+
+Target environments (docs/spirv.md): `portable` uses only what Intel's OpenCL CPU runtime
+supports (SPIR-V <= 1.4, subgroup shuffles, float atomics, 16-lane subgroups); `pvc` adds the
+Intel builtins and SPV_INTEL_split_barrier.
+"""
+from __future__ import annotations
+
+import json
+import re
+
+from mlir import ir, passmanager
+
+from ..passes.registry import Option, register_pass, register_pipeline
+from .spirv_lanes import LoweringError
+from .xegpu_kernel import KernelLowering
+
+TARGETS = ("pvc", "portable")
+
+_COMMON_CAPS = ["Kernel", "Addresses", "Linkage", "Int64", "Int16", "Int8", "Float16", "Float64", "Vector16",
+                "GroupNonUniform", "GroupNonUniformShuffle", "SubgroupDispatch", "AtomicFloat32AddEXT"]
+_COMMON_EXTS = ["SPV_EXT_shader_atomic_float_add"]
+_TARGET_EXTRA = {"pvc": (["SplitBarrierINTEL"], ["SPV_INTEL_split_barrier"]), "portable": ([], [])}
+ABI_ATTR = "xe.kernel_abi"
+
+
+def target_env(target: str) -> str:
+    """The `#spirv.target_env` of a target (what the module may use; it declares only what it does)."""
+    caps, exts = list(_COMMON_CAPS), list(_COMMON_EXTS)
+    extra = _TARGET_EXTRA[target]
+    caps += extra[0]
+    exts += extra[1]
+    return (f"#spirv.target_env<#spirv.vce<v1.4, [{', '.join(caps)}], [{', '.join(exts)}]>, api=OpenCL, "
+            "#spirv.resource_limits<subgroup_size = 16, max_compute_workgroup_invocations = 1024, "
+            "max_compute_workgroup_size = [1024, 1024, 64]>>")
+
+
+def _children(op):
+    for region in op.regions:
+        for block in region.blocks:
+            for child in block.operations:
+                yield child.operation
+
+
+def gpu_modules(module_op):
+    op = module_op.operation if hasattr(module_op, "operation") else module_op
+    return [c for c in _children(op) if c.name == "gpu.module"]
+
+
+def _symbol(op) -> str:
+    return ir.StringAttr(op.attributes["sym_name"]).value
+
+
+class _Declarations:
+    """Imported builtins of one gpu.module: declared once as `spirv.func ... Import`."""
+
+    def __init__(self, gpu_module):
+        self.gm = gpu_module
+        self.done: dict = {}
+
+    def __call__(self, builtin) -> str:
+        sym = builtin.symbol
+        if sym not in self.done:
+            body = self.gm.regions[0].blocks[0]
+            decl = ir.Operation.parse(builtin.declaration())
+            ir.InsertionPoint.at_block_begin(body).insert(decl)
+            self.done[sym] = builtin
+        return sym
+
+
+def convert_gpu_module(gm, target: str, ctx) -> bool:
+    """Convert one gpu.module; returns False after reporting errors on `ctx`."""
+    context = gm.context
+    for c in list(_children(gm)):
+        if c.name == "spirv.module":
+            c.erase()          # re-conversion replaces an earlier result
+    scratch = ir.Module.create(gm.location)
+    scratch.operation.attributes["gpu.container_module"] = ir.UnitAttr.get()
+    clone = gm.clone(ip=ir.InsertionPoint(scratch.body))
+    clone.attributes["spirv.target_env"] = ir.Attribute.parse(target_env(target))
+    declare = _Declarations(clone)
+    infos = []
+    ok = True
+    for f in list(_children(clone)):
+        if f.name != "gpu.func":
+            if f.name in ("spirv.func",):
+                continue
+            ctx.error(f, f"'{f.name}' inside a gpu.module is not supported by convert-xegpu-to-spirv "
+                         "(kernels only)")
+            ok = False
+            continue
+        if "gpu.kernel" not in f.attributes:
+            ctx.error(f, "device functions (gpu.func without 'kernel') are not supported by "
+                         "convert-xegpu-to-spirv; inline them into the kernel")
+            ok = False
+            continue
+        try:
+            with f.location:
+                _new, info = KernelLowering(f, target, declare).run()
+            infos.append(info)
+        except LoweringError as e:
+            ctx.error(e.op if e.op is not None else f, e.message)
+            ok = False
+    if not ok:
+        return False
+    pipeline = ("builtin.module(gpu.module(gpu.func(canonicalize, cse)), convert-gpu-to-spirv{use-64bit-index=true}, "
+                "gpu.module(spirv.module(spirv-lower-abi-attrs, spirv-update-vce, spirv.func(cse))))")
+    pm = passmanager.PassManager.parse(pipeline, context)
+    try:
+        pm.run(scratch.operation)
+    except ir.MLIRError as e:
+        from ..diagnostics import from_mlir
+
+        for d in e.error_diagnostics:
+            ctx.emit(from_mlir(d))
+        ctx.error(gm, "the upstream SPIR-V conversion failed")
+        return False
+    spv = next((c for c in _children(clone) if c.name == "spirv.module"), None)
+    if spv is None:
+        ctx.error(gm, "internal: convert-gpu-to-spirv produced no spirv.module")
+        return False
+    _finish_vce(spv, bool(declare.done))
+    abi = {i.name: ir.StringAttr.get(json.dumps(i.to_json(), sort_keys=True)) for i in infos}
+    abi["__target__"] = ir.StringAttr.get(target)
+    spv.attributes[ABI_ATTR] = ir.DictAttr.get(abi)
+    spv.detach_from_parent()
+    body = gm.regions[0].blocks[0]
+    ir.InsertionPoint.at_block_begin(body).insert(spv)
+    return True
+
+
+def _finish_vce(spv, imports: bool) -> None:
+    """Add Linkage when builtins are imported (spirv-update-vce does not derive it from linkage
+    attributes)."""
+    vce = str(spv.attributes["vce_triple"])
+    m = re.fullmatch(r"#spirv\.vce<(v[\d.]+), \[(.*?)\], \[(.*?)\]>", vce)
+    if m is None:
+        raise RuntimeError(f"unexpected vce triple {vce}")
+    caps = [c.strip() for c in m.group(2).split(",") if c.strip()]
+    if imports and "Linkage" not in caps:
+        caps.append("Linkage")
+    exts = [e.strip() for e in m.group(3).split(",") if e.strip()]
+    spv.attributes["vce_triple"] = ir.Attribute.parse(
+        f"#spirv.vce<{m.group(1)}, [{', '.join(caps)}], [{', '.join(exts)}]>")
+
+
+@register_pass("convert-xegpu-to-spirv",
+               "Lower VC-mode XeGPU kernels to SPIR-V (OpenCL kernels, subgroup size 16; docs/spirv.md)",
+               options=[Option("target", str, "pvc", "pvc: Intel DPAS / 2D block builtins; portable: "
+                               "plain SPIR-V for any OpenCL device with 16-lane subgroups", choices=TARGETS)])
+def convert_xegpu_to_spirv(module_op, options, ctx):
+    target = options.target
+    ok = True
+    for gm in gpu_modules(module_op):
+        ok = convert_gpu_module(gm, target, ctx) and ok
+    if not gpu_modules(module_op):
+        ctx.warning(module_op, "no gpu.module to convert to SPIR-V")
+    return ok
+
+
+register_pipeline(
+    "xe-gemm-to-spirv",
+    "linalg.matmul to SPIR-V for PVC (xe-gemm-to-xegpu, then convert-xegpu-to-spirv{target=pvc})",
+    "builtin.module(xe-gemm-to-xegpu, convert-xegpu-to-spirv{target=pvc})")
+register_pipeline(
+    "xe-gemm-to-spirv-portable",
+    "linalg.matmul to portable SPIR-V (xe-gemm-to-xegpu, then convert-xegpu-to-spirv{target=portable})",
+    "builtin.module(xe-gemm-to-xegpu, convert-xegpu-to-spirv{target=portable})")
