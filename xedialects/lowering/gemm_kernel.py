@@ -4,10 +4,13 @@ The kernel follows rfc-xetile.md appendix 2.1: work-group tiles carrying `wg_map
 `update_tile_offset`, cooperative prefetch tiles with their own `wg_map` running `prefetch_distance`
 K steps ahead, `tile_mma` with the derived A/B/C maps, and a store (or, for split-K, an atomic
 add) of the C tile. Transposed operands are read through a `memref.transpose` view with
-`order = [0, 1]` tiles; unaligned sizes rely on the tiles' out-of-bounds semantics.
+`order = [0, 1]` tiles; unaligned sizes rely on the tiles' out-of-bounds semantics. The kernel
+arguments, the accumulator start (C, or a fused fill value) and the epilogue (fused element-wise
+ops and the stores) come from `gemm_epilogue.KernelIO`; every vector op carries C's `wg_map`.
 """
 from __future__ import annotations
 
+from .gemm_epilogue import KernelEnv, KernelIO
 from .linalg_match import MatmulSpec
 
 
@@ -36,21 +39,33 @@ def acc_type(spec: MatmulSpec) -> str:
     return "i32" if spec.a_type == "i8" else "f32"
 
 
-def kernel_text(spec: MatmulSpec, plan, kernel_name: str, arg_types: list[str]) -> str:
-    """The body of one gpu.func (readable syntax) for `spec` under `plan`."""
+def _is_dynamic(memref_t: str) -> bool:
+    return "?" in memref_t.split(",")[0]
+
+
+def kernel_text(spec: MatmulSpec, plan, kernel_name: str, io: KernelIO | None = None) -> str:
+    """The body of one gpu.func (readable syntax) for `spec` under `plan`. `io` gives the kernel
+    arguments and the fused prologue/epilogue (default: A, B, C and a plain store of C)."""
+    io = io if io is not None else KernelIO(spec)
     wm, wn = plan.wg_tile
     ks = plan.k_step
     (la, da), (lb, db), (lc, dc) = plan.a_wg_map, plan.b_wg_map, plan.c_wg_map
     (lpa, dpa), (lpb, dpb) = plan.a_prefetch_map, plan.b_prefetch_map
     dist = plan.prefetch_distance
     slices = max(1, getattr(plan, "k_slices", 1) or 1)
+    if slices > 1 and io.fusion.fused:
+        raise ValueError("split-K kernels cannot carry a fused prologue/epilogue")
     at, bt, ct = spec.a_type, spec.b_type, spec.c_type
     acc = acc_type(spec)
     batched = spec.batch is not None
+    c_wg = _wg(lc, dc)
     L = []
     w = L.append
-    ta, tb, tc = arg_types
-    w(f"  gpu.func @{kernel_name}(%A: {ta}, %B: {tb}, %C: {tc}) kernel attributes "
+    types = dict(io.params)
+    ta, tb = types["%A"], types["%B"]
+    tc = types.get("%C")
+    sig = ", ".join(f"{n}: {t}" for n, t in io.params)
+    w(f"  gpu.func @{kernel_name}({sig}) kernel attributes "
       f"{{known_block_size = array<i32: {plan.num_subgroups * 16}, 1, 1>, xe.subgroup_size = 16 : i32}} {{")
     w("    %c0 = arith.constant 0 : index")
     w("    %c1 = arith.constant 1 : index")
@@ -66,6 +81,8 @@ def kernel_text(spec: MatmulSpec, plan, kernel_name: str, arg_types: list[str]) 
     # 2D views of the operands (batch slices over grid z, k-slices interleaved)
     views = {"A": ("%A", ta), "B": ("%B", tb), "C": ("%C", tc)}
     if batched:
+        if tc is None:
+            raise ValueError("batched GEMM kernels take C as an argument")
         if slices > 1:
             w(f"    %cbs = arith.constant {slices} : index")
             w("    %batch = arith.divui %bz, %cbs : index")
@@ -79,22 +96,24 @@ def kernel_text(spec: MatmulSpec, plan, kernel_name: str, arg_types: list[str]) 
                 if d is None:
                     w(f"    %{name}_d{i} = memref.dim %{name}, %c{i} : {t}")
             row_stride = "?" if cols is None else str(cols)
-            sub_t = f"memref<{'?' if rows is None else rows}x{'?' if cols is None else cols}x{_elt_of(t)}, strided<[{row_stride}, 1], offset: ?>>"
+            sub_t = (f"memref<{'?' if rows is None else rows}x{'?' if cols is None else cols}x{_elt_of(t)}, "
+                     f"strided<[{row_stride}, 1], offset: ?>>")
             w(f"    %{name}2 = memref.subview %{name}[%batch, 0, 0] [1, {sizes}] [1, 1, 1] : {t} to {sub_t}")
             views[name] = (f"%{name}2", sub_t)
-    # logical sizes
+    # logical sizes (M and N from A and B: C may not be a kernel argument)
     a_v, a_t = views["A"]
     b_v, b_t = views["B"]
     c_v, c_t = views["C"]
-    dyn = spec.dynamic
-    if dyn:
-        w(f"    %M = memref.dim {c_v}, %c0 : {c_t}")
-        w(f"    %N = memref.dim {c_v}, %c1 : {c_t}")
-        w(f"    %K = memref.dim {a_v}, %c{0 if spec.transpose_a else 1} : {a_t}")
-    else:
-        w(f"    %K = arith.constant {spec.k} : index")
+    for nm, val, view, vt, dim in (("M", spec.m, a_v, a_t, 1 if spec.transpose_a else 0),
+                                   ("N", spec.n, b_v, b_t, 0 if spec.transpose_b else 1),
+                                   ("K", spec.k, a_v, a_t, 0 if spec.transpose_a else 1)):
+        if val is None:
+            w(f"    %{nm} = memref.dim {view}, %c{dim} : {vt}")
+        else:
+            w(f"    %{nm} = arith.constant {val} : index")
     # transposed operands: a column-major view with order = [0, 1] tiles
     a_order = b_order = None
+    a_dyn, b_dyn = _is_dynamic(a_t), _is_dynamic(b_t)
     if spec.transpose_a:
         a_order = (0, 1)
         mt = _transposed_type(a_t, spec)
@@ -129,27 +148,31 @@ def kernel_text(spec: MatmulSpec, plan, kernel_name: str, arg_types: list[str]) 
           f"{_tile(shape, elt, layout, data, order)}")
         return _tile(shape, elt, layout, data, order)
 
-    if dyn:
-        # shape and strides of the logical (row index, column index) view; transposed operands
-        # are column-major views, so their strides are [1, leading dimension]
-        a_shp = ", [%M, %K], [%c1, %M]" if spec.transpose_a else ", [%M, %K], [%K, %c1]"
-        b_shp = ", [%K, %N], [%c1, %K]" if spec.transpose_b else ", [%K, %N], [%N, %c1]"
-        c_shp = ", [%M, %N], [%N, %c1]"
-    else:
-        a_shp = b_shp = c_shp = ""
+    # shape and strides of dynamic-shape bases: the logical (row index, column index) view;
+    # transposed operands are column-major views, so their strides are [1, leading dimension]
+    a_shp = (", [%M, %K], [%c1, %M]" if spec.transpose_a else ", [%M, %K], [%K, %c1]") if a_dyn else ""
+    b_shp = (", [%K, %N], [%c1, %K]" if spec.transpose_b else ", [%K, %N], [%N, %c1]") if b_dyn else ""
+    c_shp = ", [%M, %N], [%N, %c1]" if io.has_c and _is_dynamic(c_t) else ""
     a_tile_t = init("%a0", a_v, a_t, ("%m", "%kbeg"), (wm, ks), at, la, da, a_order, a_shp)
     b_tile_t = init("%b0", b_v, b_t, ("%kbeg", "%n"), (ks, wn), bt, lb, db, b_order, b_shp)
-    c_tile_t = init("%ct", c_v, c_t, ("%m", "%n"), (wm, wn), ct, lc, dc, None, c_shp)
+    c_tile_t = init("%ct", c_v, c_t, ("%m", "%n"), (wm, wn), ct, lc, dc, None, c_shp) if io.has_c else None
     pa_t = init("%pa0", a_v, a_t, ("%m", "%kbeg"), (wm, ks), at, lpa, dpa, a_order, a_shp)
     pb_t = init("%pb0", b_v, b_t, ("%kbeg", "%n"), (ks, wn), bt, lpb, dpb, b_order, b_shp)
     acc_vec = f"vector<{wm}x{wn}x{acc}>"
+    c_vec = f"vector<{wm}x{wn}x{ct}>"
+    env = KernelEnv(wm, wn, acc, ct, (lc, dc), "%res", "%ct" if io.has_c else None, c_tile_t)
     if slices > 1:
         zero = "0" if acc == "i32" else "0.0"
-        w(f"    %acc0 = arith.constant dense<{zero}> : {acc_vec}")
+        w(f"    %acc0 = arith.constant {{wg_map = {c_wg}}} dense<{zero}> : {acc_vec}")
+        acc_init = "%acc0"
     else:
-        w(f"    %cv = xetile.load_tile %ct : {c_tile_t} -> vector<{wm}x{wn}x{ct}>")
-        if ct != acc:
-            w(f"    %acc0 = arith.extf %cv : vector<{wm}x{wn}x{ct}> to {acc_vec}")
+        acc_init = io.acc_init(env, w)
+        if acc_init is None:
+            w(f"    %cv = xetile.load_tile %ct : {c_tile_t} -> {c_vec}")
+            acc_init = "%cv"
+            if ct != acc:
+                w(f"    %acc0 = arith.extf %cv {{wg_map = {c_wg}}} : {c_vec} to {acc_vec}")
+                acc_init = "%acc0"
     # prefetch ahead
     pa, pb = "%pa0", "%pb0"
     for i in range(dist):
@@ -158,7 +181,6 @@ def kernel_text(spec: MatmulSpec, plan, kernel_name: str, arg_types: list[str]) 
         w(f"    %pa{i + 1} = xetile.update_tile_offset {pa}, [%c0, %cks] : {pa_t}")
         w(f"    %pb{i + 1} = xetile.update_tile_offset {pb}, [%cks, %c0] : {pb_t}")
         pa, pb = f"%pa{i + 1}", f"%pb{i + 1}"
-    acc_init = "%acc0" if (slices > 1 or ct != acc) else "%cv"
     w(f"    %r:5 = scf.for %k = %kbeg to %kend step %cks iter_args(%acc = {acc_init}, %at = %a0, %bt = %b0, "
       f"%pat = {pa}, %pbt = {pb}) -> ({acc_vec}, {a_tile_t}, {b_tile_t}, {pa_t}, {pb_t}) {{")
     w(f"      %va = xetile.load_tile %at : {a_tile_t} -> vector<{wm}x{ks}x{at}>")
@@ -166,22 +188,22 @@ def kernel_text(spec: MatmulSpec, plan, kernel_name: str, arg_types: list[str]) 
     w(f"      xetile.prefetch_tile %pat : {pa_t}")
     w(f"      xetile.prefetch_tile %pbt : {pb_t}")
     w(f"      %acc2 = xetile.tile_mma %va, %vb, %acc {{wg_map_a = {_wg(la, da)}, wg_map_b = {_wg(lb, db)}, "
-      f"wg_map_c = {_wg(lc, dc)}}} : vector<{wm}x{ks}x{at}>, vector<{ks}x{wn}x{bt}>, {acc_vec} -> {acc_vec}")
+      f"wg_map_c = {c_wg}}} : vector<{wm}x{ks}x{at}>, vector<{ks}x{wn}x{bt}>, {acc_vec} -> {acc_vec}")
     w(f"      %at2 = xetile.update_tile_offset %at, [%c0, %cks] : {a_tile_t}")
     w(f"      %bt2 = xetile.update_tile_offset %bt, [%cks, %c0] : {b_tile_t}")
     w(f"      %pat2 = xetile.update_tile_offset %pat, [%c0, %cks] : {pa_t}")
     w(f"      %pbt2 = xetile.update_tile_offset %pbt, [%cks, %c0] : {pb_t}")
     w(f"      scf.yield %acc2, %at2, %bt2, %pat2, %pbt2 : {acc_vec}, {a_tile_t}, {b_tile_t}, {pa_t}, {pb_t}")
     w("    }")
-    result = "%r#0"
     if ct != acc:
-        w(f"    %res = arith.truncf %r#0 : {acc_vec} to vector<{wm}x{wn}x{ct}>")
-        result = "%res"
+        w(f"    %res = arith.truncf %r#0 {{wg_map = {c_wg}}} : {acc_vec} to {c_vec}")
+    result = "%res" if ct != acc else "%r#0"
+    env.result = result
     if slices > 1:
         kind = "addi" if acc == "i32" else "addf"
-        w(f"    %old = xetile.atomic_rmw_tile <{kind}> {result}, %ct : vector<{wm}x{wn}x{ct}>, {c_tile_t} -> vector<{wm}x{wn}x{ct}>")
+        w(f"    %old = xetile.atomic_rmw_tile <{kind}> {result}, %ct : {c_vec}, {c_tile_t} -> {c_vec}")
     else:
-        w(f"    xetile.store_tile {result}, %ct : vector<{wm}x{wn}x{ct}>, {c_tile_t}")
+        io.tail(env, w)
     w("    gpu.return")
     w("  }")
     return "\n".join(x for x in L if x.strip())

@@ -2,20 +2,27 @@
 work-group XeTile (pipeline stage 1), launched from the host function with `gpu.launch_func`.
 
 The GEMM planner chooses tiles, subgroup layout, K step, prefetch distance and split-K per shape
-and type; every choice can be overridden by pass options. Unsupported ops are left untouched with a
-remark (or rejected with an error when `strict` is set).
+and type; every choice can be overridden by pass options. A `linalg.fill` of C before the matmul and
+the element-wise linalg ops after it (bias, activations, alpha/beta scaling) are fused into the
+kernel (`gemm_epilogue.py`); temporaries that become dead are erased. Unsupported ops are left
+untouched with a remark (or rejected with an error when `strict` is set).
+
+Named pipelines: `xe-bufferize` (one-shot bufferization for tensor programs) and
+`xe-linalg-to-xetile` (xe-bufferize, then this pass).
 """
 from __future__ import annotations
 
+import contextlib
 import sys
 
 from mlir import ir
 from mlir.dialects import arith, memref
 
 from ..diagnostics import DiagnosticError
-from ..passes.registry import Option, register_pass
+from ..passes.registry import Option, register_pass, register_pipeline
+from .gemm_epilogue import Fusion, KernelIO, plan_fusion, rewrite_host
 from .gemm_kernel import kernel_text
-from .linalg_match import NotAMatmul, match_matmul
+from .linalg_match import NotAMatmul, is_contraction_like, match_matmul
 
 _OPTIONS = [
     Option("arch", str, "pvc", "target architecture"),
@@ -32,10 +39,13 @@ _OPTIONS = [
 def _overrides(options) -> dict:
     o = {}
     get = options.get if isinstance(options, dict) else lambda k, d=None: getattr(options, k.replace("-", "_"), d)
-    if get("wg-tile"):
-        o["wg_tile"] = tuple(int(x) for x in get("wg-tile").lower().split("x"))
-    if get("sg-layout"):
-        o["sg_layout"] = tuple(int(x) for x in get("sg-layout").lower().split("x"))
+    for opt, key, example in (("wg-tile", "wg_tile", "256x256"), ("sg-layout", "sg_layout", "8x4")):
+        text = get(opt)
+        if text:
+            try:
+                o[key] = tuple(int(x) for x in text.lower().split("x"))
+            except ValueError:
+                raise ValueError(f"option {opt}: expected two sizes like {example}, got '{text}'") from None
     if (get("k-step") or 0) > 0:
         o["k_step"] = get("k-step")
     if (get("prefetch-distance") if get("prefetch-distance") is not None else -1) >= 0:
@@ -51,13 +61,30 @@ def _opt(options, name, default=None):
     return getattr(options, name.replace("-", "_"), default)
 
 
-def plan_for(spec, options):
+def plan_for(spec, options, extra: dict | None = None):
     from .gemm_plan import plan_gemm
 
+    overrides = dict(_overrides(options))
+    overrides.update(extra or {})
     return plan_gemm(spec.m, spec.n, spec.k, spec.a_type, spec.b_type, spec.c_type,
                      arch=_opt(options, "arch", "pvc"), batch=spec.batch if spec.batch and spec.batch > 0 else 1,
                      transpose_a=spec.transpose_a, transpose_b=spec.transpose_b,
-                     overrides=_overrides(options) or None)
+                     overrides=overrides or None)
+
+
+_FORCE_PRINT_PLAN = [False]
+
+
+@contextlib.contextmanager
+def plan_printing(enabled: bool = True):
+    """Within this context every convert-linalg-to-xetile run prints its GEMM plans, as with
+    `print-plan=1` (what `xe-opt --xe-print-plan` uses for any pipeline containing the pass)."""
+    old = _FORCE_PRINT_PLAN[0]
+    _FORCE_PRINT_PLAN[0] = bool(enabled) or old
+    try:
+        yield
+    finally:
+        _FORCE_PRINT_PLAN[0] = old
 
 
 def _host_funcs(module_op):
@@ -75,38 +102,67 @@ def _walk(op, out):
     return out
 
 
+def _plan_with_fusion(spec, fusion, options):
+    """The plan for `spec`; split-K (atomic partial sums) and a fused fill/epilogue exclude each
+    other: an explicit k-slices > 1 drops the fusion, otherwise the plan keeps K whole."""
+    plan = plan_for(spec, options)
+    if not fusion.fused or plan.k_slices <= 1:
+        return plan, fusion
+    if (_opt(options, "k-slices") or 0) > 1:
+        dropped = Fusion.unfused(spec)
+        dropped.notes = fusion.notes + [(spec.op, f"fill/epilogue not fused: k-slices={plan.k_slices} adds partial "
+                                                  "results atomically, the fused ops need the complete sum")]
+        return plan, dropped
+    plan = plan_for(spec, options, {"k_slices": 1})
+    plan.overrides.pop("k_slices", None)
+    plan.reasons = [r for r in plan.reasons if not r.startswith("k_slices 1: override")]
+    plan.reasons.append("no split-K: the fused fill/epilogue needs the complete sum in one work-group "
+                        "(split-K adds partial results atomically)")
+    return plan, fusion
+
+
 @register_pass("convert-linalg-to-xetile", "Outline matmul-class linalg ops into work-group XeTile GPU kernels",
                options=_OPTIONS, dependent_dialects=["gpu", "scf", "arith", "memref"])
 def convert_linalg_to_xetile(module_op, options, ctx):
     from ..syntax import parse_source
 
     module_op = module_op.operation
+    report = ctx.error if _opt(options, "strict") else ctx.remark
+    printing = _opt(options, "print-plan") or _FORCE_PRINT_PLAN[0]
     converted = 0
     for func in list(_host_funcs(module_op)):
         fname = ir.StringAttr(func.attributes["sym_name"]).value
         kernels_text = []
         launches = []
+        claimed = set()
         for op in _walk(func, []):
-            if not op.name.startswith("linalg."):
+            if not op.name.startswith("linalg.") or op in claimed:
                 continue
             try:
                 spec = match_matmul(op)
             except NotAMatmul as e:
-                if op.name in ("linalg.matmul", "linalg.batch_matmul", "linalg.generic"):
-                    (ctx.error if _opt(options, "strict") else ctx.remark)(
-                        op, f"not lowered to XeTile: {e.reason}")
+                if is_contraction_like(op):
+                    report(op, f"not lowered to XeTile: {e.reason}")
                 continue
+            fusion = plan_fusion(spec)
             try:
-                plan = plan_for(spec, options)
+                plan, fusion = _plan_with_fusion(spec, fusion, options)
             except ValueError as e:
                 ctx.error(op, f"GEMM plan: {e}")
                 continue
-            if _opt(options, "print-plan"):
-                print(f"// GEMM plan for {op.name} at {op.location}\n{plan.describe()}", file=sys.stderr)
+            for where, msg in fusion.notes:
+                ctx.remark(where, msg)
+            if printing:
+                extra = fusion.describe()
+                print(f"// GEMM plan for {op.name} at {op.location}\n{plan.describe()}"
+                      + (f"\n{extra}" if extra else ""), file=sys.stderr)
             kname = f"{fname}_{len(launches)}"
-            arg_types = [str(v.type) for v in (spec.a, spec.b, spec.c)]
-            kernels_text.append(kernel_text(spec, plan, kname, arg_types))
-            launches.append((op, spec, plan, kname))
+            io = KernelIO(spec, fusion)
+            kernels_text.append(kernel_text(spec, plan, kname, io))
+            launches.append((spec, plan, kname, io))
+            claimed.update(e.op for e in fusion.ops)
+            if fusion.fill is not None:
+                claimed.add(fusion.fill)
         if not launches:
             continue
         mod_name = f"{fname}_kernels"
@@ -114,20 +170,24 @@ def convert_linalg_to_xetile(module_op, options, ctx):
         try:
             kmod = parse_source(text, f"<xetile kernels of @{fname}>", module_op.context)
         except DiagnosticError as e:  # a planner/generator bug: report it at the matmul
-            ctx.error(launches[0][0], "internal error: generated kernel does not verify:\n" + str(e))
+            ctx.error(launches[0][0].op, "internal error: generated kernel does not verify:\n" + str(e))
             return
         gpu_mod = kmod.body.operations[0].operation
         module_op.regions[0].blocks[0].append(gpu_mod)
-        for op, spec, plan, kname in launches:
-            _emit_launch(op, spec, plan, mod_name, kname)
-            op.erase()
+        for spec, plan, kname, io in launches:
+            launch = _emit_launch(spec, plan, mod_name, kname, io)
+            rewrite_host(io.fusion, launch, io.host_args)
             converted += 1
     if converted:
         module_op.attributes["gpu.container_module"] = ir.UnitAttr.get(module_op.context)
 
 
-def _emit_launch(op, spec, plan, mod_name, kname):
-    with op.context, ir.InsertionPoint(op), op.location:
+def _emit_launch(spec, plan, mod_name, kname, io):
+    """gpu.launch_func of the kernel, placed where the last fused op was (the matmul when nothing
+    is fused): every host value the kernel takes dominates that point."""
+    op = spec.op
+    anchor = io.fusion.anchor
+    with op.context, ir.InsertionPoint(anchor), op.location:
         idx = ir.IndexType.get()
 
         def const(v):
@@ -136,15 +196,14 @@ def _emit_launch(op, spec, plan, mod_name, kname):
         wm, wn = plan.wg_tile
         slices = max(1, getattr(plan, "k_slices", 1) or 1)
         batched = spec.batch is not None
-        c = spec.c
+        r = 1 if batched else 0
         if spec.dynamic or (batched and spec.batch < 0):
-            r = 1 if batched else 0
-            m = memref.DimOp(c, const(r)).result
-            n = memref.DimOp(c, const(r + 1)).result
+            m = memref.DimOp(spec.a, const(r + (1 if spec.transpose_a else 0))).result
+            n = memref.DimOp(spec.b, const(r + (0 if spec.transpose_b else 1))).result
             gy = arith.CeilDivUIOp(m, const(wm)).result
             gx = arith.CeilDivUIOp(n, const(wn)).result
             if batched:
-                b = memref.DimOp(c, const(0)).result
+                b = memref.DimOp(spec.a, const(0)).result
                 gz = arith.MulIOp(b, const(slices)).result
             else:
                 gz = const(slices)
@@ -154,11 +213,25 @@ def _emit_launch(op, spec, plan, mod_name, kname):
             gz = const((spec.batch if batched else 1) * slices)
         one = const(1)
         threads = const(plan.num_subgroups * 16)
-        ir.Operation.create(
+        args = list(io.host_args)
+        return ir.Operation.create(
             "gpu.launch_func",
-            operands=[gx, gy, gz, threads, one, one, spec.a, spec.b, spec.c],
+            operands=[gx, gy, gz, threads, one, one] + args,
             attributes={
                 "kernel": ir.SymbolRefAttr.get([mod_name, kname]),
-                "operandSegmentSizes": ir.DenseI32ArrayAttr.get([0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 3, 0]),
+                "operandSegmentSizes": ir.DenseI32ArrayAttr.get([0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, len(args), 0]),
             },
         )
+
+
+# the default way in: tensors are bufferized first (function boundaries included, identity layouts
+# so that the kernels see plain row-major memrefs); a no-op on memref programs
+register_pipeline(
+    "xe-bufferize",
+    "One-shot bufferization of tensor programs for the GEMM lowering (function boundaries, identity layouts)",
+    "builtin.module(one-shot-bufferize{bufferize-function-boundaries "
+    "function-boundary-type-conversion=identity-layout-map})")
+register_pipeline(
+    "xe-linalg-to-xetile",
+    "linalg matmuls (tensors or memrefs) to work-group XeTile kernels: xe-bufferize, convert-linalg-to-xetile",
+    "builtin.module(xe-bufferize, convert-linalg-to-xetile)")

@@ -17,7 +17,8 @@
   from the architecture table), chaining the accumulator over K; without C the first DPAS of each
   chain has no accumulator. Unblocked (stage 2) tiles and 2D tile_mma are accepted too: tiles then
   use the largest legal hardware blocks and tile_mma DPAS-sized blocks.
-* Element-wise arith/math ops run per block; scalars broadcast per block.
+* Element-wise arith/math ops run per block; scalars broadcast per block; `tile_broadcast` of a row
+  or column vector becomes one `vector.broadcast` per block.
 """
 from __future__ import annotations
 
@@ -35,8 +36,8 @@ from ..xegpu.ops import (AtomicRmwOp, CreateNdTdescOp, CreateTdescOp, DpasOp, Lo
                          PrefetchNdOp, StoreNdOp, StoreScatterOp, UpdateNdOffsetOp)
 from ..xetile.attributes import TileType
 from ..xetile.ops import (AtomicRmwTileOp, InitTileOp, LoadGatherOp as XtLoadGatherOp, LoadTileOp,
-                          StoreScatterOp as XtStoreScatterOp, TileMmaOp, TilePackOp, TileUnpackOp,
-                          UpdateTileOffsetOp)
+                          StoreScatterOp as XtStoreScatterOp, TileBroadcastOp, TileMmaOp, TilePackOp,
+                          TileUnpackOp, UpdateTileOffsetOp)
 
 _PLAN_ATTR = "__xe_tile_plan"          # temporary op attributes of the conversion
 _VNNI_ATTR = "__xe_load_vnni"
@@ -716,6 +717,7 @@ class Converter:
             "xetile.load_gather": self.h_load_gather,
             "xetile.store_scatter": self.h_store_scatter,
             "xetile.tile_transpose": self.h_transpose,
+            "xetile.tile_broadcast": self.h_broadcast,
         }
 
     def plan(self, op, v=None) -> TilePlan:
@@ -909,6 +911,27 @@ class Converter:
                 out.append(vector.transpose(_vt((bn, bm), elt), b, [1, 0]))
         return [out]
 
+    def h_broadcast(self, rb, op):
+        """tile_broadcast of a row (dims [0]) or column (dims [1]) vector: every result block is a
+        vector.broadcast of the matching source piece (a 1 x bn row or a bm x 1 column)."""
+        g = self.grid_of(rb, op.operands[0])
+        dims = tuple(TileBroadcastOp(op).broadcast_dims)
+        shp, elt = vector_info(op.results[0])
+        if len(shp) == 4:
+            (R, C), (bm, bn) = (shp[0] * shp[2], shp[1] * shp[3]), (shp[2], shp[3])
+        else:
+            R, C = shp
+            bm = next(d for d in range(min(R, self.arch.dpas.max_repeat_count), 0, -1) if R % d == 0)
+            bn = g.block[1] if 1 not in dims else C
+        sbm, sbn = (1 if 0 in dims else bm), (1 if 1 in dims else bn)
+        src = self.reblock(g, sbm, sbn, 1)
+        out = []
+        for i in range(R // bm):
+            for j in range(C // bn):
+                piece = src.at(0 if 0 in dims else i, 0 if 1 in dims else j)
+                out.append(vector.broadcast(_vt((bm, bn), elt), piece))
+        return [out]
+
     def h_mma(self, rb, op):
         m = TileMmaOp(op)
         sa, ea = vector_info(m.a)
@@ -1069,6 +1092,21 @@ class Converter:
             out.append(new.results[0])
         return [out]
 
+    def splat_accumulator(self, v):
+        """A 2D splat constant starting a loop-carried value (e.g. a zero GEMM accumulator) as a
+        grid of DPAS result blocks, so that the loop carries the blocks tile_mma produces."""
+        op = _op_of(v)
+        if op is None or op.name != "arith.constant":
+            return None
+        shp, elt = vector_info(v)
+        dense = ir.DenseElementsAttr(op.attributes["value"])
+        if len(shp) != 2 or not dense.is_splat:
+            return None
+        R, C = shp
+        bm = next(d for d in range(min(R, self.arch.dpas.max_repeat_count), 0, -1) if R % d == 0)
+        bn = self.arch.dpas.exec_size if C % self.arch.dpas.exec_size == 0 else C
+        return [_splat((bm, bn), elt, dense.get_splat_value())] * ((R // bm) * (C // bn))
+
     def const_blocks(self, op, shp, elt):
         attr = op.attributes["value"]
         dense = ir.DenseElementsAttr(attr)
@@ -1114,6 +1152,10 @@ class Converter:
                 spec = []
                 with ir.InsertionPoint(op), op.location:
                     for v in inits:
+                        if _is_vector(v.type) and not self.is_changed(v):
+                            blocks = conv.splat_accumulator(v)
+                            if blocks is not None:
+                                self.set(v, blocks)
                         if _is_vector(v.type) and self.is_changed(v):
                             g = conv.grid_of(self, v)
                             spec.append((g.block, g.vnni))
@@ -1246,12 +1288,13 @@ def convert_xetile_to_xegpu(module_op, options, ctx):
     return convert_module(module_op, ctx, arch, options)
 
 
-# pipeline.md stages 1-4; the other passes are resolved by name when the pipeline runs
+# pipeline.md stages 0-4 (tensor programs are bufferized first, a no-op on memrefs); the other
+# passes are resolved by name when the pipeline runs
 register_pipeline(
     "xe-gemm-to-xegpu",
-    "linalg.matmul to VC-mode XeGPU (docs/pipeline.md stages 1-4)",
-    "builtin.module(convert-linalg-to-xetile, xetile-wg-to-sg, xetile-canonicalize, xetile-blocking, "
-    "convert-xetile-to-xegpu, canonicalize, cse)")
+    "linalg.matmul (tensors or memrefs) to VC-mode XeGPU (docs/pipeline.md stages 0-4)",
+    "builtin.module(xe-bufferize, convert-linalg-to-xetile, xetile-wg-to-sg, xetile-canonicalize, "
+    "xetile-blocking, convert-xetile-to-xegpu, canonicalize, cse)")
 
 
 def _attr_dict(op) -> dict:

@@ -9,8 +9,9 @@ work-group value maps to N subgroup values) or wraps around (subgroups share dat
 The pass works in three steps per function:
 1. layout analysis: which wg_map every work-group vector has (from its producer: load_tile takes
    the tile's map, tile_mma wg_map_c, tile_transpose/reduce/broadcast/conv_layout their wg_map;
-   element-wise ops, scf.for and scf.if carry it through; splat constants and scalar broadcasts
-   take it from their users);
+   element-wise arith/math ops take the `wg_map` attribute they carry (the map of their result)
+   and otherwise carry their operands' map through, as do scf.for and scf.if; splat constants and
+   scalar broadcasts take it from their users);
 2. checks: everything that could fail is reported (`ctx.error`) before the IR is touched;
 3. rewrite with the 1:N `Rebuilder`.
 
@@ -37,8 +38,9 @@ from __future__ import annotations
 from mlir import ir
 from mlir.dialects import arith, gpu, memref, scf, vector
 
+from ..core.opdef import attr_value
 from ..core.typeinfo import element_bits, vector_info
-from ..xetile.attributes import TileType
+from ..xetile.attributes import WG_MAP, TileType
 from ..xetile.ops import (InitTileOp, LoadTileOp, StoreTileOp, TileBroadcastOp,
                           TileConvLayoutOp, TileMmaOp, TileReduceOp, TileTransposeOp)
 from .distribution import Layout, distribution_errors, local_plan, local_reduce_plan
@@ -144,9 +146,19 @@ def _create(name, operands, result_types, attrs=None):
                                attributes=dict(attrs or {}))
 
 
-def _attrs(op, drop=()):
+def _attrs(op, drop=("wg_map",)):
+    """The attributes an op keeps at subgroup level: without `wg_map` (the subgroup form of an
+    element-wise op, constant or broadcast carries no work-group map)."""
     named = (op.attributes[i] for i in range(len(op.attributes)))
     return {na.name: na.attr for na in named if na.name not in drop}
+
+
+def _op_wg_map(op):
+    """The `wg_map` attribute of an element-wise op, constant or broadcast (the map of its result,
+    as on the XeTile vector ops), or None."""
+    if "wg_map" not in op.attributes:
+        return None
+    return attr_value(WG_MAP, op.attributes["wg_map"])
 
 
 def _is_elementwise(op) -> bool:
@@ -298,6 +310,9 @@ class LayoutAnalysis:
             vs = [v for v in list(op.operands) + list(op.results) if _is_vector(v.type)]
             for v in vs[1:]:
                 self._union(vs[0], v, op)
+            wgm = _op_wg_map(op)
+            if wgm is not None:
+                self._fix(op.results[0], Layout.of(_vshape(op.results[0]), wgm), op)
         elif name == "scf.for":
             body = op.regions[0].blocks[0]
             inits = list(op.operands)[3:]

@@ -5,7 +5,8 @@ tolerances.
 The module is never modified: the entry function and the host functions it calls are printed and
 re-parsed into a fresh upstream context (gpu modules, kernels and our dialect ops are dropped), the
 entry gets `llvm.emit_c_interface`, and the clone is lowered with
-linalg-to-loops → scf-to-cf → (arith-expand for bf16) → *-to-llvm.
+linalg-to-loops → scf-to-cf → (arith-expand for bf16) → *-to-llvm (math ops without an LLVM
+intrinsic, e.g. tanh and erf, call libm).
 """
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ PIPELINE = ("builtin.module("
             "convert-scf-to-cf,"
             "func.func(arith-expand{include-bf16=true}),"
             "convert-math-to-llvm,"
+            "convert-math-to-libm,"
             "convert-vector-to-llvm,"
             "convert-arith-to-llvm,"
             "convert-index-to-llvm,"
@@ -115,23 +117,41 @@ def _compile(text: str, entry: str):
                 ft = ir.FunctionType(ir.TypeAttr(op.attributes["function_type"]).value)
                 arg_types = [parse_type(t) for t in ft.inputs]
                 ret_types = [parse_type(t) for t in ft.results]
-        if ret_types:
-            _err("reference: entry functions returning values are not supported (use out-parameters)")
+        if len(ret_types) > 1 or any(t.kind != "memref" for t in ret_types):
+            _err("reference: entry functions may return at most one memref (use out-parameters)")
         pm = passmanager.PassManager.parse(PIPELINE)
         pm.run(mod.operation)
         ee = execution_engine.ExecutionEngine(mod, opt_level=2)
-    hit = (ctx, mod, ee, arg_types)
+    hit = (ctx, mod, ee, arg_types, ret_types)
     _ENGINE_CACHE[key] = hit
     return hit
 
 
-def run_reference(module_or_text, entry: str, args) -> list:
+def _result_descriptor(t):
+    """An empty ranked memref descriptor for a returned memref and its numpy conversion."""
+    import ctypes as C
+
+    from mlir import runtime as rt
+
+    dt = np.dtype(t.dtype)
+    ct = C.c_uint16 if dt.itemsize == 2 and dt.kind in "fV" else np.ctypeslib.as_ctypes_type(dt)
+    desc = rt.make_nd_memref_descriptor(len(t.shape), ct)()
+
+    def to_numpy():
+        arr = np.array(rt.ranked_memref_to_numpy(ctypes.pointer(desc)), copy=True)
+        return arr.view(dt) if arr.dtype != dt else arr
+
+    return ctypes.pointer(ctypes.pointer(desc)), to_numpy
+
+
+def run_reference(module_or_text, entry: str, args, *, returns: bool = False):
     """Run host function `entry` (linalg on memrefs) on copies of `args`; returns the arrays after
-    the call (same order). bf16 arrays are ml_dtypes.bfloat16."""
+    the call (same order), and with `returns=True` the pair (arrays, returned arrays) for an entry
+    returning a memref (e.g. a bufferized tensor function). bf16 arrays are ml_dtypes.bfloat16."""
     from mlir import runtime as rt
 
     text = extract_host_functions(module_or_text, entry)
-    ctx, mod, ee, arg_types = _compile(text, entry)
+    ctx, mod, ee, arg_types, ret_types = _compile(text, entry)
     if len(args) != len(arg_types):
         _err(f"reference: @{entry} takes {len(arg_types)} arguments, {len(args)} given")
     arrays, ptrs = [], []
@@ -154,8 +174,11 @@ def run_reference(module_or_text, entry: str, args) -> list:
             ptrs.append(ctypes.pointer(ct(v.item())))
         else:
             _err(f"reference: unsupported argument type {t.text}")
+    results = [_result_descriptor(t) for t in ret_types]
     with ctx:
-        ee.invoke(entry, *ptrs)
+        ee.invoke(entry, *[r[0] for r in results], *ptrs)
+    if returns:
+        return arrays, [r[1]() for r in results]
     return arrays
 
 

@@ -43,6 +43,8 @@ _DRIVER_OPTIONS = [
      "binary of the converted kernels plus FILE.json (kernel metadata; see xedialects.lowering.spirv_export)"),
     ("xe-target", "required", "pvc|portable", "SPIR-V target of --xe-gemm-to-spirv / --convert-xegpu-to-spirv "
      "without options and of --emit=spirv-binary (default pvc)"),
+    ("xe-print-plan", "no", "", "print every GEMM plan convert-linalg-to-xetile chooses (as its print-plan=1 "
+     "option does), in any pipeline that contains the pass, on stderr"),
     ("list-passes", "no", "", "list registered passes and pipelines with their options and exit"),
     ("version", "no", "", "print the version and exit"),
 ]
@@ -440,7 +442,8 @@ class Driver:
             if compiled is not None:
                 t = time.perf_counter()
                 try:
-                    compiled.run(module, collector=collector)
+                    with _plan_printing("xe-print-plan" in self.args.flags):
+                        compiled.run(module, collector=collector)
                 except PassFailure as e:
                     if verify_mode and any(d.severity == "error" for d in e.located):
                         diags.extend(e.located)
@@ -554,6 +557,17 @@ def _collect(collector, diag):
 
     collector.emit(from_mlir(diag))
     return True
+
+
+def _plan_printing(enabled: bool):
+    """--xe-print-plan: convert-linalg-to-xetile prints its plans while the pipeline runs."""
+    import contextlib
+
+    if not enabled:
+        return contextlib.nullcontext()
+    from ..lowering.linalg_to_xetile import plan_printing
+
+    return plan_printing()
 
 
 def _is_upstream_pass(name: str, ctx) -> bool:

@@ -7,7 +7,8 @@ The input is either a host function that launches kernels (`gpu.launch_func`) or
 function plus a `--pipeline` that lowers it. Arguments are random (seeded) or read from `--inputs`
 (keyed by the argument names of the source, `%A` -> `A`, or by position `arg0`). With `--check`
 every buffer after the run is compared with the *original* linalg function compiled for the CPU by
-upstream MLIR; exit status 1 on FAIL or on any error.
+upstream MLIR; exit status 1 on FAIL or on any error. A function on tensors is bufferized first
+(`xe-bufferize`) and runs as that memref function; its returned buffer is checked too.
 """
 from __future__ import annotations
 
@@ -119,10 +120,22 @@ def run(argv=None) -> int:
         return 1
     from mlir import ir
 
-    fop = next(op.operation for op in module.body.operations if op.operation.name == "func.func" and
-               ir.StringAttr(op.operation.attributes["sym_name"]).value == entry)
-    ftype = ir.FunctionType(ir.TypeAttr(fop.attributes["function_type"]).value)
+    def entry_type():
+        fop = next(op.operation for op in module.body.operations if op.operation.name == "func.func" and
+                   ir.StringAttr(op.operation.attributes["sym_name"]).value == entry)
+        return ir.FunctionType(ir.TypeAttr(fop.attributes["function_type"]).value)
+
+    reference_program = source
+    if "tensor<" in str(entry_type()):
+        # a tensor program runs (and is checked) as its bufferized form: memref arguments, the
+        # result tensor becomes a returned buffer
+        from ..passes import run as run_pipeline
+
+        run_pipeline(module, "builtin.module(xe-bufferize)")
+        reference_program = module
+    ftype = entry_type()
     types = [parse_type(t) for t in ftype.inputs]
+    ret_types = [parse_type(t) for t in ftype.results]
     names = arg_names(source, entry)
     try:
         inputs = load_inputs(args.inputs, names, types) if args.inputs else \
@@ -132,7 +145,7 @@ def run(argv=None) -> int:
         return 1
     reference = None
     if args.check:
-        reference = run_reference(source, entry, inputs)
+        reference, ref_returns = run_reference(reference_program, entry, inputs, returns=True)
     if args.pipeline:
         from ..passes import run as run_pipeline
 
@@ -140,8 +153,10 @@ def run(argv=None) -> int:
         run_pipeline(module, pipeline)
     result = simulate(module, entry, inputs, trace=args.trace)
     labels = [names[i] if i < len(names) else f"arg{i}" for i in range(len(types))]
+    ret_labels = [f"result{i}" for i in range(len(result.returns))]
     if args.output:
-        np.savez(args.output, **{lab: np.asarray(b) for lab, b in zip(labels, result.buffers)})
+        np.savez(args.output, **{lab: np.asarray(b) for lab, b in zip(labels + ret_labels,
+                                                                     list(result.buffers) + list(result.returns))})
     if args.trace and result.trace is not None:
         print(result.trace.summary())
     print(f"simulated @{entry} in {result.seconds:.3f} s")
@@ -149,7 +164,9 @@ def run(argv=None) -> int:
         return 0
     k = max((max(np.shape(a)) for a in inputs if np.ndim(a)), default=1)
     ok_all = True
-    for lab, got, want, t in zip(labels, result.buffers, reference, types):
+    checks = list(zip(labels, result.buffers, reference, types))
+    checks += list(zip(ret_labels, result.returns, ref_returns, ret_types))
+    for lab, got, want, t in checks:
         ok, mx, rel = compare(got, want, _narrowest_float(types) or t.dtype, t.dtype, k=k)
         ok_all &= ok
         print(f"  {lab}: max abs error {mx:.3g}, max rel error {rel:.3g}  {'ok' if ok else 'MISMATCH'}")
