@@ -117,7 +117,6 @@ def _check(src, specs, stage, seed=0):
 
 # Known gaps of xegpu-simt-distribute (each is rejected with a located error, never wrong code).
 SIMT_GAPS = {
-    "bf16_unaligned": "scattered accesses (pitch not a multiple of 16 B) have no SIMT distribution yet",
     "transposed_a": "a DPAS A operand produced by a transposed load needs a layout change not implemented",
     "transposed_b": "the SIMT form of transposed VNNI loads is not distributed yet",
 }

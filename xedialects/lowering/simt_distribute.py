@@ -42,15 +42,18 @@ from ..arch import ArchError, elem_bits, get_arch
 from ..core.kinds import DYNAMIC
 from ..passes.rebuild import Rebuilder, RewriteError
 from ..xegpu.attributes import TensorDescType
-from ..xegpu.ops import (CreateNdTdescOp, DpasOp, LoadNdOp, PrefetchNdOp, StoreNdOp, UpdateNdOffsetOp,
+from ..xegpu.ops import (AtomicRmwOp, CreateNdTdescOp, CreateTdescOp, DpasOp, LoadGatherOp, LoadNdOp,
+                         PrefetchNdOp, PrefetchOp, StoreNdOp, StoreScatterOp, UpdateNdOffsetOp, UpdateOffsetOp,
                          simt_shape)
 
 SG = 16  # work-items per subgroup
 _SCATTERED = ("xegpu.create_tdesc", "xegpu.load_gather", "xegpu.store_scatter", "xegpu.atomic_rmw",
               "xegpu.update_offset", "xegpu.prefetch")
-_SCATTERED_MSG = ("'{}' (scattered access) has no SIMT form here: the SIMT create_tdesc takes one offset per "
-                  "work-item, which the xegpu verifier does not accept (it requires one offset per lane); keep "
-                  "kernels with scattered accesses in VC mode")
+_SIMT_MAX_LANES = 32   # a scattered access addresses at most 32 lanes on PVC: 2 elements per work-item
+_DYN = ir.ShapedType.get_dynamic_size() if hasattr(ir.ShapedType, "get_dynamic_size") else -(1 << 63)
+_PURE = ("vector.broadcast", "vector.splat", "vector.extract", "vector.from_elements", "vector.shape_cast",
+         "vector.extract_strided_slice", "vector.insert_strided_slice", "vector.shuffle", "vector.step",
+         "gpu.lane_id")
 
 
 class SimtError(Exception):
@@ -95,6 +98,34 @@ def _velt(v):
 def _vt(shape, elt):
     et = elt if isinstance(elt, ir.Type) else ir.Type.parse(elt)
     return ir.VectorType.get(list(shape), et)
+
+
+def _lt(shape, elt):
+    """A work-item's type: the scalar for shape (), else the vector."""
+    if tuple(shape) == ():
+        return elt if isinstance(elt, ir.Type) else ir.Type.parse(elt)
+    return _vt(shape, elt)
+
+
+def _is_int(elt) -> bool:
+    return elt == "index" or (elt.startswith("i") and elt[1:].isdigit())
+
+
+def _dense(values, shape, elt):
+    """Dense integer (index, i1, iN) elements attribute."""
+    arr = np.asarray(values, np.int64).reshape(tuple(shape))
+
+    def text(a):
+        if a.ndim == 0:
+            x = int(a)
+            return ("true" if x else "false") if elt == "i1" else str(x)
+        return "[" + ", ".join(text(x) for x in a) + "]"
+    return ir.Attribute.parse(f"dense<{text(arr)}> : vector<{'x'.join(map(str, shape))}x{elt}>")
+
+
+def _elementwise(op) -> bool:
+    return op.name.startswith(("arith.", "math.")) and op.name != "arith.constant" and \
+        any(_is_vec(r) for r in op.results)
 
 
 def _ints(attr):
@@ -164,9 +195,25 @@ class Layout:
             np.array_equal(self.tbl, other.tbl)
 
     def describe(self):
+        if self.form == "uniform":
+            return f"{list(self.shape)} held whole by every work-item"
         if self.sgm is not None:
             return f"{self.form} {list(self.shape)} with {self.sgm.text()}"
         return f"{list(self.shape)} (per work-item {list(self.lane_shape)})"
+
+    @property
+    def count(self) -> int:
+        return int(self.tbl.shape[1])
+
+    def with_lane_shape(self, lane_shape) -> "Layout":
+        return Layout(self.shape, self.tbl, lane_shape, self.form, self.sgm)
+
+    @staticmethod
+    def uniform(shape) -> "Layout":
+        """Every work-item holds the whole vector (values that do not depend on the work-item:
+        constants, kernel arguments and what is computed from them only)."""
+        n = int(np.prod(shape))
+        return Layout(shape, np.tile(np.arange(n, dtype=np.int64), (SG, 1)), tuple(shape), "uniform")
 
     @staticmethod
     def plain(shape, sgm: SgMap) -> "Layout":
@@ -218,6 +265,63 @@ def default_sgm(shape) -> SgMap:
     return SgMap((ly, g), (1, 1))
 
 
+def _insert_region(dest_lay: Layout, offsets, pshape):
+    """For every work-item and destination fragment position: the flat piece index that
+    insert_strided_slice(piece, dest, offsets) writes there, or -1 outside the piece."""
+    dshape = dest_lay.shape
+    k = len(dshape) - len(pshape)
+    coords = np.unravel_index(dest_lay.tbl, dshape)
+    inside = np.ones(dest_lay.tbl.shape, bool)
+    for d in range(k):
+        inside &= coords[d] == offsets[d]
+    rel = []
+    for j, sz in enumerate(pshape):
+        r = coords[k + j] - offsets[k + j]
+        inside &= (r >= 0) & (r < sz)
+        rel.append(np.clip(r, 0, sz - 1))
+    pidx = np.ravel_multi_index(tuple(rel), tuple(pshape)) if pshape else np.zeros_like(dest_lay.tbl)
+    return np.where(inside, pidx, -1)
+
+
+def piece_layout(dest_lay: Layout, offsets, pshape):
+    """The layout of a piece inserted into a destination distributed as `dest_lay` in which every
+    work-item holds the piece elements its destination fragment needs (in fragment order). Work-items
+    that need fewer (none of a row that belongs to other work-items) are padded with the elements of
+    work-items that need all, so every work-item holds the same count; None when nobody needs any."""
+    region = _insert_region(dest_lay, offsets, pshape)
+    rows = [[int(x) for x in r if x >= 0] for r in region]
+    n = max(len(r) for r in rows)
+    if n == 0:
+        return None
+    full = [i for i, r in enumerate(rows) if len(r) == n]
+    short = [i for i, r in enumerate(rows) if len(r) < n]
+    for j, i in enumerate(short):
+        donor = rows[full[j % len(full)]]
+        rows[i] = rows[i] + [x for x in donor if x not in rows[i]][:n - len(rows[i])]
+        if len(rows[i]) < n:
+            return None
+    tbl = np.array(rows, np.int64)
+    return Layout(tuple(pshape), tbl, (n,), "gen")
+
+
+def insert_pairs(piece_lay: Layout, dest_lay: Layout, offsets):
+    """Per work-item, the (destination position, piece position) pairs of an insert_strided_slice: every
+    destination element the work-item holds inside the piece must come from its own piece fragment.
+    None when some work-item would need another work-item's piece element."""
+    region = _insert_region(dest_lay, offsets, piece_lay.shape)
+    out = []
+    for lane in range(SG):
+        pos = {int(x): p for p, x in enumerate(piece_lay.tbl[lane])}
+        pairs = []
+        for q in np.nonzero(region[lane] >= 0)[0]:
+            p = pos.get(int(region[lane, q]))
+            if p is None:
+                return None
+            pairs.append((int(q), p))
+        out.append(tuple(pairs))
+    return out
+
+
 def _uniform_positions(src_tbl, res_src_idx):
     """For every lane l and result position p, the position q with src_tbl[l, q] == res_src_idx[l, p];
     returns the (uniform) q per p, or None when it differs between work-items or is missing."""
@@ -232,6 +336,22 @@ def _uniform_positions(src_tbl, res_src_idx):
     if not (out == out[0:1]).all():
         return None
     return out[0]
+
+
+def _box_in(positions, shape):
+    """(first, sizes) when the flat `positions` (in order) are the row-major elements of a box of
+    `shape`; else None."""
+    pos = np.asarray(positions, np.int64)
+    coords = np.unravel_index(pos, tuple(shape))
+    first = [int(c.min()) for c in coords]
+    sizes = [int(c.max()) - f + 1 for c, f in zip(coords, first)]
+    if int(np.prod(sizes)) != pos.size:
+        return None
+    grid = np.indices(sizes).reshape(len(sizes), -1)
+    flat = np.ravel_multi_index(tuple(grid[d] + first[d] for d in range(len(sizes))), tuple(shape))
+    if not np.array_equal(flat, pos):
+        return None
+    return first, sizes
 
 
 def _box(positions, src_shape, res_shape):
@@ -267,7 +387,14 @@ class Distributor:
         self.want: dict = {}         # old vector value -> (form, SgMap) requirement
         self.chain_of: dict = {}     # tdesc value -> chain id
         self.chain_sgm: dict = {}    # chain id -> SgMap
+        self.sc_lay: dict = {}       # scattered chain id -> access Layout (over lanes x chunk)
+        self.sc_info: dict = {}      # scattered chain id -> (VC tensor_desc type, lanes, chunk)
+        self.piece_need: dict = {}   # insert_strided_slice op -> Layout its rematerialised piece takes
+        self.dest_need: dict = {}    # insert_strided_slice op -> Layout its rematerialised destination takes
         self.errors = []
+        self._remat: dict = {}       # vector value -> recomputable in any layout
+        self._memo: dict = {}        # (what, key, block) -> value built in that block
+        self._lane = None
         self._current = func
 
     # ---- helpers --------------------------------------------------------------------------------
@@ -295,7 +422,7 @@ class Distributor:
 
     # ---- step 1: DPAS A loads -------------------------------------------------------------------
     def chains(self):
-        """Union the tdesc values connected by update_nd_offset and scf.for iter_args."""
+        """Union the tdesc values connected by update_nd_offset / update_offset and scf.for iter_args."""
         parent = {}
 
         def find(x):
@@ -321,9 +448,9 @@ class Distributor:
 
         for op in _walk(self.func):
             n = op.name
-            if n == "xegpu.create_nd_tdesc":
+            if n in ("xegpu.create_nd_tdesc", "xegpu.create_tdesc"):
                 key(op.results[0])
-            elif n == "xegpu.update_nd_offset":
+            elif n in ("xegpu.update_nd_offset", "xegpu.update_offset"):
                 union(op.operands[0], op.results[0])
             elif n == "scf.for":
                 body = op.regions[0].blocks[0]
@@ -440,11 +567,11 @@ class Distributor:
 
     # ---- step 2: layouts ------------------------------------------------------------------------
     def analyse(self) -> bool:
-        for op in _walk(self.func):
-            if op.name in _SCATTERED:
-                self.errors.append((op, _SCATTERED_MSG.format(op.name)))
-                return False
         self.chain_of = self.chains()
+        # vector kernel arguments are the same in every work-item
+        for a in self.func.regions[0].blocks[0].arguments:
+            if _is_vec(a):
+                self.set_lay(a, Layout.uniform(_vshape(a)))
         self.backward()
         try:
             self.forward_block(self.func.regions[0].blocks[0])
@@ -495,17 +622,31 @@ class Distributor:
                 if len(res) != 1 or res[0] not in self.want:
                     continue
                 form, sgm = self.want[res[0]]
+                if form == "tbl":
+                    # an explicit per-work-item table (a scattered piece): element-wise producers only
+                    if _elementwise(op):
+                        for v in op.operands:
+                            if _is_vec(v) and _vshape(v) == _vshape(res[0]):
+                                changed |= self.desire(v, form, sgm)
+                    continue
                 if n == "vector.extract_strided_slice" or (n.startswith(("arith.", "math.")) and n != "arith.constant"):
                     for v in op.operands:
                         if _is_vec(v) and (n == "vector.extract_strided_slice" or _vshape(v) == _vshape(res[0])):
                             changed |= self.desire(v, form, sgm)
-                elif n == "vector.insert_strided_slice":
+                elif n == "vector.insert_strided_slice" or (n == "vector.insert" and _is_vec(op.operands[0])):
                     changed |= self.desire(op.operands[1], form, sgm)
                     p = op.operands[0]
                     if len(_vshape(p)) == len(_vshape(res[0])):
                         changed |= self.desire(p, form, sgm)
-                    elif len(_vshape(p)) == 1 and sgm.wl[0] == 1:
-                        changed |= self.desire(p, "1d", SgMap((1, SG), (1, sgm.wd[1])))
+                    else:
+                        # a lower-rank piece (e.g. a gathered row): each work-item takes the piece
+                        # elements its destination fragment holds
+                        dl = self.want_layout(res[0])
+                        need = None if dl is None else piece_layout(dl, self.insert_offsets(op), _vshape(p))
+                        if need is not None:
+                            changed |= self.desire(p, "tbl", need)
+                        elif len(_vshape(p)) == 1 and sgm.wl[0] == 1:
+                            changed |= self.desire(p, "1d", SgMap((1, SG), (1, sgm.wd[1])))
                 elif n == "vector.transpose":
                     perm = _ints(op.attributes["permutation"])
                     if perm == [1, 0]:
@@ -555,6 +696,8 @@ class Distributor:
         if w is None:
             return None
         form, sgm = w
+        if form == "tbl":
+            return sgm if tuple(sgm.shape) == tuple(shape) else None
         try:
             if form == "vnni" and len(shape) == 3:
                 return Layout.vnni(shape, sgm)
@@ -577,9 +720,11 @@ class Distributor:
                 return Layout.plain(shape, default_sgm(shape))
             if len(shape) == 3:
                 return Layout.vnni(shape, SgMap((1, SG), (shape[2], 1)))
-        except ValueError as e:
-            raise SimtError(op, f"cannot distribute {v.type} over {SG} work-items: {e}")
-        raise SimtError(op, f"cannot distribute {v.type} over {SG} work-items")
+        except ValueError:
+            pass
+        # not spread evenly over the work-items: every work-item holds it whole (it is recomputed
+        # in the layout each user needs)
+        return Layout.uniform(shape)
 
     def derive(self, op, res, src_lay: Layout, res_src_idx_fn):
         """Layout of `res` from a data-movement op: the elements each work-item holds follow the
@@ -640,7 +785,8 @@ class Distributor:
                     self.forward_block(b)
             return
         if n in _SCATTERED:
-            raise SimtError(op, _SCATTERED_MSG.format(n))
+            self.fwd_scattered(op)
+            return
         if n == "xegpu.load_nd":
             ld = LoadNdOp(op)
             res = op.results[0]
@@ -714,11 +860,35 @@ class Distributor:
         if n == "arith.constant" or n in ("vector.broadcast", "vector.splat"):
             if n != "arith.constant" and _is_vec(op.operands[0]):
                 raise SimtError(op, "vector.broadcast of a vector is not supported in SIMT distribution")
-            if n == "arith.constant":
-                d = ir.DenseElementsAttr(op.attributes["value"])
-                if not d.is_splat:
-                    raise SimtError(op, "non-splat vector constants are not supported in SIMT distribution")
+            if n == "arith.constant" and not ir.DenseElementsAttr(op.attributes["value"]).is_splat:
+                # kept whole in every work-item; users take their elements by work-item id
+                self.set_lay(res[0], Layout.uniform(_vshape(res[0])))
+                return
             self.set_lay(res[0], self.free_layout(op, res[0]))
+            return
+        if n == "vector.step":
+            self.set_lay(res[0], Layout.uniform(_vshape(res[0])))
+            return
+        if n == "vector.extract" and res:
+            self.fwd_slice(op)
+            return
+        if n == "vector.insert" and not _is_vec(op.operands[0]):
+            if self.lay_of(op, op.operands[1]).form != "uniform":
+                raise SimtError(op, "vector.insert of one element into a distributed vector needs the work-item "
+                                    "that holds it")
+            self.set_lay(res[0], self.lay[op.operands[1]])
+            return
+        if n == "vector.insert" and _is_vec(op.operands[0]):
+            if len(op.operands) > 2:
+                raise SimtError(op, "vector.insert of a sub-vector at a dynamic position is not supported by "
+                                    "xegpu-simt-distribute")
+            self.fwd_insert(op)
+            return
+        if n in ("vector.extract", "vector.extractelement") and not res:
+            src = op.operands[0]
+            if self.lay_of(op, src).form != "uniform":
+                raise SimtError(op, f"'{n}' of one element of a distributed vector needs the work-item that holds "
+                                    "it (a cross-work-item shuffle)")
             return
         if n == "vector.extract_strided_slice":
             self.fwd_slice(op)
@@ -732,14 +902,148 @@ class Distributor:
         if n.startswith(("arith.", "math.")) and len(res) == 1:
             vops = [v for v in op.operands if _is_vec(v)]
             lays = [self.lay_of(op, v) for v in vops]
-            ref = lays[0]
-            for v, lay in zip(vops, lays):
-                if _vshape(v) != _vshape(res[0]) or not lay.same(ref):
-                    raise SimtError(op, f"operands of '{n}' are distributed differently ({ref.describe()} vs "
-                                        f"{lay.describe()})")
+            for v in vops:
+                if _vshape(v) != _vshape(res[0]):
+                    raise SimtError(op, f"'{n}' mixes vector shapes {list(_vshape(v))} and {list(_vshape(res[0]))}")
+            # operands holding loaded or computed data fix the layout; values that do not depend on
+            # the work-item (constants, broadcasts, address and mask arithmetic) are recomputed in it
+            fixed = [lay for v, lay in zip(vops, lays) if not self.remat_able(v)]
+            if fixed:
+                ref = fixed[0]
+                for lay in fixed[1:]:
+                    if not lay.same(ref):
+                        raise SimtError(op, f"operands of '{n}' are distributed differently ({ref.describe()} vs "
+                                            f"{lay.describe()})")
+            else:
+                ref = self.want_layout(res[0]) or Layout.uniform(_vshape(res[0]))
             self.set_lay(res[0], Layout(ref.shape, ref.tbl, ref.lane_shape, ref.form, ref.sgm))
             return
         raise SimtError(op, f"'{n}' on subgroup vectors is not supported by xegpu-simt-distribute")
+
+    # ---- scattered access -----------------------------------------------------------------------
+    def remat_able(self, v) -> bool:
+        """True when `v` does not depend on per-work-item data: splat constants, broadcasts of
+        scalars, values every work-item holds whole, and element-wise arithmetic on such values.
+        Those are recomputed (or picked by work-item id) in whatever layout a user needs."""
+        r = self._remat.get(v)
+        if r is not None:
+            return r
+        o = _owner(v)
+        lay = self.lay.get(v)
+        if lay is not None and lay.form == "uniform":
+            r = True
+        elif o is None:
+            r = False
+        elif o.name == "arith.constant":
+            r = True
+        elif o.name in ("vector.broadcast", "vector.splat"):
+            r = not _is_vec(o.operands[0])
+        elif _elementwise(o) and len(o.results) == 1:
+            r = all(self.remat_able(x) for x in o.operands if _is_vec(x))
+        else:
+            r = False
+        self._remat[v] = r
+        return r
+
+    def convertible(self, v, to: Layout) -> bool:
+        lay = self.lay.get(v)
+        if lay is None:
+            return False
+        if lay.same(to) or self.remat_able(v):
+            return True
+        return _uniform_positions(lay.tbl, to.tbl) is not None
+
+    def scatter_info(self, tdesc):
+        """(VC type, lanes, chunk) of a scattered descriptor chain (recorded from the VC types, so it
+        also answers for descriptors already rewritten, e.g. loop arguments)."""
+        c = self.chain_of.get(tdesc)
+        info = self.sc_info.get(c)
+        if info is None:
+            tv = TensorDescType(tdesc.type)
+            lanes, chunk = (tv.shape[0], tv.shape[1]) if len(tv.shape) == 2 else (tv.shape[0], 1)
+            info = (tv, lanes, chunk)
+            if c is not None:
+                self.sc_info[c] = info
+        return info
+
+    @staticmethod
+    def access_to_value(lanes, chunk, vshape):
+        """Flat value index of each access element (lane i, chunk element k) = i * chunk + k; a value
+        of shape [chunk, lanes] is the transposed (load_gather transpose = [1, 0]) form."""
+        e = np.arange(lanes * chunk)
+        if chunk > 1 and tuple(vshape) == (chunk, lanes) and chunk != lanes:
+            return (e % chunk) * lanes + e // chunk
+        return e
+
+    def default_access(self, lanes, chunk) -> Layout:
+        n_all = lanes * chunk
+        if n_all % SG == 0:
+            sgm = SgMap((1, SG), (1, chunk)) if chunk > 1 and (n_all // SG) % chunk == 0 else SgMap((1, SG), (1, 1))
+            return Layout.plain((n_all,), sgm)
+        if SG % n_all == 0:
+            # fewer elements than work-items: work-item i takes element i mod n (duplicates agree)
+            return Layout((n_all,), (np.arange(SG) % n_all).reshape(SG, 1), (1,), "gen")
+        raise SimtError(None, f"{n_all} scattered elements cannot be spread evenly over {SG} work-items")
+
+    def scatter_access(self, op, tdesc, cand: Layout | None) -> Layout:
+        """The access layout of a scattered descriptor chain (which lanes' elements each work-item
+        addresses): fixed by its first access, from `cand` (what the value's users or producer
+        need), else the default."""
+        c = self.chain_of.get(tdesc)
+        if c is None:
+            raise SimtError(op, "scattered tensor_desc of unknown origin (not created by xegpu.create_tdesc here)")
+        if c in self.sc_lay:
+            return self.sc_lay[c]
+        tv, lanes, chunk = self.scatter_info(tdesc)
+        acc = cand
+        if acc is None:
+            try:
+                acc = self.default_access(lanes, chunk)
+            except SimtError as e:
+                raise SimtError(op, e.message)
+        self.sc_lay[c] = Layout(acc.shape, acc.tbl, (acc.count,), acc.form, acc.sgm)
+        return self.sc_lay[c]
+
+    def value_layout(self, acc: Layout, lanes, chunk, vshape, like: Layout | None = None) -> Layout:
+        a2v = self.access_to_value(lanes, chunk, vshape)
+        lay = Layout(tuple(vshape), a2v[acc.tbl], (acc.count,), "gen")
+        if like is not None and like.same(lay):
+            return like
+        if len(vshape) == 1 and acc.sgm is not None:
+            return Layout(lay.shape, lay.tbl, lay.lane_shape, "1d", acc.sgm)
+        return lay
+
+    def access_of_value(self, lay: Layout, lanes, chunk, vshape) -> Layout:
+        a2v = self.access_to_value(lanes, chunk, vshape)
+        v2a = np.empty_like(a2v)
+        v2a[a2v] = np.arange(a2v.size)
+        return Layout((lanes * chunk,), v2a[lay.tbl], (lay.count,), "gen", lay.sgm if len(vshape) == 1 else None)
+
+    def fwd_scattered(self, op):
+        n = op.name
+        if n in ("xegpu.create_tdesc", "xegpu.update_offset", "xegpu.prefetch"):
+            return      # offsets / deltas follow the chain's access layout when rewritten
+        if n == "xegpu.load_gather":
+            d, res = op.operands[0], op.results[0]
+            tv, lanes, chunk = self.scatter_info(d)
+            want = self.want_layout(res)
+            cand = None if want is None else self.access_of_value(want, lanes, chunk, _vshape(res))
+            acc = self.scatter_access(op, d, cand)
+            self.set_lay(res, self.value_layout(acc, lanes, chunk, _vshape(res), want))
+            return
+        # store_scatter / atomic_rmw: the stored values fix the chain's layout unless they can be
+        # recomputed in any layout
+        v, d = op.operands[0], op.operands[1]
+        tv, lanes, chunk = self.scatter_info(d)
+        lv = self.lay_of(op, v)
+        cand = None if self.remat_able(v) else self.access_of_value(lv, lanes, chunk, _vshape(v))
+        acc = self.scatter_access(op, d, cand)
+        need = self.value_layout(acc, lanes, chunk, _vshape(v), lv)
+        if not self.convertible(v, need):
+            raise SimtError(op, f"stored fragment layout {lv.describe()} differs from the scattered descriptor's "
+                                f"{need.describe()} (a cross-work-item shuffle would be needed)")
+        if n == "xegpu.atomic_rmw":
+            self.set_lay(op.results[0], need)
 
     def transposed_layout(self, op, mshape, sgm) -> Layout:
         """Result layout of a transposed block load: work-items hold the memory-block fragment of
@@ -751,17 +1055,32 @@ class Distributor:
         lane_shape = _simt_shape((H, W), sgm, transpose=True)
         return Layout((W, H), tbl, lane_shape, "gen", None)
 
-    def fwd_slice(self, op):
-        src, res = op.operands[0], op.results[0]
-        sl = self.lay_of(op, src)
-        offs = _ints(op.attributes["offsets"])
-        sshape, rshape = _vshape(src), _vshape(res)
+    def slice_index_fn(self, op, sshape, rshape):
+        """Flat source index of each result element of extract_strided_slice / vector.extract (static
+        position, vector result: the sub-vector at that position); shapes of the VC values."""
+        if op.name == "vector.extract":
+            offs = _ints(op.attributes["static_position"]) + [0] * len(rshape)
+        else:
+            offs = _ints(op.attributes["offsets"])
+        k = len(sshape) - len(rshape)
 
         def idx_fn(rtbl):
             coords = np.unravel_index(rtbl, rshape)
-            sc = tuple(coords[d] + offs[d] for d in range(len(rshape)))
+            sc = tuple([np.full(np.shape(rtbl), offs[d]) for d in range(k)] +
+                       [coords[d] + offs[k + d] for d in range(len(rshape))])
             return np.ravel_multi_index(sc, sshape)
+        return idx_fn
 
+    def fwd_slice(self, op):
+        src, res = op.operands[0], op.results[0]
+        sl = self.lay_of(op, src)
+        if sl.form == "uniform":
+            self.set_lay(res, Layout.uniform(_vshape(res)))
+            return
+        if op.name == "vector.extract" and len(op.operands) > 1:
+            raise SimtError(op, "vector.extract of a sub-vector at a dynamic position of a distributed vector is "
+                                "not supported by xegpu-simt-distribute")
+        idx_fn = self.slice_index_fn(op, _vshape(src), _vshape(res))
         lay = self.derive(op, res, sl, idx_fn)
         if lay is None:
             lay = self.generic_subset(op, sl, res, idx_fn)
@@ -782,25 +1101,42 @@ class Distributor:
         tbl = np.array(rows, np.int64)
         return Layout(rshape, tbl, (tbl.shape[1],), "gen", None)
 
+    def insert_offsets(self, op):
+        if op.name == "vector.insert":
+            piece = op.operands[0]
+            rank = len(self.lay[piece].shape) if piece in self.lay else len(_vshape(piece))
+            return _ints(op.attributes["static_position"]) + [0] * rank
+        return _ints(op.attributes["offsets"])
+
     def fwd_insert(self, op):
         piece, dest, res = op.operands[0], op.operands[1], op.results[0]
         ld = self.lay_of(op, dest)
         lp = self.lay_of(op, piece)
-        offs = _ints(op.attributes["offsets"])
-        dshape, pshape = _vshape(dest), _vshape(piece)
-        # every piece element must live on the work-item that holds its destination position
-        k = len(dshape) - len(pshape)
-        pc = np.unravel_index(lp.tbl, pshape)
-        full = [np.full(lp.tbl.shape, offs[d]) for d in range(k)] + [pc[d] + offs[k + d] for d in range(len(pshape))]
-        didx = np.ravel_multi_index(tuple(full), dshape)
-        if _uniform_positions(ld.tbl, didx) is None:
-            raise SimtError(op, f"inserting a fragment distributed as {lp.describe()} into {ld.describe()} would "
-                                "move data between work-items")
+        offs = self.insert_offsets(op)
+        if ld.form == "uniform" and lp.form == "uniform":
+            self.set_lay(res, ld)
+            return
+        want = self.want_layout(res)
+        if want is not None and not want.same(ld) and self.remat_able(dest):
+            # a shared constant destination (zeros) is re-created in the layout this chain needs
+            ld = want
+            self.dest_need[op] = want
+        # every destination element a work-item holds inside the piece must come from its own piece
+        # fragment (work-items holding none of the piece keep their fragment)
+        if insert_pairs(lp, ld, offs) is None:
+            need = piece_layout(ld, offs, _vshape(piece)) if self.remat_able(piece) else None
+            if need is None or insert_pairs(need, ld, offs) is None:
+                raise SimtError(op, f"inserting a fragment distributed as {lp.describe()} into {ld.describe()} would "
+                                    "move data between work-items")
+            self.piece_need[op] = need
         self.set_lay(res, ld)
 
     def fwd_move(self, op):
         src, res = op.operands[0], op.results[0]
         sl = self.lay_of(op, src)
+        if sl.form == "uniform":
+            self.set_lay(res, Layout.uniform(_vshape(res)))
+            return
         sshape, rshape = _vshape(src), _vshape(res)
         if op.name == "vector.shape_cast":
             def idx_fn(rtbl):
@@ -830,6 +1166,155 @@ class Distributor:
     def lane_type(self, v, lay=None):
         lay = lay or self.lay[v]
         return _vt(lay.lane_shape, _velt(v))
+
+    # ---- work-item ids and conversions --------------------------------------------------------------
+    def _block_key(self):
+        return ir.InsertionPoint.current.block
+
+    def memo(self, what, key, build):
+        k = (what, key, self._block_key())
+        v = self._memo.get(k)
+        if v is None:
+            v = build()
+            self._memo[k] = v
+        return v
+
+    def lane(self):
+        """This work-item's id (`gpu.lane_id`, created once at the top of the function)."""
+        if self._lane is None:
+            entry = self.func.regions[0].blocks[0]
+            with ir.InsertionPoint.at_block_begin(entry), self.func.location:
+                self._lane = ir.Operation.create("gpu.lane_id", results=[ir.IndexType.get()]).results[0]
+        return self._lane
+
+    def lane_index(self, col):
+        """An index value equal to col[work-item id] (col: 16 integers)."""
+        return self.lane_value(col, "index")
+
+    def lane_value(self, col, elt):
+        """A scalar of integer type `elt` equal to col[work-item id] (col: 16 integers): a constant,
+        the work-item id (plus a constant) or a lookup in a 16-entry table."""
+        col = [int(x) for x in col]
+
+        def build():
+            t = _lt((), elt)
+            if all(x == col[0] for x in col):
+                return arith.ConstantOp(t, col[0]).result
+            c = col[0]
+            if elt == "index" and col == [c + i for i in range(SG)]:
+                if c == 0:
+                    return self.lane()
+                return arith.AddIOp(self.lane(), arith.ConstantOp(t, c).result).result
+            table = arith.ConstantOp(_vt((SG,), elt), _dense(col, (SG,), elt)).result
+            return vector.extract(table, [self.lane()], [_DYN])
+        return self.memo("lane_value", (tuple(col), elt), build)
+
+    def lane_pred(self, lanes):
+        """An i1 value true in the given work-items."""
+        lanes = sorted(int(x) for x in lanes)
+
+        def build():
+            i1 = ir.IntegerType.get_signless(1)
+            lo, hi = lanes[0], lanes[-1] + 1
+            if lanes == list(range(lo, hi)):
+                conds = []
+                if lo > 0:
+                    conds.append(arith.CmpIOp(arith.CmpIPredicate.uge, self.lane(),
+                                              arith.ConstantOp(ir.IndexType.get(), lo).result).result)
+                if hi < SG:
+                    conds.append(arith.CmpIOp(arith.CmpIPredicate.ult, self.lane(),
+                                              arith.ConstantOp(ir.IndexType.get(), hi).result).result)
+                if len(conds) == 1:
+                    return conds[0]
+                if len(conds) == 2:
+                    return arith.AndIOp(conds[0], conds[1]).result
+                return arith.ConstantOp(i1, 1).result
+            bits = np.zeros(SG, np.int64)
+            bits[lanes] = 1
+            return self.lane_value(bits, "i1")
+        return self.memo("lane_pred", tuple(lanes), build)
+
+    def lane_extract(self, src_new, shape, to: Layout, elt):
+        """Elements of a vector every work-item holds whole, picked by work-item id per `to`."""
+        def build():
+            n = int(np.prod(shape))
+            flat = src_new if len(shape) == 1 else vector.shape_cast(_vt((n,), elt), src_new)
+            vals = []
+            for p in range(to.count):
+                col = to.tbl[:, p]
+                if (col == col[0]).all():
+                    vals.append(vector.extract(flat, [], [int(col[0])]))
+                else:
+                    vals.append(vector.extract(flat, [self.lane_index(col)], [_DYN]))
+            if to.lane_shape == ():
+                return vals[0]
+            return vector.from_elements(_vt(to.lane_shape, elt), vals)
+        return self.memo("extract", (src_new, to.key()), build)
+
+    def convert(self, rb, v, to: Layout, op, what="operand"):
+        """`v` (an old value) in layout `to` in this work-item: as is, recomputed (values that do not
+        depend on the work-item), picked by work-item id (values every work-item holds whole) or
+        rearranged within the work-item; anything else needs another work-item's data. A layout
+        with lane_shape () gives the scalar."""
+        lay = self.lay_of(op, v)
+        if lay.same(to):
+            return rb.one(v)
+        if self.remat_able(v):
+            return self.materialize(rb, v, to, op)
+        elt = _velt(v)
+        if to.lane_shape == ():
+            vec1 = self.convert(rb, v, to.with_lane_shape((1,)), op, what)
+            return vector.extract(vec1, [], [0])
+        try:
+            return self.move(rb.one(v), lay, to, to.tbl, elt)
+        except SimtError:
+            raise SimtError(op, f"{what} {v.get_name()} is distributed as {lay.describe()}; '{op.name}' needs "
+                                f"{to.describe()} (a cross-work-item shuffle would be needed)")
+
+    def materialize(self, rb, v, to: Layout, op, rebuild=False):
+        """`v` (a value that does not depend on the work-item) recomputed in layout `to`: constants
+        and broadcasts are re-created, element-wise ops recomputed from their recomputed operands,
+        values held whole picked by work-item id."""
+        lay = self.lay[v]
+        if lay.same(to) and not rebuild:
+            return rb.one(v)
+        o = _owner(v)
+        elt = _velt(v)
+        rt = _lt(to.lane_shape, elt)
+
+        def build():
+            if to.count == 1 and to.lane_shape != () and not (o is not None and o.name == "arith.constant"):
+                # one element per work-item: compute the scalar (shared with scalar users), then wrap it
+                return vector.broadcast(rt, self.materialize(rb, v, to.with_lane_shape(()), op))
+            if o is not None and o.name == "arith.constant":
+                d = ir.DenseElementsAttr(o.attributes["value"])
+                if d.is_splat:
+                    if to.lane_shape == ():
+                        return arith.ConstantOp(rt, d.get_splat_value()).result
+                    return arith.ConstantOp(rt, ir.DenseElementsAttr.get_splat(rt, d.get_splat_value())).result
+                if _is_int(elt):
+                    # a constant table: each element this work-item holds, by work-item id
+                    di = ir.DenseIntElementsAttr(o.attributes["value"])
+                    vals = np.array([int(di[i]) for i in range(len(di))], np.int64)
+                    per = vals[to.tbl]
+                    if (per == per[0:1]).all():
+                        if to.lane_shape == ():
+                            return arith.ConstantOp(rt, int(per[0, 0])).result
+                        return arith.ConstantOp(rt, _dense(per[0], to.lane_shape, elt)).result
+                    elems = [self.lane_value(per[:, p], elt) for p in range(to.count)]
+                    return elems[0] if to.lane_shape == () else vector.from_elements(rt, elems)
+            if o is not None and o.name in ("vector.broadcast", "vector.splat") and not _is_vec(o.operands[0]):
+                s = rb.one(o.operands[0])
+                return s if to.lane_shape == () else vector.broadcast(rt, s)
+            if o is not None and _elementwise(o) and len(o.results) == 1 and \
+                    all(self.remat_able(x) for x in o.operands if _is_vec(x)):
+                operands = [self.materialize(rb, x, to, op) if _is_vec(x) else rb.one(x) for x in o.operands]
+                return ir.Operation.create(o.name, results=[rt], operands=operands,
+                                           attributes=_attr_dict(o)).results[0]
+            if lay.form == "uniform":
+                return self.lane_extract(rb.one(v), lay.shape, to, elt)
+            raise SimtError(op, f"cannot recompute {v.get_name()} in the layout '{op.name}' needs")
+        return self.memo("remat", (v, to.key(), to.lane_shape), build)
 
     def new_tdesc_type(self, op, t):
         c = self.chain_of.get(t)
@@ -876,11 +1361,19 @@ class Distributor:
             "xegpu.dpas": self.r_dpas,
             "vector.extract_strided_slice": self.r_slice,
             "vector.insert_strided_slice": self.r_insert,
+            "vector.extract": self.r_slice,
+            "vector.insert": self.r_insert,
             "vector.shape_cast": self.r_move,
             "vector.transpose": self.r_move,
             "arith.constant": self.r_const,
             "vector.broadcast": self.r_broadcast,
             "vector.splat": self.r_broadcast,
+            "xegpu.create_tdesc": self.r_create_tdesc,
+            "xegpu.update_offset": self.r_update_offset,
+            "xegpu.load_gather": self.r_gather,
+            "xegpu.store_scatter": self.r_scatter,
+            "xegpu.atomic_rmw": self.r_atomic,
+            "xegpu.prefetch": self.r_prefetch_sc,
         }
 
     def r_create(self, rb, op):
@@ -937,15 +1430,14 @@ class Distributor:
 
     def r_slice(self, rb, op):
         src, res = op.operands[0], op.results[0]
+        if not _is_vec(res):
+            return None         # an element of a vector every work-item holds whole: kept
         sl, rl = self.lay[src], self.lay[res]
-        offs = _ints(op.attributes["offsets"])
-        sshape, rshape = sl.shape, rl.shape
-        coords = np.unravel_index(rl.tbl, rshape)
-        idx = np.ravel_multi_index(tuple(coords[d] + offs[d] for d in range(len(rshape))), sshape)
+        idx = self.slice_index_fn(op, sl.shape, rl.shape)(rl.tbl)
         try:
             return [self.move(rb.one(src), sl, rl, idx, _velt(res))]
         except SimtError:
-            raise SimtError(op, "extract_strided_slice would move data between work-items")
+            raise SimtError(op, f"'{op.name}' would move data between work-items")
 
     def r_move(self, rb, op):
         src, res = op.operands[0], op.results[0]
@@ -967,38 +1459,70 @@ class Distributor:
 
     def r_insert(self, rb, op):
         piece, dest, res = op.operands[0], op.operands[1], op.results[0]
+        if not _is_vec(piece) and self.lay[dest].form == "uniform":
+            return None         # an element into a vector every work-item holds whole: kept
         lp, ldst = self.lay[piece], self.lay[dest]
-        offs = _ints(op.attributes["offsets"])
-        dshape, pshape = ldst.shape, lp.shape
-        k = len(dshape) - len(pshape)
-        pc = np.unravel_index(lp.tbl, pshape)
-        full = [np.full(lp.tbl.shape, offs[d]) for d in range(k)] + [pc[d] + offs[k + d] for d in range(len(pshape))]
-        didx = np.ravel_multi_index(tuple(full), dshape)
-        q = _uniform_positions(ldst.tbl, didx)       # dest fragment position of each piece element
-        if q is None:
-            raise SimtError(op, "insert_strided_slice would move data between work-items")
+        offs = self.insert_offsets(op)
         elt = _velt(res)
-        pnew, dnew = rb.one(piece), rb.one(dest)
-        off = _box(q, ldst.lane_shape, lp.lane_shape)
-        if off is not None:
-            return [vector.insert_strided_slice(pnew, dnew, off, [1] * len(lp.lane_shape))]
+        if op in self.piece_need:
+            lp = self.piece_need[op]
+            pnew = self.convert(rb, piece, lp, op, "inserted piece")
+        else:
+            pnew = rb.one(piece)
+        if op in self.dest_need:
+            ldst = self.dest_need[op]
+            dnew = self.convert(rb, dest, ldst, op, "destination")
+        else:
+            dnew = rb.one(dest)
+        pairs = insert_pairs(lp, ldst, offs)
+        if pairs is None:
+            raise SimtError(op, "insert_strided_slice would move data between work-items")
+        groups = {}
+        for lane, pr in enumerate(pairs):
+            groups.setdefault(pr, []).append(lane)
+        out = dnew
+        for pr, lanes in groups.items():
+            if not pr:
+                continue        # these work-items hold none of the piece: their fragment is unchanged
+            cand = self._insert_fragment(pnew, lp, dnew, ldst, pr, elt)
+            if len(lanes) == SG:
+                return [cand]
+            out = arith.SelectOp(self.lane_pred(lanes), cand, out).result
+        return [out]
+
+    def _insert_fragment(self, pnew, lp: Layout, dnew, ldst: Layout, pairs, elt):
+        """dest fragment with position q replaced by piece fragment position p for each (q, p)."""
         nd = int(np.prod(ldst.lane_shape))
         npc = int(np.prod(lp.lane_shape))
+        by_p = sorted(pairs, key=lambda x: x[1])
+        if [p for _, p in by_p] == list(range(npc)):
+            box = _box_in([q for q, _ in by_p], ldst.lane_shape)
+            if box is not None:
+                first, sizes = box
+                src_shape = list(sizes)
+                while len(src_shape) > 1 and src_shape[0] == 1:
+                    src_shape.pop(0)
+                src = pnew
+                if tuple(src_shape) != tuple(lp.lane_shape):
+                    src = vector.shape_cast(_vt(src_shape, elt), pnew)
+                return vector.insert_strided_slice(src, dnew, first, [1] * len(src_shape))
         mask = list(range(nd))
-        for p, pos in enumerate(q):
-            mask[int(pos)] = nd + p
+        for q, p in pairs:
+            mask[q] = nd + p
         fd = dnew if len(ldst.lane_shape) == 1 else vector.shape_cast(_vt((nd,), elt), dnew)
         fp = pnew if len(lp.lane_shape) == 1 else vector.shape_cast(_vt((npc,), elt), pnew)
         sh = vector.shuffle(fd, fp, mask)
         if len(ldst.lane_shape) != 1:
             sh = vector.shape_cast(_vt(ldst.lane_shape, elt), sh)
-        return [sh]
+        return sh
 
     def r_const(self, rb, op):
         res = op.results[0]
         if not _is_vec(res):
             return None
         d = ir.DenseElementsAttr(op.attributes["value"])
+        if not d.is_splat:
+            return None         # kept whole (uniform); users pick their elements
         rt = self.lane_type(res)
         return [arith.ConstantOp(rt, ir.DenseElementsAttr.get_splat(rt, d.get_splat_value())).result]
 
@@ -1007,15 +1531,164 @@ class Distributor:
         return [vector.broadcast(self.lane_type(res), rb.one(op.operands[0]))]
 
     def r_generic(self, rb, op):
-        """Element-wise arith/math op on fragments."""
+        """Element-wise arith/math op on fragments (operands that do not depend on the work-item are
+        recomputed in the result's layout)."""
         res = [r for r in op.results if _is_vec(r)]
         if not res:
             return None
+        lay = self.lay[res[0]]
+        if len(op.results) == 1 and self.remat_able(res[0]):
+            return [self.materialize(rb, res[0], lay, op, rebuild=True)]
         types = [self.lane_type(r) if _is_vec(r) else r.type for r in op.results]
-        operands = [rb.one(v) for v in op.operands]
+        operands = [self.convert(rb, v, lay, op) if _is_vec(v) else rb.one(v) for v in op.operands]
         attrs = _attr_dict(op)
         new = ir.Operation.create(op.name, results=types, operands=operands, attributes=attrs)
         return [new.results[i] for i in range(len(types))]
+
+    # ---- scattered ops ------------------------------------------------------------------------------
+    # A scattered chain's access layout says which (lane, chunk element) pairs of the VC access each
+    # work-item addresses. A SIMT scattered access addresses at most 32 lanes (2 elements per
+    # work-item), so a work-item holding more is split into parts of at most 2, each its own SIMT
+    # descriptor / message; the parts of a loaded value are concatenated in the work-item.
+    def sc_access(self, tdesc):
+        c = self.chain_of.get(tdesc)
+        if c not in self.sc_lay:
+            _, lanes, chunk = self.scatter_info(tdesc)
+            acc = self.default_access(lanes, chunk)
+            self.sc_lay[c] = Layout(acc.shape, acc.tbl, (acc.count,), acc.form, acc.sgm)
+        return self.sc_lay[c]
+
+    def sc_parts(self, tdesc):
+        """[(first position, access Layout of the part)] of a chain's SIMT messages."""
+        acc = self.sc_access(tdesc)
+        per = _SIMT_MAX_LANES // SG
+        return [(p, Layout(acc.shape, acc.tbl[:, p:p + per], (min(per, acc.count - p),), "gen"))
+                for p in range(0, acc.count, per)]
+
+    def sc_tdesc_type(self, tdesc, part: Layout):
+        """SIMT type of (a part of) a scattered descriptor: 16 x n lanes (n elements per work-item), 1D,
+        sg_map [1, 16] x [1, n] when each work-item's lanes are consecutive, else [1, 16] x [1, 1]."""
+        tv = self.scatter_info(tdesc)[0]
+        n = part.count
+        fields = _tdesc_fields(tv)
+        fields.pop("chunk_size_per_lane", None)
+        consecutive = n > 1 and bool((np.diff(part.tbl, axis=1) == 1).all())
+        fields["sg_map"] = {"wi_layout": (1, SG), "wi_data": (1, n if consecutive else 1)}
+        return TensorDescType.get([SG * n], tv.element_type, **fields)
+
+    def sc_lanes(self, tdesc, part: Layout):
+        """Layout over the VC lanes (offsets, masks, deltas) of each work-item's elements of a part;
+        the scalar form for one element per work-item."""
+        _, lanes, chunk = self.scatter_info(tdesc)
+        lay = Layout((lanes,), part.tbl // chunk, (part.count,), "gen")
+        return lay.with_lane_shape(()) if part.count == 1 else lay
+
+    def sc_offsets(self, rb, op, tdesc, part: Layout, offsets, what):
+        """This work-item's offsets of a part: the VC offsets of its lanes (plus the chunk position)."""
+        _, lanes, chunk = self.scatter_info(tdesc)
+        o = self.convert(rb, offsets, self.sc_lanes(tdesc, part), op, what)
+        if chunk > 1 and what == "offsets":
+            k = part.tbl % chunk
+            if part.count == 1:
+                o = arith.AddIOp(o, self.lane_index(k[:, 0])).result
+            elif (k == k[0:1]).all():
+                t = _vt((part.count,), "index")
+                o = arith.AddIOp(o, arith.ConstantOp(t, _dense(k[0], (part.count,), "index")).result).result
+            else:
+                kv = vector.from_elements(_vt((part.count,), "index"), [self.lane_index(k[:, p])
+                                                                       for p in range(part.count)])
+                o = arith.AddIOp(o, kv).result
+        return o
+
+    def sc_value(self, rb, op, tdesc, v, what):
+        """The value's elements this work-item stores, in access order, split per part."""
+        acc = self.sc_access(tdesc)
+        _, lanes, chunk = self.scatter_info(tdesc)
+        lay = self.value_layout(acc, lanes, chunk, self.lay[v].shape, self.lay.get(v))
+        parts = self.sc_parts(tdesc)
+        if len(parts) == 1:
+            return [self.convert(rb, v, lay.with_lane_shape(() if acc.count == 1 else (acc.count,)), op, what)]
+        whole = self.convert(rb, v, lay.with_lane_shape((acc.count,)), op, what)
+        out = []
+        for first, part in parts:
+            if part.count == 1:
+                out.append(vector.extract(whole, [], [first]))
+            else:
+                out.append(vector.extract_strided_slice(_vt((part.count,), _velt(v)), whole, [first],
+                                                        [part.count], [1]))
+        return out
+
+    def sc_result(self, res, pieces):
+        """A work-item's loaded parts (scalars or vectors) as the fragment the rest of the program uses."""
+        lay = self.lay[res]
+        elt = _velt(res)
+        vecs = [vector.broadcast(_vt((1,), elt), x) if not _is_vec(x) else x for x in pieces]
+        whole = vecs[0]
+        for x in vecs[1:]:
+            a, b = _vshape(whole)[0], _vshape(x)[0]
+            whole = vector.shuffle(whole, x, list(range(a + b)))
+        if tuple(lay.lane_shape) != tuple(_vshape(whole)):
+            whole = vector.shape_cast(self.lane_type(res), whole)
+        return whole
+
+    @staticmethod
+    def _hints(op):
+        return {k: _str_attr(op, k) for k in ("l1_hint", "l2_hint", "l3_hint") if k in op.attributes}
+
+    @staticmethod
+    def _one_or_list(vals):
+        return vals[0] if len(vals) == 1 else vals
+
+    def r_create_tdesc(self, rb, op):
+        d = op.results[0]
+        out = []
+        for _, part in self.sc_parts(d):
+            offs = self.sc_offsets(rb, op, d, part, op.operands[1], "offsets")
+            out.append(CreateTdescOp.build(source=rb.one(op.operands[0]), offsets=offs,
+                                           result_types=[self.sc_tdesc_type(d, part)]).op.results[0])
+        return [self._one_or_list(out)]
+
+    def r_update_offset(self, rb, op):
+        old = op.operands[0]
+        out = []
+        for d, (_, part) in zip(rb.map(old), self.sc_parts(old)):
+            delta = self.sc_offsets(rb, op, old, part, op.operands[1], "delta")
+            out.append(UpdateOffsetOp.build(tdesc=d, delta=delta, result_types=[d.type]).op.results[0])
+        return [self._one_or_list(out)]
+
+    def r_gather(self, rb, op):
+        old, res = op.operands[0], op.results[0]
+        elt = _velt(res)
+        pieces = []
+        for d, (_, part) in zip(rb.map(old), self.sc_parts(old)):
+            mask = self.convert(rb, op.operands[1], self.sc_lanes(old, part), op, "mask")
+            rt = _lt(() if part.count == 1 else (part.count,), elt)
+            pieces.append(LoadGatherOp.build(tdesc=d, mask=mask, result_types=[rt], **self._hints(op)).op.results[0])
+        return [self.sc_result(res, pieces)]
+
+    def r_scatter(self, rb, op):
+        v, old = op.operands[0], op.operands[1]
+        vals = self.sc_value(rb, op, old, v, "stored value")
+        for d, val, (_, part) in zip(rb.map(old), vals, self.sc_parts(old)):
+            mask = self.convert(rb, op.operands[2], self.sc_lanes(old, part), op, "mask")
+            StoreScatterOp.build(value=val, tdesc=d, mask=mask, **self._hints(op))
+        return []
+
+    def r_atomic(self, rb, op):
+        v, old, res = op.operands[0], op.operands[1], op.results[0]
+        vals = self.sc_value(rb, op, old, v, "value")
+        kind = AtomicRmwOp(op).kind
+        pieces = []
+        for d, val, (_, part) in zip(rb.map(old), vals, self.sc_parts(old)):
+            mask = self.convert(rb, op.operands[2], self.sc_lanes(old, part), op, "mask")
+            pieces.append(AtomicRmwOp.build(kind=kind, value=val, tdesc=d, mask=mask,
+                                            result_types=[val.type]).op.results[0])
+        return [self.sc_result(res, pieces)]
+
+    def r_prefetch_sc(self, rb, op):
+        for d in rb.map(op.operands[0]):
+            PrefetchOp.build(tdesc=d, **self._hints(op))
+        return []
 
     def run(self) -> bool:
         if not self.is_vc():
@@ -1046,27 +1719,47 @@ class Distributor:
                 return super().process_op(op)
 
             def _for(self, op):
-                # Rebuilder._for, registering the layouts of the new block arguments and results
+                # Rebuilder._for (1:N values flattened into the iter_args), registering the layouts
+                # and descriptor chains of the new block arguments and results
                 lb, ub, step, *inits = list(op.operands)
                 body = op.regions[0].blocks[0]
                 if not any(self.is_changed(v) for v in op.operands):
                     self.process_block(body)
                     return False
-                flat = [self.one(v) for v in inits]
+                groups = [self.map(v) for v in inits]
+                flat = [x for g in groups for x in g]
                 new = scf.ForOp(self.one(lb), self.one(ub), self.one(step), flat)
                 old_args = list(body.arguments)
                 old_args[0].replace_all_uses_with(new.induction_variable)
-                for old_arg, new_arg in zip(old_args[1:], new.inner_iter_args):
+                new_iter = list(new.inner_iter_args)
+                k = 0
+                for old_arg, g in zip(old_args[1:], groups):
+                    vals = new_iter[k:k + len(g)]
+                    k += len(g)
+                    if len(vals) != 1:
+                        self.set(old_arg, vals)
+                        continue
                     if old_arg in dist.lay:
-                        dist.lay[new_arg] = dist.lay[old_arg]
-                    old_arg.replace_all_uses_with(new_arg)
+                        dist.lay[vals[0]] = dist.lay[old_arg]
+                    if old_arg in dist.chain_of:
+                        dist.chain_of[vals[0]] = dist.chain_of[old_arg]
+                    old_arg.replace_all_uses_with(vals[0])
                 for child in list(body.operations):
                     new.body.append(child.operation)
                 self.process_block(new.body)
-                for old_res, new_res in zip(op.results, new.results):
+                results = list(new.results)
+                k = 0
+                for old_res, g in zip(op.results, groups):
+                    vals = results[k:k + len(g)]
+                    k += len(g)
+                    if len(vals) != 1:
+                        self.set(old_res, vals)
+                        continue
                     if old_res in dist.lay:
-                        dist.lay[new_res] = dist.lay[old_res]
-                    old_res.replace_all_uses_with(new_res)
+                        dist.lay[vals[0]] = dist.lay[old_res]
+                    if old_res in dist.chain_of:
+                        dist.chain_of[vals[0]] = dist.chain_of[old_res]
+                    old_res.replace_all_uses_with(vals[0])
                 return True
 
         rb = _RB(handlers)
@@ -1077,7 +1770,25 @@ class Distributor:
         except (SimtError, RewriteError) as e:
             self.ctx.error(e.op if e.op is not None else self.func, e.message)
             return False
+        self.erase_dead()
         return True
+
+    def erase_dead(self):
+        """Drop side-effect-free vector ops left without users (values that were recomputed in their
+        users' layouts, or kept whole for them)."""
+        changed = True
+        while changed:
+            changed = False
+            for op in reversed(list(_walk(self.func))):
+                n = op.name
+                if not (n.startswith(("arith.", "math.")) or n in _PURE):
+                    continue
+                if n != "gpu.lane_id" and not any(_is_vec(r) for r in op.results) and n != "vector.extract":
+                    continue
+                if any(True for r in op.results for _ in r.uses):
+                    continue
+                op.erase()
+                changed = True
 
 
 def _a_operand_rows(loaded):

@@ -1,7 +1,9 @@
 """XeGPU ops: one class per op, each mapping to Xe instructions; VC (`mode = vc`) and SIMT modes."""
 from __future__ import annotations
 
-from ..core.constraints import AnyMemRef, AnyVector, I8, I64, Index, dialect_type
+from mlir import ir
+
+from ..core.constraints import AnyMemRef, AnyVector, I1, I8, I64, Index, TypeConstraint, dialect_type
 from ..core.kinds import Enum, Int, IntList
 from ..core.opdef import Attribute, Op, Operand, Result
 from ..core.typeinfo import element_bits, is_float, memref_info, our_type, vector_info
@@ -9,6 +11,8 @@ from .attributes import NBARRIER, TENSOR_DESC, tdesc_type_errors, xegpu
 
 TensorDesc = dialect_type(TENSOR_DESC)
 NBarrier = dialect_type(NBARRIER)
+# a scalar element (integer or float): one work-item's value of a SIMT scattered access
+Element = TypeConstraint("integer or float", lambda b: b.op("irdl.any"))
 
 MODES = ("vc",)
 LOAD_HINTS = ("cached", "uncached", "streaming", "read_invalidate")
@@ -314,12 +318,78 @@ def _scattered(tdesc):
     return tv, tv.attr is not None and tv.attr.scattered
 
 
+# --- scattered access: VC form (one value per lane) and SIMT form (one work-item's values) -------
+
+_RFC_SIMT_CREATE = ("RFC: 'create_tdesc %mem_addr, %offsets : uint64, index into tensor_desc<16 x uint8, "
+                    "#scattered, #sg_map_a>'")
+_RFC_SIMT_LOAD = ("RFC: 'load_gather %scatter_tdesc0, %mask : tensor_desc <16xuint8, #Scattered, #sg_map_a>, i1 "
+                  "into uint8'")
+_RFC_SIMT_STORE = "RFC: 'store_scatter %value, %scatter_tdesc1, %mask : uint16, i1, tensor_desc <16xuint16, #scattered, " \
+                  "#sg_map_a>'"
+_RFC_SIMT_UPDATE = "RFC: 'update_offsets %scatter_tdesc1, %offsets : tensor_desc <16xuint16, #scattered, #sg_map>, " \
+                   "uint16'"
+_RFC_SIMT_ATOMIC = "RFC: 'atomic_rmw \"addf\" %value, %scatter_Desc1, %mask : bf16, tensor_desc <16xbf16, #scattered, " \
+                   "#sg_map>, i1 to bf16'"
+PVC_LANES = (1, 2, 4, 8, 16, 32)
+
+
+def _type_text(t) -> str:
+    if isinstance(t, ir.Value):
+        t = t.type
+    return str(t)
+
+
+def _elt_of(t) -> str:
+    """Element type of a vector type, else the (scalar) type itself."""
+    vi = vector_info(t)
+    return vi[1] if vi is not None else _type_text(t)
+
+
+def _per_wi(t, n: int, elt: str):
+    """None when `t` is one work-item's form of n elements of `elt` (the scalar when n == 1, else
+    vector<n x elt>); otherwise the expected type text."""
+    vi = vector_info(t)
+    if n == 1:
+        return None if vi is None and _type_text(t) == elt else elt
+    return None if vi == ((n,), elt) else f"vector<{n}x{elt}>"
+
+
+def simt_scatter_count(tv):
+    """(elements per work-item, errors) of a SIMT-mode scattered tensor_desc: its sg_map distributes
+    the `lanes` addresses over the 16 work-items, wi_data[1] consecutive lanes at a time, so each
+    work-item holds lanes / 16 of them (RFC: one offset per work-item for 16 lanes)."""
+    errs = []
+    attr = tv.attr
+    sgm = attr.sg_map if attr is not None else None
+    if sgm is None:
+        return None, errs      # mode_errors reports the missing sg_map
+    if attr.chunk_size_per_lane > 1 or len(tv.shape) != 1:
+        errs.append(f"a SIMT-mode scattered tensor_desc is 1D <lanes x type>, got {list(tv.shape)} "
+                    "(RFC: 'The chunk_size_per_lane attribute is VC mode only')")
+        return None, errs
+    lanes = tv.shape[0]
+    if sgm.wi_data[0] != 1:
+        errs.append(f"sg_map wi_data {list(sgm.wi_data)} of a 1D tensor_desc must be [1, n]")
+        return None, errs
+    unit = SUBGROUP_SIZE * sgm.wi_data[1]
+    if lanes % unit:
+        errs.append(f"sg_map wi_layout {list(sgm.wi_layout)}, wi_data {list(sgm.wi_data)} does not distribute "
+                    f"{lanes} lanes over the {SUBGROUP_SIZE} work-items: the lanes must be a multiple of "
+                    f"{SUBGROUP_SIZE} x wi_data[1] = {unit}")
+        return None, errs
+    return lanes // SUBGROUP_SIZE, errs
+
+
+def _per_wi_msg(n, lanes):
+    return f"{n} of the {lanes} lanes per work-item by its sg_map"
+
+
 @xegpu.op
 class CreateTdescOp(_XeGpuOp):
     name = "create_tdesc"
     summary = "Describe per-lane addresses for scattered access"
     source = Operand(AnyMemRef | I64)
-    offsets = Operand(AnyVector)
+    offsets = Operand(AnyVector | Index, doc="VC: vector<lanes x index>; SIMT: this work-item's offset(s)")
     mode = _mode()
     result = Result(TensorDesc)
     format = "$source `,` $offsets attr-dict `:` type($source) `,` type($offsets) `->` type($result)"
@@ -329,34 +399,64 @@ class CreateTdescOp(_XeGpuOp):
         tv, sc = _scattered(self.result)
         if not sc:
             yield "create_tdesc produces a scattered tensor_desc (#xegpu.tdesc_attr<scattered = true>)"
-        (so, eo) = vector_info(self.offsets)
-        if eo != "index" or len(so) != 1:
-            yield f"offsets must be a 1D vector of index, got vector<{_s(so)}x{eo}>"
-        elif so[0] != tv.shape[0]:
-            yield f"{so[0]} offsets for a tensor_desc of {tv.shape[0]} lanes"
-        if so and so[0] not in (1, 2, 4, 8, 16, 32):
-            yield f"the number of lanes must be 1, 2, 4, 8, 16 or 32 on PVC, got {so[0]}"
+        lanes = tv.shape[0] if tv.shape else 0
+        if lanes not in PVC_LANES:
+            yield f"the number of lanes must be 1, 2, 4, 8, 16 or 32 on PVC, got {lanes}"
         attr = tv.attr
-        if attr is not None and attr.chunk_size_per_lane > 1 and self.mode != "vc":
-            yield "chunk_size_per_lane is VC mode only (RFC)"
+        if self.mode != "vc":
+            if attr is not None and attr.chunk_size_per_lane > 1:
+                yield "chunk_size_per_lane is VC mode only (RFC)"
+                return
+            n, errs = simt_scatter_count(tv)
+            yield from errs
+            if n is not None:
+                exp = _per_wi(self.offsets, n, "index")
+                if exp is not None:
+                    yield (f"in SIMT mode each work-item passes its own offsets: {exp} for a tensor_desc of "
+                           f"{lanes} lanes ({_per_wi_msg(n, lanes)}), got {_type_text(self.offsets)} "
+                           f"({_RFC_SIMT_CREATE})")
+            return
+        vi = vector_info(self.offsets)
+        if vi is None or vi[1] != "index" or len(vi[0]) != 1:
+            yield f"offsets must be a 1D vector of index (one per lane) in VC mode, got {_type_text(self.offsets)}"
+        elif vi[0][0] != lanes:
+            yield f"{vi[0][0]} offsets for a tensor_desc of {lanes} lanes"
 
 
-def _gather_checks(op, vec, mask):
+def _gather_checks(op, vec, mask, what):
     tv, sc = _scattered(op.tdesc)
     if not sc:
         yield "the tensor_desc must be scattered (created by create_tdesc)"
         return
+    lanes = tv.shape[0]
     if op.mode != "vc":
+        n, errs = simt_scatter_count(tv)
+        yield from errs
+        if n is None:
+            return
+        if getattr(op, "transpose", None) is not None:
+            yield "transpose applies to chunked loads, which are VC mode only (RFC: 'the load_gather operation " \
+                  "must be annotated with the VC mode')"
+        rfc = {"loads": _RFC_SIMT_LOAD, "stores": _RFC_SIMT_STORE, "updates": _RFC_SIMT_ATOMIC}[what]
+        exp = _per_wi(mask, n, "i1")
+        if exp is not None:
+            yield (f"in SIMT mode the mask is {exp}, one bit per element of the work-item "
+                   f"({_per_wi_msg(n, lanes)}), got {_type_text(mask)} ({rfc})")
+        exp = _per_wi(vec, n, tv.element_type)
+        if exp is not None:
+            yield (f"in SIMT mode each work-item {what} {exp} ({_per_wi_msg(n, lanes)}), got {_type_text(vec)} "
+                   f"({rfc})")
         return
-    ms, me = vector_info(mask)
-    if me != "i1" or ms != (tv.shape[0],):
-        yield f"mask must be vector<{tv.shape[0]}xi1> (one bit per lane)"
-    vs, ve = vector_info(vec)
+    mi = vector_info(mask)
+    if mi is None or mi[1] != "i1" or mi[0] != (lanes,):
+        yield f"mask must be vector<{lanes}xi1> (one bit per lane)"
     exp = tv.shape
     if getattr(op, "transpose", None) is not None and len(exp) == 2:
         exp = exp[::-1]
-    if vs != exp or ve != tv.element_type:
-        yield f"vector must be vector<{_s(exp)}x{tv.element_type}>, got vector<{_s(vs)}x{ve}>"
+    vi = vector_info(vec)
+    if vi is None or vi != (tuple(exp), tv.element_type):
+        got = f"vector<{_s(vi[0])}x{vi[1]}>" if vi is not None else _type_text(vec)
+        yield f"vector must be vector<{_s(exp)}x{tv.element_type}>, got {got}"
 
 
 @xegpu.op
@@ -364,26 +464,26 @@ class LoadGatherOp(_XeGpuOp):
     name = "load_gather"
     summary = "Scattered load under a per-lane mask"
     tdesc = Operand(TensorDesc)
-    mask = Operand(AnyVector)
+    mask = Operand(AnyVector | I1, doc="VC: vector<lanes x i1>; SIMT: this work-item's bit(s)")
     mode = _mode()
     transpose = Attribute(IntList(rank=2), optional=True)
     l1_hint, l2_hint, l3_hint = _hint(), _hint(), _hint()
-    result = Result(AnyVector)
+    result = Result(AnyVector | Element)
     format = "$tdesc `,` $mask attr-dict `:` type($tdesc) `,` type($mask) `->` type($result)"
 
     def verify(self):
         yield from self.mode_errors(self.tdesc)
         yield from self.hint_errors(LOAD_HINTS)
-        yield from _gather_checks(self, self.result, self.mask)
+        yield from _gather_checks(self, self.result, self.mask, "loads")
 
 
 @xegpu.op
 class StoreScatterOp(_XeGpuOp):
     name = "store_scatter"
     summary = "Scattered store under a per-lane mask"
-    value = Operand(AnyVector)
+    value = Operand(AnyVector | Element)
     tdesc = Operand(TensorDesc)
-    mask = Operand(AnyVector)
+    mask = Operand(AnyVector | I1)
     mode = _mode()
     l1_hint, l2_hint, l3_hint = _hint(), _hint(), _hint()
     format = "$value `,` $tdesc `,` $mask attr-dict `:` type($value) `,` type($tdesc) `,` type($mask)"
@@ -391,7 +491,7 @@ class StoreScatterOp(_XeGpuOp):
     def verify(self):
         yield from self.mode_errors(self.tdesc)
         yield from self.hint_errors(STORE_HINTS)
-        yield from _gather_checks(self, self.value, self.mask)
+        yield from _gather_checks(self, self.value, self.mask, "stores")
 
 
 @xegpu.op
@@ -399,7 +499,7 @@ class UpdateOffsetOp(_XeGpuOp):
     name = "update_offset"
     summary = "Add per-lane deltas to a scattered tensor_desc"
     tdesc = Operand(TensorDesc)
-    delta = Operand(AnyVector)
+    delta = Operand(AnyVector | Index, doc="VC: vector<lanes x index>; SIMT: this work-item's delta(s)")
     mode = _mode()
     result = Result(TensorDesc, same_as="tdesc")
     format = "$tdesc `,` $delta attr-dict `:` type($tdesc) `,` type($delta)"
@@ -410,9 +510,18 @@ class UpdateOffsetOp(_XeGpuOp):
         if not sc:
             yield "update_offset needs a scattered tensor_desc; use update_nd_offset for nd descriptors"
             return
-        ds, de = vector_info(self.delta)
-        if de != "index" or ds != (tv.shape[0],):
-            yield f"delta must be vector<{tv.shape[0]}xindex>"
+        lanes = tv.shape[0]
+        if self.mode != "vc":
+            n, errs = simt_scatter_count(tv)
+            yield from errs
+            if n is not None:
+                exp = _per_wi(self.delta, n, "index")
+                if exp is not None:
+                    yield (f"in SIMT mode each work-item moves its own offsets: delta must be {exp} "
+                           f"({_per_wi_msg(n, lanes)}), got {_type_text(self.delta)} ({_RFC_SIMT_UPDATE})")
+            return
+        if vector_info(self.delta) != ((lanes,), "index"):
+            yield f"delta must be vector<{lanes}xindex>"
 
 
 @xegpu.op
@@ -427,8 +536,11 @@ class PrefetchOp(_XeGpuOp):
     def verify(self):
         yield from self.mode_errors(self.tdesc)
         yield from self.hint_errors(LOAD_HINTS)
-        if not _scattered(self.tdesc)[1]:
+        tv, sc = _scattered(self.tdesc)
+        if not sc:
             yield "prefetch needs a scattered tensor_desc; use prefetch_nd for nd descriptors"
+        elif self.mode != "vc":
+            yield from simt_scatter_count(tv)[1]
 
 
 @xegpu.op
@@ -436,19 +548,19 @@ class AtomicRmwOp(_XeGpuOp):
     name = "atomic_rmw"
     summary = "Atomic read-modify-write on scattered addresses"
     kind = Attribute(Enum(ATOMIC_KINDS, name="atomic kind"))
-    value = Operand(AnyVector)
+    value = Operand(AnyVector | Element)
     tdesc = Operand(TensorDesc)
-    mask = Operand(AnyVector)
+    mask = Operand(AnyVector | I1)
     mode = _mode()
-    result = Result(AnyVector)
+    result = Result(AnyVector | Element)
     format = "$kind $value `,` $tdesc `,` $mask attr-dict `:` type($value) `,` type($tdesc) `,` type($mask) `->` type($result)"
 
     def verify(self):
         yield from self.mode_errors(self.tdesc)
-        yield from _gather_checks(self, self.value, self.mask)
+        yield from _gather_checks(self, self.value, self.mask, "updates")
         if self.value.type != self.result.type:
             yield "the result type must equal the value type"
-        elt = vector_info(self.value)[1]
+        elt = _elt_of(self.value)
         if self.kind.endswith("f") and not is_float(elt):
             yield f"atomic kind {self.kind} needs float elements, got {elt}"
         if self.kind in ("addf", "mulf") and elt in ("bf16", "f16"):

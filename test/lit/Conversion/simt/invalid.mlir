@@ -3,16 +3,6 @@
 // RUN: xe-opt %s --split-input-file --xegpu-simt-distribute --verify-diagnostics
 
 gpu.module @k {
-  gpu.func @scattered(%A: memref<64xf32>, %o: vector<16xindex>, %m: vector<16xi1>) kernel {
-    // expected-error @+1 {{'xegpu.create_tdesc' (scattered access) has no SIMT form here}}
-    %t = xegpu.create_tdesc %A, %o {mode = vc} : memref<64xf32>, vector<16xindex> -> !xegpu.tensor_desc<16xf32, #xegpu.tdesc_attr<scattered = true>>
-    %v = xegpu.load_gather %t, %m {mode = vc} : !xegpu.tensor_desc<16xf32, #xegpu.tdesc_attr<scattered = true>>, vector<16xi1> -> vector<16xf32>
-    gpu.return
-  }
-}
-
-// -----
-gpu.module @k {
   gpu.func @transposed_vnni(%B: memref<64x64xbf16>) kernel {
     %b = xegpu.create_nd_tdesc %B[0, 0] {mode = vc} : memref<64x64xbf16> -> !xegpu.tensor_desc<16x16xbf16>
     // expected-error @+1 {{the SIMT form of a transposed VNNI (32-bit transpose) load is not supported}}
