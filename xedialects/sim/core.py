@@ -378,6 +378,9 @@ class Simulator:
         self._gpu_modules: dict[str, dict[str, object]] = {}
         self._globals: dict[str, object] = {}
         self._global_bufs: dict[str, object] = {}
+        # launch hook: when set, `launcher(sim, loc, kernel_ref, kernel_op, grid, block, args)` runs
+        # each gpu.launch_func instead of the simulator (e.g. runtime.opencl.Launcher)
+        self.launcher = None
         self._index_symbols()
 
     def _index_symbols(self):
@@ -465,6 +468,9 @@ class Simulator:
         tx, ty, tz = block
         if min(grid) <= 0 or min(block) <= 0:
             fail(loc, f"gpu.launch_func: empty launch grid={grid} block={block}")
+        if self.launcher is not None:
+            self.launcher(self, loc, kernel_ref, kop, tuple(grid), tuple(block), list(args))
+            return
         nwg = gx * gy * gz
         threads = tx * ty * tz
         sgpw = -(-threads // SUBGROUP_SIZE)

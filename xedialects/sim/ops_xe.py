@@ -1029,12 +1029,37 @@ def _dpas(c, o):
 # --- scattered -------------------------------------------------------------------------------
 
 
+def _simt_scatter_count(o: OpInfo, t):
+    """Offsets (lanes) per work-item of a SIMT scattered descriptor: the sg_map spreads the lanes
+    over the 16 work-items (each lane may carry a chunk of consecutive elements)."""
+    if t.sg_map is None:
+        o.error(f"SIMT-mode {o.name} needs a scattered tensor_desc with sg_map, got {t.text}")
+    lanes = t.shape[0]
+    if lanes % SUBGROUP_SIZE:
+        o.error(f"SIMT-mode {o.name}: {lanes} lanes cannot be distributed over the {SUBGROUP_SIZE} work-items")
+    return lanes // SUBGROUP_SIZE
+
+
+def _count(t) -> int:
+    return 1 if t.kind == "scalar" else int(np.prod(t.shape))
+
+
+def _simt_shape_check(o: OpInfo, t, what: str, typ, per_wi: int):
+    if _count(typ) != per_wi:
+        o.error(f"SIMT-mode {o.name}: the {what} {typ.text} must hold this work-item's {per_wi} element(s) "
+                f"({t.text} spreads {t.shape[0]} lanes{' x ' + str(t.chunk) if t.chunk > 1 else ''} over "
+                f"{SUBGROUP_SIZE} work-items)")
+
+
 @handler("xegpu.create_tdesc")
 def _create_tdesc(c, o):
-    _check_mode(c, o)
+    vc = _check_mode(c, o)
     src, offs = o.ins[:2]
     t = o.out_types[0]
     r = o.outs[0]
+    if not vc:
+        k = _simt_scatter_count(o, t)
+        _simt_shape_check(o, t, "offsets", o.in_types[1], k)
 
     def f(env, st):
         s = env[src]
@@ -1049,14 +1074,37 @@ def _create_tdesc(c, o):
 
 @handler("xegpu.update_offset")
 def _xg_update_offset(c, o):
+    vc = _check_mode(c, o)
     d, delta = o.ins[:2]
     r = o.outs[0]
+    if not vc:
+        _simt_shape_check(o, o.in_types[0], "delta", o.in_types[1], _simt_scatter_count(o, o.in_types[0]))
 
     def f(env, st):
         x = env[d]
-        env[r] = ScatterDesc(x.buf, x.data, x.base, x.offs + np.asarray(env[delta], np.int64), x.lo, x.hi)
+        dv = np.asarray(env[delta], np.int64)
+        offs = x.offs
+        if offs.ndim != dv.ndim:        # uniform scalars (1,) against batched offsets
+            dv = dv.reshape(dv.shape + (1,) * (offs.ndim - dv.ndim))
+        env[r] = ScatterDesc(x.buf, x.data, x.base, offs + dv, x.lo, x.hi)
 
     return f
+
+
+def _simt_access(o, t, mask_type, val_type, what):
+    """Static checks of a SIMT scattered access: one mask bit per offset of the work-item, one value
+    element per accessed element (offsets x chunk)."""
+    k = _simt_scatter_count(o, t)
+    _simt_shape_check(o, t, "mask", mask_type, k)
+    _simt_shape_check(o, t, what, val_type, k * t.chunk)
+
+
+def _simt_mask(mask, desc):
+    """A work-item's mask bits paired with its offsets."""
+    mask = np.asarray(mask, bool)
+    if mask.ndim < desc.offs.ndim:
+        mask = mask.reshape(mask.shape + (1,) * (desc.offs.ndim - mask.ndim))
+    return mask
 
 
 @handler("xegpu.load_gather")
@@ -1068,9 +1116,18 @@ def _xg_gather(c, o):
     perm = o.ints("transpose")
     r = o.outs[0]
     nbytes = int(np.prod(t.shape)) * t.itemsize
+    if not vc:
+        _simt_access(o, t, o.in_types[1], rt, "result")
+        if perm is not None:
+            o.error("SIMT-mode load_gather: transpose applies to VC-mode chunked loads only")
 
     def f(env, st):
-        v = scatter_load(st, env[d], env[m], chunk, 0, "xegpu.load_gather")
+        desc = env[d]
+        mask = env[m]
+        if not vc:
+            # this work-item's lanes: mask bits pair with its offsets
+            mask = _simt_mask(mask, desc)
+        v = scatter_load(st, desc, mask, chunk, 0, "xegpu.load_gather")
         if perm is not None and v.ndim == 3:
             v = v.transpose(0, 2, 1)
         env[r] = v.reshape((v.shape[0],) + rt.shape)
@@ -1082,6 +1139,13 @@ def _xg_gather(c, o):
     return f
 
 
+def _simt_value(val, desc, chunk):
+    """A work-item's value(s) shaped like its addresses (offsets x chunk)."""
+    val = np.asarray(val)
+    tail = desc.offs.shape[1:] + ((chunk,) if chunk > 1 else ())
+    return val.reshape((val.shape[0],) + tail)
+
+
 @handler("xegpu.store_scatter")
 def _xg_scatter(c, o):
     vc = _check_mode(c, o)
@@ -1091,12 +1155,19 @@ def _xg_scatter(c, o):
     nbytes = int(np.prod(t.shape)) * t.itemsize
     lanes = t.shape[0] if vc else None
     transposed = vc and chunk > 1 and vt.shape == (chunk, lanes) and vt.shape != tuple(t.shape)
+    if not vc:
+        _simt_access(o, t, o.in_types[2], vt, "stored value")
 
     def f(env, st):
         val = env[v]
+        desc = env[d]
+        mask = env[m]
         if transposed:
             val = val.transpose(0, 2, 1)
-        scatter_store(st, env[d], env[m], chunk, val, "xegpu.store_scatter")
+        if not vc:
+            val = _simt_value(val, desc, chunk)
+            mask = _simt_mask(mask, desc)
+        scatter_store(st, desc, mask, chunk, val, "xegpu.store_scatter")
         if st.trace is not None:
             n = st.active_count() // (1 if vc else SUBGROUP_SIZE)
             st.trace.scatters += n
@@ -1107,8 +1178,10 @@ def _xg_scatter(c, o):
 
 @handler("xegpu.prefetch")
 def _xg_prefetch(c, o):
-    _check_mode(c, o)
+    vc = _check_mode(c, o)
     d = o.ins[0]
+    if not vc:
+        _simt_scatter_count(o, o.in_types[0])
 
     def f(env, st):
         if not isinstance(env[d], ScatterDesc):
@@ -1119,19 +1192,26 @@ def _xg_prefetch(c, o):
 
 @handler("xegpu.atomic_rmw")
 def _xg_atomic(c, o):
-    _check_mode(c, o)
+    vc = _check_mode(c, o)
     kind = o.str("kind")
     v, d, m = o.ins[:3]
     t = o.in_types[1]
+    rt = o.out_types[0] if o.outs else None
     r = o.outs[0] if o.outs else None
     chunk = t.chunk
+    if not vc:
+        _simt_access(o, t, o.in_types[2], o.in_types[0], "value")
 
     def f(env, st):
         desc = env[d]
         lin = _scatter_addr(st, desc, chunk, "xegpu.atomic_rmw")
-        mm = _mask_full(env[m], lin.shape)
+        mask = env[m]
         val = env[v]
-        shp = np.broadcast_shapes(mm.shape, val.shape, lin.shape, (st.B,) + (1,) * (lin.ndim - 1))
+        if not vc:
+            val = _simt_value(val, desc, chunk)
+            mask = _simt_mask(mask, desc)
+        mm = _mask_full(mask, lin.shape)
+        shp = np.broadcast_shapes(mm.shape, np.shape(val), lin.shape, (st.B,) + (1,) * (lin.ndim - 1))
         mm = np.broadcast_to(mm, shp)
         if st.mask is not None:
             mm = mm & st.mask.reshape((-1,) + (1,) * (len(shp) - 1))
@@ -1140,9 +1220,9 @@ def _xg_atomic(c, o):
         old = np.zeros(shp, desc.data.dtype)
         old[mm] = atomic_apply(desc.data, lin[mm], np.broadcast_to(val, shp)[mm].astype(desc.data.dtype), kind)
         if st.trace is not None:
-            st.trace.atomics += st.active_count()
+            st.trace.atomics += st.active_count() // (1 if vc else SUBGROUP_SIZE)   # messages
         if r is not None:
-            env[r] = old
+            env[r] = old.reshape((old.shape[0],) + rt.shape) if not vc else old
 
     return f
 

@@ -1,7 +1,7 @@
 """xe-run: run a program's kernels in the functional simulator and check them against upstream MLIR.
 
     xe-run FILE [--entry FUNC] [--pipeline NAME|'builtin.module(...)'] [--seed N]
-           [--inputs in.npz] [--output out.npz] [--check] [--trace] [--backend sim]
+           [--inputs in.npz] [--output out.npz] [--check] [--trace] [--backend sim|opencl|both]
 
 The input is either a host function that launches kernels (`gpu.launch_func`) or a plain linalg
 function plus a `--pipeline` that lowers it. Arguments are random (seeded) or read from `--inputs`
@@ -9,6 +9,11 @@ function plus a `--pipeline` that lowers it. Arguments are random (seeded) or re
 every buffer after the run is compared with the *original* linalg function compiled for the CPU by
 upstream MLIR; exit status 1 on FAIL or on any error. A function on tensors is bufferized first
 (`xe-bufferize`) and runs as that memref function; its returned buffer is checked too.
+
+`--backend opencl` runs the kernels' SPIR-V (`convert-xegpu-to-spirv{target=portable}`, applied
+here when the pipeline stops at XeGPU) on an OpenCL device, e.g. Intel's OpenCL CPU runtime
+(`pip install -e '.[run]'`); the host function is still interpreted. `--backend both` runs the
+simulator and OpenCL and also fails when they disagree.
 """
 from __future__ import annotations
 
@@ -33,7 +38,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--output", help="write every buffer after the run to this .npz file")
     p.add_argument("--check", action="store_true", help="compare with the CPU result of the original program")
     p.add_argument("--trace", action="store_true", help="print per-op execution counts (DPAS, block IO, bytes)")
-    p.add_argument("--backend", default="sim", choices=["sim"], help="execution backend (default: sim)")
+    p.add_argument("--backend", default="sim", choices=["sim", "opencl", "both"],
+                   help="execution backend: sim (functional simulator, default), opencl (SPIR-V on an OpenCL "
+                   "device; pip install -e '.[run]'), both (run both, compare them)")
     return p
 
 
@@ -151,19 +158,32 @@ def run(argv=None) -> int:
 
         pipeline = args.pipeline if "(" in args.pipeline else f"builtin.module({args.pipeline})"
         run_pipeline(module, pipeline)
-    result = simulate(module, entry, inputs, trace=args.trace)
     labels = [names[i] if i < len(names) else f"arg{i}" for i in range(len(types))]
+    k = max((max(np.shape(a)) for a in inputs if np.ndim(a)), default=1)
+    agree = True
+    if args.backend == "sim":
+        result = simulate(module, entry, inputs, trace=args.trace)
+    else:
+        from ..runtime.backends import run_backend
+        from ..runtime.opencl_env import OpenCLError
+
+        try:
+            result, agree = run_backend(args.backend, module, entry, inputs, trace=args.trace, labels=labels, k=k,
+                                        in_dtype=_narrowest_float(types))
+        except OpenCLError as e:
+            print(f"xe-run: error: {e}", file=sys.stderr)
+            return 1
     ret_labels = [f"result{i}" for i in range(len(result.returns))]
     if args.output:
         np.savez(args.output, **{lab: np.asarray(b) for lab, b in zip(labels + ret_labels,
                                                                      list(result.buffers) + list(result.returns))})
-    if args.trace and result.trace is not None:
-        print(result.trace.summary())
-    print(f"simulated @{entry} in {result.seconds:.3f} s")
+    if args.backend == "sim":   # the other backends print their own summaries
+        if args.trace and result.trace is not None:
+            print(result.trace.summary())
+        print(f"simulated @{entry} in {result.seconds:.3f} s")
     if reference is None:
-        return 0
-    k = max((max(np.shape(a)) for a in inputs if np.ndim(a)), default=1)
-    ok_all = True
+        return 0 if agree else 1
+    ok_all = agree
     checks = list(zip(labels, result.buffers, reference, types))
     checks += list(zip(ret_labels, result.returns, ref_returns, ret_types))
     for lab, got, want, t in checks:
