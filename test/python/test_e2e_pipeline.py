@@ -1,5 +1,5 @@
 """End to end: every linalg input form of the lowering, taken through every pipeline stage that exists
-(work-group XeTile, subgroup XeTile, XeGPU VC, XeGPU SIMT), simulated and checked against the
+(work-group XeTile, subgroup XeTile, blocked XeTile, XeGPU VC, XeGPU SIMT), simulated and checked against the
 original linalg function compiled for the CPU by upstream MLIR. A deliberately broken lowering must
 FAIL the same check."""
 import ml_dtypes
@@ -14,6 +14,8 @@ from xedialects.sim.reference import compare, run_reference
 STAGES = {
     "wg": "convert-linalg-to-xetile",
     "sg": "convert-linalg-to-xetile,xetile-wg-to-sg",
+    # blocked 4D XeTile; xetile-check-hw fails the run on any block the hardware cannot execute
+    "blocked": "convert-linalg-to-xetile,xetile-wg-to-sg,xetile-blocking,xetile-check-hw",
     "vc": "xe-gemm-to-xegpu",
     "simt": "xe-gemm-to-xegpu,xegpu-simt-distribute",
 }

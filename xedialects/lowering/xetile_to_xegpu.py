@@ -1292,10 +1292,10 @@ def convert_xetile_to_xegpu(module_op, options, ctx):
 # passes are resolved by name when the pipeline runs
 register_pipeline(
     "xe-gemm-to-xegpu",
-    "linalg.matmul (tensors or memrefs) to VC-mode XeGPU (docs/pipeline.md stages 0-2, 4: "
-    "convert-xetile-to-xegpu picks the hardware blocks of unblocked subgroup tiles itself)",
-    "builtin.module(xe-bufferize, convert-linalg-to-xetile, xetile-wg-to-sg, convert-xetile-to-xegpu, "
-    "canonicalize, cse)")
+    "linalg.matmul (tensors or memrefs) to VC-mode XeGPU (docs/pipeline.md stages 0-4: work-group "
+    "XeTile, subgroup XeTile, blocked XeTile sized to the hardware, XeGPU)",
+    "builtin.module(xe-bufferize, convert-linalg-to-xetile, xetile-wg-to-sg, xetile-blocking, "
+    "convert-xetile-to-xegpu, canonicalize, cse)")
 
 
 def _attr_dict(op) -> dict:

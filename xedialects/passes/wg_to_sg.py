@@ -46,6 +46,7 @@ from ..xetile.ops import (InitTileOp, LoadTileOp, StoreTileOp, TileBroadcastOp,
 from .distribution import Layout, distribution_errors, local_plan, local_reduce_plan
 from .rebuild import Rebuilder
 from .registry import Option, register_pass
+from .tile_uses import is_elementwise as _is_elementwise
 
 _RFC_MMA = ("RFC: the A, B and C maps of tile_mma must have the same sg_layout, sg_data for the M and N "
             "dimensions must be the same as wg_map_c's, and sg_data for the K dimension the same for A and B")
@@ -161,12 +162,6 @@ def _op_wg_map(op):
     return attr_value(WG_MAP, op.attributes["wg_map"])
 
 
-def _is_elementwise(op) -> bool:
-    name = op.name
-    if not name.startswith(("arith.", "math.")) or name == "arith.constant" or not op.results:
-        return False
-    shapes = {tuple(ir.VectorType(v.type).shape) for v in list(op.operands) + list(op.results) if _is_vector(v.type)}
-    return len(shapes) == 1
 
 
 # -- layout analysis ------------------------------------------------------------------------------
