@@ -23,34 +23,10 @@ import sys
 from mlir import ir
 
 from ..arch import elem_bits, get_arch
+from ..passes.ir_walk import functions, walk as _walk
 
 SUBGROUP = 16
 DESCRIPTOR_BYTES = 32  # a 2D block message header: base, surface width/height/pitch, offsets, block shape (8 DW)
-
-
-def _walk(op):
-    for region in op.regions:
-        for block in region.blocks:
-            for child in block.operations:
-                child = child.operation
-                yield child
-                yield from _walk(child)
-
-
-def _functions(module_op):
-    out = []
-
-    def visit(op):
-        for region in op.regions:
-            for block in region.blocks:
-                for child in block.operations:
-                    child = child.operation
-                    if child.name == "gpu.func":
-                        out.append(child)
-                    elif child.name in ("builtin.module", "gpu.module"):
-                        visit(child)
-    visit(module_op.operation if hasattr(module_op, "operation") else module_op)
-    return out
 
 
 def _sym(op):
@@ -274,7 +250,7 @@ def kernel_report(module, arch="pvc") -> list[dict]:
     a = get_arch(arch)
     op = module.operation if hasattr(module, "operation") else module
     reports = []
-    for func in _functions(op):
+    for func in functions(op, kinds=("gpu.func",)):
         reports.append(_report_func(func, a))
     return reports
 

@@ -32,7 +32,8 @@ from ..core.typeinfo import vector_info
 from ..xetile.attributes import TileType
 from ..xetile.ops import TileMmaOp, TilePackOp, TileUnpackOp
 from .registry import Option, register_pass
-from .tile_uses import TileGroups, functions, is_elementwise, is_vector, owner_op, walk
+from .ir_walk import functions, owner_op, walk
+from .tile_uses import TileGroups, is_elementwise, is_vector
 
 FLEX = "flex"   # a splat constant / scalar broadcast: materialized in whatever blocking its user needs
 

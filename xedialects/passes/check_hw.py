@@ -19,7 +19,8 @@ from ..core.typeinfo import vector_info
 from ..xetile.attributes import TileType
 from ..xetile.ops import TileMmaOp
 from .registry import Option, register_pass
-from .tile_uses import functions, mma_uses, walk
+from .ir_walk import functions, walk
+from .tile_uses import mma_uses
 
 _ACCESS = {"xetile.load_tile": "load", "xetile.store_tile": "store", "xetile.prefetch_tile": "prefetch"}
 

@@ -8,7 +8,6 @@
   value) and `transposed` (a load feeding tile_transpose).
 * `mma_uses(value)`: which tile_mma operands a vector reaches, through scf.for iter_args and
   yields.
-* `functions(module_op)`: the gpu.func / func.func ops of a module, in order.
 """
 from __future__ import annotations
 
@@ -16,43 +15,9 @@ from mlir import ir
 
 from ..xetile.attributes import TileType
 from ..xetile.ops import LoadTileOp
+from .ir_walk import owner_op, walk
 
 _MMA_ROLES = ("A", "B", "C")
-
-
-def functions(module_op) -> list:
-    """Every gpu.func and func.func of the module (nested gpu.modules and modules included)."""
-    out = []
-
-    def visit(op):
-        for region in op.regions:
-            for block in region.blocks:
-                for child in block.operations:
-                    child = child.operation
-                    if child.name in ("gpu.func", "func.func"):
-                        out.append(child)
-                    elif child.name in ("builtin.module", "gpu.module"):
-                        visit(child)
-    visit(module_op.operation if hasattr(module_op, "operation") else module_op)
-    return out
-
-
-def walk(op):
-    """Every op nested in `op` (pre-order)."""
-    for region in op.regions:
-        for block in region.blocks:
-            for child in block.operations:
-                child = child.operation
-                yield child
-                yield from walk(child)
-
-
-def owner_op(v):
-    """The ir.Operation defining `v`, or None for a block argument."""
-    owner = v.owner
-    if isinstance(owner, ir.Block):
-        return None
-    return owner.operation if hasattr(owner, "operation") else owner
 
 
 def is_tile(t) -> bool:

@@ -46,6 +46,7 @@ from ..xetile.ops import (InitTileOp, LoadTileOp, StoreTileOp, TileBroadcastOp,
 from .distribution import Layout, distribution_errors, local_plan, local_reduce_plan
 from .rebuild import Rebuilder
 from .registry import Option, register_pass
+from .ir_walk import functions as _functions, owner_op as _owner_op, walk as _walk
 from .tile_uses import is_elementwise as _is_elementwise
 
 _RFC_MMA = ("RFC: the A, B and C maps of tile_mma must have the same sg_layout, sg_data for the M and N "
@@ -117,25 +118,8 @@ def _piece_type(v, lay) -> ir.Type:
     return _vec(shape, ir.VectorType(v.type).element_type)
 
 
-def _owner_op(v):
-    """The ir.Operation defining `v`, or None for a block argument."""
-    owner = v.owner
-    if isinstance(owner, ir.Block):
-        return None
-    return owner.operation if hasattr(owner, "operation") else owner
-
-
 def _vec(shape, elt) -> ir.Type:
     return ir.VectorType.get(list(shape), elt)
-
-
-def _walk(op):
-    for region in op.regions:
-        for block in region.blocks:
-            for child in block.operations:
-                child = child.operation
-                yield child
-                yield from _walk(child)
 
 
 def _short(lay: Layout) -> str:
@@ -1303,24 +1287,6 @@ def _opt(options, name, default):
         return options[name]
     except Exception:
         return default
-
-
-def _functions(module_op):
-    out = []
-
-    def visit(op):
-        for region in op.regions:
-            for block in region.blocks:
-                for child in block.operations:
-                    child = child.operation
-                    if child.name == "gpu.func":
-                        out.append(child)
-                    elif child.name in ("builtin.module", "gpu.module"):
-                        visit(child)
-                    elif child.name == "func.func":
-                        out.append(child)
-    visit(module_op.operation if hasattr(module_op, "operation") else module_op)
-    return out
 
 
 @register_pass("xetile-wg-to-sg",

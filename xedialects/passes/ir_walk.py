@@ -1,0 +1,41 @@
+"""Walking IR for our passes: the functions of a module, every op nested in an op, the op defining
+a value. One copy shared by every pass (xedialects/passes and xedialects/lowering)."""
+from __future__ import annotations
+
+from mlir import ir
+
+
+def functions(module_op, kinds=("gpu.func", "func.func")) -> list:
+    """Every function op named in `kinds` (default gpu.func and func.func) of the module, nested
+    gpu.modules and modules included, in order."""
+    out = []
+
+    def visit(op):
+        for region in op.regions:
+            for block in region.blocks:
+                for child in block.operations:
+                    child = child.operation
+                    if child.name in kinds:
+                        out.append(child)
+                    elif child.name in ("builtin.module", "gpu.module"):
+                        visit(child)
+    visit(module_op.operation if hasattr(module_op, "operation") else module_op)
+    return out
+
+
+def walk(op):
+    """Every op nested in `op` (pre-order)."""
+    for region in op.regions:
+        for block in region.blocks:
+            for child in block.operations:
+                child = child.operation
+                yield child
+                yield from walk(child)
+
+
+def owner_op(v):
+    """The ir.Operation defining `v`, or None for a block argument."""
+    owner = v.owner
+    if isinstance(owner, ir.Block):
+        return None
+    return owner.operation if hasattr(owner, "operation") else owner
