@@ -15,7 +15,7 @@ STAGES = {
     "wg": "convert-linalg-to-xetile",
     "sg": "convert-linalg-to-xetile,xetile-wg-to-sg",
     # blocked 4D XeTile; xetile-check-hw fails the run on any block the hardware cannot execute
-    "blocked": "convert-linalg-to-xetile,xetile-wg-to-sg,xetile-blocking,xetile-check-hw",
+    "blocked": "convert-linalg-to-xetile,xetile-wg-to-sg,xetile-canonicalize,xetile-blocking,xetile-check-hw",
     "vc": "xe-gemm-to-xegpu",
     "simt": "xe-gemm-to-xegpu,xegpu-simt-distribute",
 }

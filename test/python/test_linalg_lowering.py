@@ -17,11 +17,11 @@ STAGES = {
     "wg": "convert-linalg-to-xetile",
     "sg": "convert-linalg-to-xetile, xetile-wg-to-sg",
     # blocked 4D XeTile; xetile-check-hw fails the test on any block the hardware cannot execute
-    "blocked": "convert-linalg-to-xetile, xetile-wg-to-sg, xetile-blocking, xetile-check-hw",
+    "blocked": "convert-linalg-to-xetile, xetile-wg-to-sg, xetile-canonicalize, xetile-blocking, xetile-check-hw",
 }
 # VC-mode XeGPU through the blocking stage: the fused epilogues stay arith/math on vectors,
 # tile_broadcast becomes vector.broadcast per block
-XEGPU = "convert-linalg-to-xetile, xetile-wg-to-sg, xetile-blocking, convert-xetile-to-xegpu, canonicalize, cse"
+XEGPU = "convert-linalg-to-xetile, xetile-wg-to-sg, xetile-canonicalize, xetile-blocking, convert-xetile-to-xegpu, canonicalize, cse"
 DT = {"bf16": ml_dtypes.bfloat16, "f16": np.float16, "f32": np.float32, "i8": np.int8, "i32": np.int32}
 ID = "affine_map<(d0, d1) -> (d0, d1)>"
 ROW = "affine_map<(d0, d1) -> (d1)>"

@@ -37,10 +37,11 @@ from ..xegpu.ops import (AtomicRmwOp, CreateNdTdescOp, CreateTdescOp, DpasOp, Lo
 from ..xetile.attributes import TileType
 from ..xetile.ops import (AtomicRmwTileOp, InitTileOp, LoadGatherOp as XtLoadGatherOp, LoadTileOp,
                           StoreScatterOp as XtStoreScatterOp, TileBroadcastOp, TileMmaOp, TilePackOp,
-                          TileUnpackOp, UpdateTileOffsetOp)
+                          TileTransposeOp, TileUnpackOp, UpdateTileOffsetOp)
 
 _PLAN_ATTR = "__xe_tile_plan"          # temporary op attributes of the conversion
 _VNNI_ATTR = "__xe_load_vnni"
+_FUSED_T_ATTR = "__xe_fused_transpose"   # a load_tile and the tile_transpose folded into it
 GATHER_LANES = 16   # lanes of one scattered row piece (a SIMD16 message; PVC allows 1..32 lanes)
 
 
@@ -223,9 +224,15 @@ class Converter:
                     continue
                 if name == "xetile.load_tile":
                     ld = LoadTileOp(op)
-                    vnni = p.bits < 32 and self.feeds_mma_b(op.results[0])
+                    fused = self.fuse_transpose(op, p)
+                    value = fused.results[0] if fused is not None else op.results[0]
+                    vnni = p.bits < 32 and self.feeds_mma_b(value)
                     op.attributes[_VNNI_ATTR] = ir.BoolAttr.get(vnni)
                     transpose = (ld.transpose == (1, 0)) != p.mem_t
+                    if fused is not None:
+                        op.attributes[_FUSED_T_ATTR] = ir.UnitAttr.get()
+                        fused.attributes[_FUSED_T_ATTR] = ir.UnitAttr.get()
+                        transpose = not transpose
                     p.kinds.add(("load", vnni, transpose))
                     if ld.padding is not None and not _is_zero_padding(ld.padding):
                         p.kinds.add(("padding",))
@@ -251,6 +258,25 @@ class Converter:
         for p in {id(p): p for p in self.plans.values()}.values():
             self.choose_blocks(p)
         return not self.errors
+
+    def fuse_transpose(self, op, p):
+        """The tile_transpose [1, 0] that is the only user of load_tile `op` when the pair can be one
+        load: a plain load (the tile is column-major in memory) or a transposed 2D block load
+        (32/64-bit elements, or the VNNI-packed 32-bit transpose of a sub-32-bit B operand of
+        tile_mma); else None and the transpose stays an in-register vector.transpose."""
+        res = op.results[0]
+        uses = list(res.uses)
+        if len(uses) != 1 or len(vector_info(res)[0]) != 2:
+            return None
+        user = uses[0].owner
+        user = user.operation if hasattr(user, "operation") else user
+        if user.name != "xetile.tile_transpose" or "wg_map" in user.attributes \
+                or tuple(TileTransposeOp(user).permutation) != (1, 0):
+            return None
+        need_t = (LoadTileOp(op).transpose == (1, 0)) == p.mem_t  # transposed in memory after fusing
+        if not need_t or p.bits >= 32 or self.feeds_mma_b(user.results[0]):
+            return user
+        return None
 
     def feeds_mma_b(self, value) -> bool:
         """Does `value` reach operand B of a tile_mma through tile_unpack/tile_pack/scf.for/yield?"""
@@ -759,7 +785,8 @@ class Converter:
         ld = LoadTileOp(op)
         vnni = _VNNI_ATTR in op.attributes and ir.BoolAttr(op.attributes[_VNNI_ATTR]).value
         f = self.vnni_f(p.elt) if vnni else 1
-        log_t = ld.transpose == (1, 0)
+        # a fused tile_transpose user: this load produces the transposed value (passed through there)
+        log_t = (ld.transpose == (1, 0)) != (_FUSED_T_ATTR in op.attributes)
         R, C = p.shape
         bh, bw = p.block
         res_shape, _ = vector_info(op.results[0])
@@ -898,6 +925,9 @@ class Converter:
         return [self.reblock(g, ib[0], ib[1]).blocks]
 
     def h_transpose(self, rb, op):
+        if _FUSED_T_ATTR in op.attributes:
+            # its load_tile loaded the transposed value already (fuse_transpose)
+            return [list(rb.map(op.operands[0]))]
         g = self.grid_of(rb, op.operands[0])
         shp, elt = vector_info(op.results[0])
         if len(shp) != 2:
@@ -1293,9 +1323,9 @@ def convert_xetile_to_xegpu(module_op, options, ctx):
 register_pipeline(
     "xe-gemm-to-xegpu",
     "linalg.matmul (tensors or memrefs) to VC-mode XeGPU (docs/pipeline.md stages 0-4: work-group "
-    "XeTile, subgroup XeTile, blocked XeTile sized to the hardware, XeGPU)",
-    "builtin.module(xe-bufferize, convert-linalg-to-xetile, xetile-wg-to-sg, xetile-blocking, "
-    "convert-xetile-to-xegpu, canonicalize, cse)")
+    "XeTile, subgroup XeTile, canonical row-major tiles, blocked XeTile sized to the hardware, XeGPU)",
+    "builtin.module(xe-bufferize, convert-linalg-to-xetile, xetile-wg-to-sg, xetile-canonicalize, "
+    "xetile-blocking, convert-xetile-to-xegpu, canonicalize, cse)")
 
 
 def _attr_dict(op) -> dict:

@@ -11,6 +11,7 @@ from __future__ import annotations
 # `registry.load_pass_modules()`. ADD NEW PASS MODULES HERE (absolute module names).
 _PASS_MODULES: list[str] = [
     "xedialects.lowering.linalg_to_xetile",
+    "xedialects.passes.canonicalize",
     "xedialects.passes.wg_to_sg", "xedialects.passes.blocking", "xedialects.passes.check_hw",
     "xedialects.lowering.xetile_to_xegpu", "xedialects.lowering.simt_distribute", "xedialects.lowering.kernel_report",
     "xedialects.lowering.xegpu_to_spirv",
