@@ -118,10 +118,7 @@ def _check(src, specs, stage, seed=0):
 
 
 # Known gaps of xegpu-simt-distribute (each is rejected with a located error, never wrong code).
-SIMT_GAPS = {
-    "transposed_a": "a DPAS A operand produced by a transposed load needs a layout change not implemented",
-    "transposed_b": "the SIMT form of transposed VNNI loads is not distributed yet",
-}
+SIMT_GAPS: dict = {}
 
 
 @pytest.mark.parametrize("stage", list(STAGES))

@@ -15,6 +15,14 @@ order, xe-cute-architecture.md: work-item i holds elements i, i+16, ...); an A o
 sliced or carried in registers is in the packed order of rfc-xetile-xegpu.md (sg_map_a), which is
 what the SIMT DPAS assumes for such operands (xedialects.sim follows the same rule).
 Other blocks get [1, 16] x [1, 1] when 16 columns divide them, else [16/g, g] x [1, 1].
+Transposed loads (transpose = [1, 0]): the sg_map distributes the memory block and each work-item
+transposes its fragment, so the descriptor takes the transpose of the result's layout, e.g. for B
+  B^T <16x16xbf16> VNNI     wi_layout [16, 1], wi_data [1, 2]  -> vector<8x1x2xbf16>  (32-bit transpose)
+  B^T <16x8xf32>            wi_layout [16, 1], wi_data [1, 1]  -> vector<1x8xf32>
+(each work-item reads the memory rows that are its B columns, as the hardware's transposing load
+delivers them). No block load gives a transposed A in the packed A order (the lane grid would have
+to be column-major): such a load, or the in-register transpose of a loaded 16-bit block, is
+followed by a subgroup reorder (`gpu.shuffle idx`, xe-cute-architecture.md "Subgroup Reorders").
 
 The pass works in three steps:
 1. DPAS A operands are given their own block loads: an A load larger than the DPAS block whose
@@ -28,7 +36,8 @@ The pass works in three steps:
 3. Rewrite: descriptors get their sg_map, `mode = vc` disappears, vectors take their per-work-item
    shapes, and data movement (extract/insert_strided_slice, shape_cast, transpose) is rewritten on
    the fragments -- a strided slice when the fragment elements form a box, a `vector.shuffle`
-   otherwise. Anything that would need data from another work-item is reported as an error.
+   otherwise. Data from another work-item is fetched only by the reorders of transposed loads
+   (above); anything else that would need it is reported as an error.
 """
 from __future__ import annotations
 
@@ -36,7 +45,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from mlir import ir
-from mlir.dialects import arith, scf, vector
+from mlir.dialects import arith, gpu, scf, vector
 
 from ..arch import ArchError, elem_bits, get_arch
 from ..core.kinds import DYNAMIC
@@ -255,6 +264,31 @@ def _simt_shape(shape, sgm: SgMap, vnni=False, transpose=False):
     return tuple(simt_shape(shape, _M, vnni=vnni, transpose=transpose))
 
 
+def load_layout(mshape, sgm: SgMap, rshape, transpose=False, f=1) -> Layout:
+    """Result layout of a SIMT block load (as xedialects.sim executes it): each work-item reads the
+    fragment `sgm` gives it of the memory block `mshape`, transposed in registers for
+    transpose = [1, 0], then VNNI-packed (vnni_axis 0, f elements per 32 bits) when f > 1. With a
+    32-bit transpose of sub-32-bit data (wi_data [1, f]) the work-item's f-element groups are the
+    32-bit units the hardware transposes."""
+    H, W = mshape
+    rows, cols = lane_coords((H, W), sgm.wl, sgm.wd)
+    if transpose:
+        r, c, C = cols.transpose(0, 2, 1), rows.transpose(0, 2, 1), H
+    else:
+        r, c, C = rows, cols, W
+    if f > 1:
+        a, b = r.shape[1:]
+        if a % f:
+            raise ValueError(f"{sgm.text()} does not give each work-item whole groups of {f} VNNI elements")
+        r = r.reshape(SG, a // f, f, b).swapaxes(-1, -2)
+        c = c.reshape(SG, a // f, f, b).swapaxes(-1, -2)
+        flat = ((r // f) * C + c) * f + r % f
+    else:
+        flat = r * C + c
+    lane_shape = _simt_shape((H, W), sgm, vnni=f > 1, transpose=transpose)
+    return Layout(tuple(rshape), flat.reshape(SG, -1), lane_shape, "gen", None)
+
+
 def default_sgm(shape) -> SgMap:
     """[1, 16] x [1, 1] when 16 columns divide the block, else [16/g, g] x [1, 1]."""
     H, W = (1, shape[0]) if len(shape) == 1 else shape
@@ -389,9 +423,10 @@ class Distributor:
         self.chain_sgm: dict = {}    # chain id -> SgMap
         self.sc_lay: dict = {}       # scattered chain id -> access Layout (over lanes x chunk)
         self.sc_info: dict = {}      # scattered chain id -> (VC tensor_desc type, lanes, chunk)
-        self.piece_need: dict = {}   # insert_strided_slice op -> Layout its rematerialised piece takes
-        self.dest_need: dict = {}    # insert_strided_slice op -> Layout its rematerialised destination takes
+        self.piece_need: dict = {}   # insert_strided_slice result -> Layout its rematerialised piece takes
+        self.dest_need: dict = {}    # insert_strided_slice result -> Layout its rematerialised destination takes
         self.errors = []
+        self.reorders: dict = {}     # result value -> (source Layout, source index per element): subgroup reorder
         self._remat: dict = {}       # vector value -> recomputable in any layout
         self._memo: dict = {}        # (what, key, block) -> value built in that block
         self._lane = None
@@ -409,7 +444,9 @@ class Distributor:
         the SIMT DPAS assumes for operands that do not come from a load."""
         f = self.arch.vnni_factor(elt_b) if elem_bits(elt_b) < 32 else 1
         fa = self.arch.vnni_factor(elt_a) if elem_bits(elt_a) < 32 else 1
-        direct = a_value is not None and _owner(a_value) is not None and _owner(a_value).name == "xegpu.load_nd"
+        # (a load whose fragments are reordered across work-items does not feed the DPAS directly)
+        direct = a_value is not None and _owner(a_value) is not None and \
+            _owner(a_value).name == "xegpu.load_nd" and a_value not in self.reorders
         if fa == 1:
             a = SgMap((2, 8), (1, 1))
         elif direct:
@@ -659,15 +696,18 @@ class Distributor:
                         f2 = "plain" if len(_vshape(src)) == 2 else ("vnni" if form == "plain" else "inter")
                         changed |= self.desire(src, f2, sgm)
 
-    def chain_layout_sgm(self, op, tdesc, res_form=None, res_want=None):
+    def chain_layout_sgm(self, op, tdesc, res_form=None, res_want=None, fallbacks=None, legal=None):
+        """The sg_map of a descriptor chain: fixed by its first access, from `res_want` (what the
+        loaded value's users need), else the first of `fallbacks` (default: the block's default
+        distribution) that distributes the block and satisfies `legal`."""
         c = self.chain_of.get(tdesc)
         if c is None:
             raise SimtError(op, "tensor_desc of unknown origin")
         if c not in self.chain_sgm:
             shape = tuple(TensorDescType(tdesc.type).shape)
             sgm = None
-            for cand in (res_want, default_sgm(shape)):
-                if cand is None:
+            for cand in [res_want] + list(fallbacks if fallbacks is not None else [default_sgm(shape)]):
+                if cand is None or (legal is not None and not legal(cand)):
                     continue
                 try:
                     lane_coords(shape, cand.wl, cand.wd)
@@ -793,22 +833,7 @@ class Distributor:
             rs = _vshape(res)
             w = self.want.get(res)
             if ld.transpose is not None:
-                if ld.vnni_axis is not None and elem_bits(_velt(res)) < 32:
-                    raise SimtError(op, "the SIMT form of a transposed VNNI (32-bit transpose) load is not supported: "
-                                        "it distributes the memory block with wi_data [1, 2] (rfc-xetile-xegpu.md), "
-                                        "which the xegpu verifier rejects (it requires wi_data[vnni_axis] = 2 on the "
-                                        "memory block)")
-                want_sgm = w[1].t() if w is not None else None
-                sgm = self.chain_layout_sgm(op, op.operands[0], res_want=want_sgm)
-                lay = self.transposed_layout(op, TensorDescType(op.operands[0].type).shape, sgm)
-                # the same elements in the same order as an sg_map layout of the result: use that
-                # (the load's own per-work-item shape is reshaped when rewritten)
-                try:
-                    canon = Layout.plain(rs, sgm.t())
-                    if np.array_equal(canon.tbl, lay.tbl):
-                        lay = canon
-                except ValueError:
-                    pass
+                lay = self.fwd_transposed_load(op, ld, res, w)
             elif ld.vnni_axis == 1 and len(rs) == 3 and elem_bits(_velt(res)) < 32:
                 raise SimtError(op, "the SIMT form of a load with vnni_axis = 1 is not supported")
             elif ld.vnni_axis is not None and len(rs) == 3:
@@ -1045,15 +1070,136 @@ class Distributor:
         if n == "xegpu.atomic_rmw":
             self.set_lay(op.results[0], need)
 
-    def transposed_layout(self, op, mshape, sgm) -> Layout:
-        """Result layout of a transposed block load: work-items hold the memory-block fragment of
-        `sgm`, transposed in registers."""
-        H, W = mshape
-        rows, cols = lane_coords((H, W), sgm.wl, sgm.wd)
-        # result element (c, r) of the (W, H) result; per work-item order transposed (Lw, Lh)
-        tbl = (cols * H + rows).transpose(0, 2, 1).reshape(SG, -1)
-        lane_shape = _simt_shape((H, W), sgm, transpose=True)
-        return Layout((W, H), tbl, lane_shape, "gen", None)
+    def fwd_transposed_load(self, op, ld, res, w) -> Layout:
+        """Layout of a transposed block load. The descriptor's sg_map distributes the memory block;
+        each work-item transposes its fragment in registers (rfc-xetile-xegpu.md: `load_nd
+        {transpose = [1, 0]} : tile<8x16xf32, #sg_map> into vector<1x8xf32>`). The sg_map is the
+        transpose of the layout the result's users need (work-items along the memory rows whose
+        data become their result columns: a DPAS B operand's column per work-item, as the
+        hardware's transposing load delivers it). A 32-bit transpose of sub-32-bit data (VNNI
+        result) reads whole 32-bit units: wi_data [1, f] on the memory block, the xegpu verifier's
+        rule 'wi_data along the vnni_axis (of the transposed data) = f'. When no sg_map gives the
+        result's users their layout, the loaded fragments are reordered across work-items
+        (`reorder`)."""
+        rs = _vshape(res)
+        mshape = tuple(TensorDescType(op.operands[0].type).shape)
+        elt = _velt(res)
+        f = self.arch.vnni_factor(elt) if ld.vnni_axis is not None and elem_bits(elt) < 32 else 1
+        if f > 1 and (ld.vnni_axis != 0 or len(rs) != 3):
+            raise SimtError(op, "the SIMT form of a transposed load with vnni_axis = 1 is not supported")
+        want_sgm = w[1].t() if w is not None and w[0] in ("plain", "vnni") else None
+        if f > 1:
+            fallbacks = [SgMap((SG, 1), (1, f)), SgMap((SG // 2, 2), (1, f)), SgMap((4, 4), (1, f)),
+                         SgMap((2, SG // 2), (1, f)), SgMap((1, SG), (1, f))]
+            sgm = self.chain_layout_sgm(op, op.operands[0], res_want=want_sgm, fallbacks=fallbacks,
+                                        legal=lambda s: s.wd[1] == f)
+            if sgm.wd[1] != f:
+                raise SimtError(op, f"a transposed VNNI (32-bit transpose) load needs wi_data [1, {f}] on the memory "
+                                    f"block; the descriptor is distributed by {sgm.text()} for another use")
+        else:
+            sgm = self.chain_layout_sgm(op, op.operands[0], res_want=want_sgm)
+        try:
+            lay = load_layout(mshape, sgm, rs, transpose=True, f=f)
+        except ValueError as e:
+            raise SimtError(op, f"cannot distribute the transposed load over {SG} work-items: {e}")
+        # the same elements in the same order as an sg_map layout of the result: use that (the
+        # load's own per-work-item shape is reshaped when rewritten)
+        try:
+            canon = Layout.vnni(rs, sgm.t()) if f > 1 else Layout.plain(rs, sgm.t())
+            if np.array_equal(canon.tbl, lay.tbl):
+                lay = canon
+        except ValueError:
+            pass
+        need = self.want_layout(res)
+        if need is not None and not lay.same(need) and _uniform_positions(lay.tbl, need.tbl) is None \
+                and self.holds_all(lay, need.tbl):
+            # the users need elements other work-items loaded: a subgroup reorder after the load
+            if len(rs) == 2 and any(_op(u.owner).name == "xegpu.dpas" and u.operand_number == 0 for u in res.uses):
+                # a reordered DPAS A operand does not come straight from the load: packed A order
+                fa = self.arch.vnni_factor(elt) if elem_bits(elt) < 32 else 1
+                try:
+                    need = Layout.plain(rs, SgMap((2, 8), (1, fa)))
+                except ValueError:
+                    return lay
+            self.reorders[res] = (lay, need.tbl)
+            return need
+        return lay
+
+    @staticmethod
+    def holds_all(src_lay: Layout, need_idx) -> bool:
+        held = set(int(x) for x in np.unique(src_lay.tbl))
+        return all(int(x) in held for x in np.unique(need_idx))
+
+    def reorder_allowed(self, op) -> bool:
+        """Cross-work-item layout changes are made only for the in-register transpose of a block
+        load (the VC form of a transposed load of sub-32-bit data, which no PVC block load
+        delivers in DPAS order: 'Transposed A, if the data type is less than 32 bits wide',
+        xe-cute-architecture.md), where the loaded fragment has no other user. Other values that
+        would need another work-item's data are refused."""
+        if op.name != "vector.transpose":
+            return False
+        src = op.operands[0]
+        o = _owner(src)
+        return o is not None and o.name == "xegpu.load_nd" and sum(1 for _ in src.uses) == 1
+
+    def reorder(self, src_new, src_lay: Layout, need_idx, lane_shape, elt):
+        """A subgroup reorder (xe-cute-architecture.md 'Subgroup Reorders'): element p of work-item
+        l's result fragment is the source element need_idx[l, p] (flat index into the VC value),
+        taken from this work-item's own fragment when it holds it, else fetched from a work-item
+        that does with `gpu.shuffle idx` (one shuffle of the whole fragment per distinct source
+        work-item pattern), then put in place in registers."""
+        holders = {}
+        for lane in range(SG):
+            for q, e in enumerate(src_lay.tbl[lane]):
+                holders.setdefault(int(e), []).append((lane, q))
+        n = need_idx.shape[1]
+        src_lane = np.empty((SG, n), np.int64)
+        src_pos = np.empty((SG, n), np.int64)
+        for lane in range(SG):
+            for p in range(n):
+                hs = holders.get(int(need_idx[lane, p]))
+                if not hs:
+                    raise SimtError(None, "an element no work-item holds")
+                ll, q = next(((x, y) for x, y in hs if x == lane), hs[0])
+                src_lane[lane, p], src_pos[lane, p] = ll, q
+        n_src = src_lay.count
+        flat = src_new
+        if tuple(src_lay.lane_shape) != (n_src,):
+            flat = vector.shape_cast(_vt((n_src,), elt), src_new)
+        pieces, keys = [], {}
+        which = []
+        identity = tuple(range(SG))
+        for p in range(n):
+            pat = tuple(int(x) for x in src_lane[:, p])
+            if pat not in keys:
+                keys[pat] = len(pieces)
+                if pat == identity:
+                    pieces.append(flat)
+                else:
+                    i32 = ir.IntegerType.get_signless(32)
+                    width = self.memo("const_i32", SG, lambda: arith.ConstantOp(i32, SG).result)
+                    pieces.append(gpu.ShuffleOp(flat, self.lane_value(pat, "i32"), width,
+                                                gpu.ShuffleMode.IDX).results[0])
+            which.append(keys[pat])
+        if (src_pos == src_pos[0:1]).all():
+            cat = pieces[0]
+            for x in pieces[1:]:
+                k = _vshape(cat)[0]
+                cat = vector.shuffle(cat, x, list(range(k + n_src)))
+            mask = [which[p] * n_src + int(src_pos[0, p]) for p in range(n)]
+            out = cat if mask == list(range(_vshape(cat)[0])) else vector.shuffle(cat, cat, mask)
+        else:
+            elems = []
+            for p in range(n):
+                col = src_pos[:, p]
+                if (col == col[0]).all():
+                    elems.append(vector.extract(pieces[which[p]], [], [int(col[0])]))
+                else:
+                    elems.append(vector.extract(pieces[which[p]], [self.lane_index(col)], [_DYN]))
+            out = vector.from_elements(_vt((n,), elt), elems)
+        if tuple(lane_shape) != (n,):
+            out = vector.shape_cast(_vt(lane_shape, elt), out)
+        return out
 
     def slice_index_fn(self, op, sshape, rshape):
         """Flat source index of each result element of extract_strided_slice / vector.extract (static
@@ -1120,7 +1266,7 @@ class Distributor:
         if want is not None and not want.same(ld) and self.remat_able(dest):
             # a shared constant destination (zeros) is re-created in the layout this chain needs
             ld = want
-            self.dest_need[op] = want
+            self.dest_need[res] = want
         # every destination element a work-item holds inside the piece must come from its own piece
         # fragment (work-items holding none of the piece keep their fragment)
         if insert_pairs(lp, ld, offs) is None:
@@ -1128,7 +1274,7 @@ class Distributor:
             if need is None or insert_pairs(need, ld, offs) is None:
                 raise SimtError(op, f"inserting a fragment distributed as {lp.describe()} into {ld.describe()} would "
                                     "move data between work-items")
-            self.piece_need[op] = need
+            self.piece_need[res] = need
         self.set_lay(res, ld)
 
     def fwd_move(self, op):
@@ -1153,6 +1299,13 @@ class Distributor:
                 return np.ravel_multi_index(tuple(sc), sshape)
             src_idx_of_res = idx_fn
         lay = self.derive(op, res, sl, idx_fn)
+        need = self.want_layout(res)
+        if need is not None and (lay is None or not lay.same(need)) and self.reorder_allowed(op):
+            if _uniform_positions(sl.tbl, idx_fn(need.tbl)) is None and self.holds_all(sl, idx_fn(need.tbl)):
+                # the users need elements other work-items loaded: a subgroup reorder
+                self.reorders[res] = (sl, idx_fn(need.tbl))
+                self.set_lay(res, need)
+                return
         if lay is None:
             # same elements per work-item, in source order
             n = int(np.prod(rshape))
@@ -1405,6 +1558,14 @@ class Distributor:
         vnni = ld.vnni_axis is not None and elem_bits(_velt(res)) < 32
         native = _simt_shape(tuple(tv.shape), SgMap(tuple(tv.sg_map.wi_layout), tuple(tv.sg_map.wi_data)),
                              vnni=vnni, transpose=ld.transpose is not None)
+        if res in self.reorders:
+            src_lay, need_idx = self.reorders[res]
+            v = LoadNdOp.build(tdesc=d, result_types=[_vt(native, _velt(res))], **kw).op.results[0]
+            try:
+                return [self.reorder(v, src_lay.with_lane_shape(tuple(native)), need_idx, lay.lane_shape,
+                                     _velt(res))]
+            except SimtError as e:
+                raise SimtError(op, f"'{op.name}': {e.message}")
         if tuple(native) == tuple(lay.lane_shape):
             return [LoadNdOp.build(tdesc=d, result_types=[self.lane_type(res)], **kw).op.results[0]]
         v = LoadNdOp.build(tdesc=d, result_types=[_vt(native, _velt(res))], **kw).op.results[0]
@@ -1442,6 +1603,12 @@ class Distributor:
     def r_move(self, rb, op):
         src, res = op.operands[0], op.results[0]
         sl, rl = self.lay[src], self.lay[res]
+        if res in self.reorders:
+            src_lay, need_idx = self.reorders[res]
+            try:
+                return [self.reorder(rb.one(src), src_lay, need_idx, rl.lane_shape, _velt(res))]
+            except SimtError as e:
+                raise SimtError(op, f"'{op.name}': {e.message}")
         sshape, rshape = sl.shape, rl.shape
         if op.name == "vector.shape_cast":
             idx = rl.tbl
@@ -1464,13 +1631,13 @@ class Distributor:
         lp, ldst = self.lay[piece], self.lay[dest]
         offs = self.insert_offsets(op)
         elt = _velt(res)
-        if op in self.piece_need:
-            lp = self.piece_need[op]
+        if res in self.piece_need:   # (keyed by result: an Operation's hash changes as the IR is rebuilt)
+            lp = self.piece_need[res]
             pnew = self.convert(rb, piece, lp, op, "inserted piece")
         else:
             pnew = rb.one(piece)
-        if op in self.dest_need:
-            ldst = self.dest_need[op]
+        if res in self.dest_need:
+            ldst = self.dest_need[res]
             dnew = self.convert(rb, dest, ldst, op, "destination")
         else:
             dnew = rb.one(dest)

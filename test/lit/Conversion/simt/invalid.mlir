@@ -2,11 +2,12 @@
 // op form the xegpu dialect does not define in SIMT mode.
 // RUN: xe-opt %s --split-input-file --xegpu-simt-distribute --verify-diagnostics
 
+// (the transposed VNNI load, vnni_axis = 0, is distributed: transposed.mlir)
 gpu.module @k {
-  gpu.func @transposed_vnni(%B: memref<64x64xbf16>) kernel {
+  gpu.func @transposed_vnni_axis1(%B: memref<64x64xbf16>) kernel {
     %b = xegpu.create_nd_tdesc %B[0, 0] {mode = vc} : memref<64x64xbf16> -> !xegpu.tensor_desc<16x16xbf16>
-    // expected-error @+1 {{the SIMT form of a transposed VNNI (32-bit transpose) load is not supported}}
-    %v = xegpu.load_nd %b {mode = vc, vnni_axis = 0, transpose = [1, 0]} : !xegpu.tensor_desc<16x16xbf16> -> vector<8x16x2xbf16>
+    // expected-error @+1 {{the SIMT form of a transposed load with vnni_axis = 1 is not supported}}
+    %v = xegpu.load_nd %b {mode = vc, vnni_axis = 1, transpose = [1, 0]} : !xegpu.tensor_desc<16x16xbf16> -> vector<16x8x2xbf16>
     gpu.return
   }
 }
