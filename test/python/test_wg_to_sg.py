@@ -494,6 +494,15 @@ def test_appendix_2_2_numeric():
     np.testing.assert_allclose(after[3], want, rtol=1e-4, atol=1e-3)
     # the conversion feeding the reduction moves partial sums (256x4), not the 256x256 tile
     assert "memref<256x4xf32, 3>" in text and "memref<256x256xf32, 3>" not in text
+    # and the whole chain down to XeGPU (SLM exchange, blocked GEMM, broadcast, reduction) computes it too
+    from xedialects.sim import simulate
+
+    mod = xedialects.parse(appendix_2_2_kernel(K), "kernel.mlir")
+    run(mod, "builtin.module(xetile-wg-to-sg, xetile-canonicalize, xetile-blocking, convert-xetile-to-xegpu, "
+             "canonicalize, cse)")
+    assert "xetile." not in xedialects.print_ir(mod)
+    xegpu = simulate(mod, "main", arrays).buffers
+    np.testing.assert_allclose(xegpu[3], want, rtol=1e-4, atol=1e-3)
 
 
 def appendix_2_4_kernel(M, N, K):
@@ -558,6 +567,14 @@ def test_appendix_2_4_numeric():
     np.testing.assert_allclose(after[2], want, rtol=1e-4, atol=1e-3)
     np.testing.assert_array_equal(before[2], after[2])
     assert "!xetile.tile<4x32xf16, #xetile.tile_attr<memory_space = 3 : i32>>" in text
+    # through blocking to XeGPU: the cooperative SLM load with its barriers stays correct
+    from xedialects.sim import simulate
+
+    mod = xedialects.parse(appendix_2_4_kernel(M, N, K), "kernel.mlir")
+    run(mod, "builtin.module(xetile-wg-to-sg, xetile-canonicalize, xetile-blocking, convert-xetile-to-xegpu, "
+             "canonicalize, cse)")
+    xegpu = simulate(mod, "main", [A, B, np.zeros((M, N), np.float32)]).buffers
+    np.testing.assert_allclose(xegpu[2], want, rtol=1e-4, atol=1e-3)
 
 
 def test_pipeline_from_linalg():

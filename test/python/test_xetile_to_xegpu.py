@@ -511,3 +511,32 @@ gpu.module @k {{
 def test_gemm_blocks_are_legal(kw):
     m = lower(stage3_gemm(256, 256, 256, **kw), VC)
     assert _illegal_blocks(m) == []
+
+
+@pytest.mark.parametrize("kind,dims", [("add", [1]), ("maximumf", [0]), ("add", [0, 1]), ("minimumf", [1])])
+def test_tile_reduce_numeric(kind, dims):
+    # a blocked 16x32 f32 tile (8x16 blocks) reduced over columns, rows or both, stored as R x 1 / 1 x C / 1 x 1
+    from xedialects.sim import simulate
+    from xedialects.sim.testing import single_kernel_module
+
+    out_shape = {(1,): (16, 1), (0,): (1, 32), (0, 1): (1, 1)}[tuple(dims)]
+    ot = f"memref<{out_shape[0]}x{out_shape[1]}xf32>"
+    ib = "#xetile.tile_attr<inner_blocks = [8, 16]>"
+    body = f"""
+%c0 = arith.constant 0 : index
+%t = xetile.init_tile %A[%c0, %c0] : memref<16x32xf32> -> !xetile.tile<16x32xf32, {ib}>
+%v = xetile.load_tile %t : !xetile.tile<16x32xf32, {ib}> -> vector<2x2x8x16xf32>
+%u = xetile.tile_unpack %v {{inner_blocks = [8, 16]}} : vector<2x2x8x16xf32> -> vector<16x32xf32>
+%r = xetile.tile_reduce <{kind}> %u {dims} : vector<16x32xf32> -> vector<{out_shape[0]}x{out_shape[1]}xf32>
+%o = xetile.init_tile %O[%c0, %c0] : {ot} -> !xetile.tile<{out_shape[0]}x{out_shape[1]}xf32>
+xetile.store_tile %r, %o : vector<{out_shape[0]}x{out_shape[1]}xf32>, !xetile.tile<{out_shape[0]}x{out_shape[1]}xf32>
+"""
+    text = single_kernel_module([("A", "memref<16x32xf32>"), ("O", ot)], body)
+    A = np.random.default_rng(3).uniform(-1, 1, (16, 32)).astype(np.float32)
+    fn = {"add": np.sum, "maximumf": np.max, "minimumf": np.min}[kind]
+    want = fn(A, axis=tuple(dims), keepdims=True)
+    m = xedialects.parse(text, "reduce.mlir")
+    run_pipeline(m, "builtin.module(convert-xetile-to-xegpu, canonicalize, cse)")
+    assert "xetile.tile_reduce" not in xedialects.print_ir(m)
+    got = simulate(m, "main", [A, np.zeros(out_shape, np.float32)]).buffers[1]
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)

@@ -36,7 +36,7 @@ from ..xegpu.ops import (AtomicRmwOp, CreateNdTdescOp, CreateTdescOp, DpasOp, Lo
                          PrefetchNdOp, StoreNdOp, StoreScatterOp, UpdateNdOffsetOp)
 from ..xetile.attributes import TileType
 from ..xetile.ops import (AtomicRmwTileOp, InitTileOp, LoadGatherOp as XtLoadGatherOp, LoadTileOp,
-                          StoreScatterOp as XtStoreScatterOp, TileBroadcastOp, TileMmaOp, TilePackOp,
+                          StoreScatterOp as XtStoreScatterOp, TileBroadcastOp, TileMmaOp, TilePackOp, TileReduceOp,
                           TileTransposeOp, TileUnpackOp, UpdateTileOffsetOp)
 
 _PLAN_ATTR = "__xe_tile_plan"          # temporary op attributes of the conversion
@@ -744,6 +744,7 @@ class Converter:
             "xetile.store_scatter": self.h_store_scatter,
             "xetile.tile_transpose": self.h_transpose,
             "xetile.tile_broadcast": self.h_broadcast,
+            "xetile.tile_reduce": self.h_reduce,
         }
 
     def plan(self, op, v=None) -> TilePlan:
@@ -960,6 +961,63 @@ class Converter:
             for j in range(C // bn):
                 piece = src.at(0 if 0 in dims else i, 0 if 1 in dims else j)
                 out.append(vector.broadcast(_vt((bm, bn), elt), piece))
+        return [out]
+
+    def h_reduce(self, rb, op):
+        """tile_reduce over columns (dims [1], 4D [1, 3]), rows ([0] / [0, 2]) or both: per block row
+        (column) a chain of `vector.multi_reduction` ops, each block's reduction accumulating onto
+        the previous one (the first block starts from its own first column / row, so no identity
+        value is needed); the result blocks are bm x 1 (1 x bn) pieces of the R x 1 (1 x C) result."""
+        r = TileReduceOp(op)
+        g = self.grid_of(rb, op.operands[0])
+        g = self.reblock(g, *g.block, 1)   # plain (not VNNI) blocks
+        src_shape, elt = vector_info(op.operands[0])
+        dims = set(r.reduction_dims)
+        if len(src_shape) == 4:
+            dims = {d % 2 for d in dims}
+        kind = ir.Attribute.parse(f"#vector.kind<{r.kind}>")
+        (R, C), (bm, bn) = g.shape, g.block
+        gm, gn = g.dims
+        et = _elt_type(elt)
+
+        def reduce_blocks(blocks, axis):
+            """Reduce a list of (bm, bn) blocks along `axis` (1: columns, 0: rows) into one vector."""
+            keep = bm if axis == 1 else bn
+            first = blocks[0]
+            if axis == 1:
+                acc = vector.shape_cast(_vt((keep,), elt), self.slice(first, 1, 0, 0, bm, 1))
+                rest = self.slice(first, 1, 0, 1, bm, bn - 1) if bn > 1 else None
+            else:
+                acc = vector.shape_cast(_vt((keep,), elt), self.slice(first, 1, 0, 0, 1, bn))
+                rest = self.slice(first, 1, 1, 0, bm - 1, bn) if bm > 1 else None
+            for blk in ([rest] if rest is not None else []) + blocks[1:]:
+                acc = vector.multi_reduction(kind, blk, acc, [axis])
+            return acc
+
+        out = []
+        if dims == {1}:
+            for i in range(gm):
+                v = reduce_blocks([g.at(i, j) for j in range(gn)], 1)
+                out.append(vector.shape_cast(_vt((bm, 1), elt), v))
+        elif dims == {0}:
+            for j in range(gn):
+                v = reduce_blocks([g.at(i, j) for i in range(gm)], 0)
+                out.append(vector.shape_cast(_vt((1, bn), elt), v))
+        elif dims == {0, 1}:
+            rows = [reduce_blocks([g.at(i, j) for j in range(gn)], 1) for i in range(gm)]   # vector<bm> each
+            acc = None
+            for v in rows:
+                acc = vector.reduction(et, kind, v, acc=acc) if acc is not None else vector.reduction(et, kind, v)
+            out.append(vector.broadcast(_vt((1, 1), elt), acc))
+        else:
+            raise ConversionError(op, f"tile_reduce over dimensions {sorted(r.reduction_dims)} of {src_shape}")
+        res_shape, _ = vector_info(op.results[0])
+        if len(res_shape) == 4 and out:
+            want = (res_shape[2], res_shape[3])
+            have = _vshape(out[0])
+            if tuple(have) != want:
+                blk = Grid((res_shape[0] * want[0], res_shape[1] * want[1]), tuple(have), 1, out, elt)
+                out = self.reblock(blk, *want, 1).blocks
         return [out]
 
     def h_mma(self, rb, op):
