@@ -9,15 +9,10 @@ import json
 import time
 
 import xedialects
+from gemm_source import gemm_source
 from xedialects.lowering.kernel_report import format_report, kernel_report
 from xedialects.passes import run
 
-SRC = """\
-func.func @gemm(%A: memref<{M}x{K}xbf16>, %B: memref<{K}x{N}xbf16>, %C: memref<{M}x{N}xf32>) {{
-  linalg.matmul ins(%A, %B : memref<{M}x{K}xbf16>, memref<{K}x{N}xbf16>) outs(%C : memref<{M}x{N}xf32>)
-  return
-}}
-"""
 
 
 def main():
@@ -27,7 +22,7 @@ def main():
     ap.add_argument("--json", action="store_true", help="print JSON")
     args = ap.parse_args()
     n = args.size
-    module = xedialects.parse(SRC.format(M=n, N=n, K=n), "gemm.mlir")
+    module = xedialects.parse(gemm_source(n, n, n), "gemm.mlir")
     t0 = time.perf_counter()
     run(module, "builtin.module(xe-gemm-to-xegpu" + (",xegpu-simt-distribute" if args.simt else "") + ")")
     dt = time.perf_counter() - t0

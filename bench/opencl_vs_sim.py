@@ -13,16 +13,11 @@ import ml_dtypes
 import numpy as np
 
 import xedialects
+from gemm_source import gemm_source
 from xedialects.passes import run
 from xedialects.sim import simulate
 from xedialects.sim.reference import compare
 
-SRC = """\
-func.func @gemm(%A: memref<{M}x{K}xbf16>, %B: memref<{K}x{N}xbf16>, %C: memref<{M}x{N}xf32>) {{
-  linalg.matmul ins(%A, %B : memref<{M}x{K}xbf16>, memref<{K}x{N}xbf16>) outs(%C : memref<{M}x{N}xf32>)
-  return
-}}
-"""
 
 
 def main():
@@ -40,7 +35,7 @@ def main():
     want = A.astype(np.float32) @ B.astype(np.float32)
     print(f"  numpy matmul (f32):            {time.perf_counter() - t0:8.3f} s")
 
-    src = SRC.format(M=M, N=N, K=K)
+    src = gemm_source(M, N, K)
     xegpu = xedialects.parse(src, "gemm.mlir")
     run(xegpu, "builtin.module(xe-gemm-to-xegpu)")
     sim = simulate(xegpu, "gemm", [A, B, C.copy()])

@@ -12,16 +12,11 @@ import ml_dtypes
 import numpy as np
 
 import xedialects
+from gemm_source import gemm_source
 from xedialects.passes import run
 from xedialects.sim import simulate
 from xedialects.sim.reference import compare
 
-SRC = """\
-func.func @gemm(%A: memref<{M}x{K}xbf16>, %B: memref<{K}x{N}xbf16>, %C: memref<{M}x{N}xf32>) {{
-  linalg.matmul ins(%A, %B : memref<{M}x{K}xbf16>, memref<{K}x{N}xbf16>) outs(%C : memref<{M}x{N}xf32>)
-  return
-}}
-"""
 
 
 def main():
@@ -41,7 +36,7 @@ def main():
     print(f"  numpy matmul (f32)             {t_np:8.3f} s")
 
     for mode, extra in (("XeGPU VC", ""), ("XeGPU SIMT", ",xegpu-simt-distribute")):
-        module = xedialects.parse(SRC.format(M=M, N=N, K=K), "gemm.mlir")
+        module = xedialects.parse(gemm_source(M, N, K), "gemm.mlir")
         t0 = time.perf_counter()
         run(module, f"builtin.module({args.pipeline}{extra})")
         t_lower = time.perf_counter() - t0

@@ -30,6 +30,7 @@ from mlir.dialects import arith, vector
 from ..arch import ArchError, elem_bits, get_arch
 from ..core.kinds import DYNAMIC
 from ..core.typeinfo import memref_info, vector_info
+from ..passes.ir_walk import functions as _functions, walk as _walk_ops
 from ..passes.rebuild import Rebuilder, RewriteError
 from ..xegpu.attributes import TensorDescType
 from ..xegpu.ops import (AtomicRmwOp, CreateNdTdescOp, CreateTdescOp, DpasOp, LoadGatherOp, LoadNdOp,
@@ -160,15 +161,6 @@ class TilePlan:
     @property
     def sub_dims(self):
         return self.shape[0] // self.sub[0], self.shape[1] // self.sub[1]
-
-
-def _walk_ops(op):
-    for region in op.regions:
-        for block in region.blocks:
-            for child in block.operations:
-                child = child.operation
-                yield child
-                yield from _walk_ops(child)
 
 
 class Converter:
@@ -1331,22 +1323,6 @@ def _padding_attr(text, elt):
     if elt.startswith(("f", "bf", "tf")):
         return ir.FloatAttr.get(t, float(val))
     return ir.IntegerAttr.get(t, int(float(val)))
-
-
-def _functions(module_op):
-    out = []
-
-    def visit(op):
-        for region in op.regions:
-            for block in region.blocks:
-                for child in block.operations:
-                    child = child.operation
-                    if child.name in ("gpu.func", "func.func"):
-                        out.append(child)
-                    elif child.name in ("builtin.module", "gpu.module"):
-                        visit(child)
-    visit(module_op.operation if hasattr(module_op, "operation") else module_op)
-    return out
 
 
 def convert_module(module_op, ctx, arch="pvc", options=None) -> bool:

@@ -27,12 +27,13 @@ from __future__ import annotations
 from mlir import ir
 from mlir.dialects import arith, vector
 
-from ..arch import ArchError, elem_bits, get_arch
+from ..arch import ArchError, elem_bits
 from ..core.typeinfo import vector_info
 from ..xetile.attributes import TileType
 from ..xetile.ops import TileMmaOp, TilePackOp, TileUnpackOp
 from .registry import Option, register_pass
-from .ir_walk import functions, owner_op, walk
+from .driver import run_per_function
+from .ir_walk import owner_op, walk
 from .tile_uses import TileGroups, is_elementwise, is_vector
 
 FLEX = "flex"   # a splat constant / scalar broadcast: materialized in whatever blocking its user needs
@@ -353,12 +354,4 @@ class Blocker:
                                "multiple of the DPAS block (fewest messages), or 'mma' (the DPAS block itself: "
                                "no re-blocking)", choices=("largest", "mma"))])
 def xetile_blocking(module_op, options, ctx):
-    try:
-        arch = get_arch(options["arch"])
-    except ArchError as e:
-        ctx.fail(str(e))
-        return False
-    ok = True
-    for func in functions(module_op):
-        ok = Blocker(func, arch, options, ctx).run() and ok
-    return ok
+    return run_per_function(module_op, options, ctx, Blocker)

@@ -36,6 +36,7 @@ from ..xetile.attributes import TileType
 from ..xetile.ops import (AtomicRmwTileOp, InitTileOp, LoadTileOp, StoreTileOp, TilePackOp,
                           TileTransposeOp, TileUnpackOp, UpdateTileOffsetOp)
 from .registry import Option, register_pass
+from .ir_walk import walk as _walk
 
 _ACCESS = ("xetile.load_tile", "xetile.store_tile", "xetile.prefetch_tile", "xetile.atomic_rmw_tile",
            "xetile.load_gather", "xetile.store_scatter")
@@ -46,16 +47,6 @@ _TILE_OPERAND = {"xetile.load_tile": 0, "xetile.prefetch_tile": 0, "xetile.load_
 
 # ------------------------------------------------------------------------------------------------
 # small helpers
-
-
-def _walk(op):
-    """Every op nested in `op`, pre-order (producers before users in structured code)."""
-    for region in op.regions:
-        for block in region.blocks:
-            for child in block.operations:
-                child = child.operation
-                yield child
-                yield from _walk(child)
 
 
 def _op(x):

@@ -14,12 +14,13 @@ accesses and are not checked here.
 """
 from __future__ import annotations
 
-from ..arch import ArchError, elem_bits, get_arch
+from ..arch import ArchError, elem_bits
 from ..core.typeinfo import vector_info
 from ..xetile.attributes import TileType
 from ..xetile.ops import TileMmaOp
 from .registry import Option, register_pass
-from .ir_walk import functions, walk
+from .driver import run_per_function
+from .ir_walk import walk
 from .tile_uses import mma_uses
 
 _ACCESS = {"xetile.load_tile": "load", "xetile.store_tile": "store", "xetile.prefetch_tile": "prefetch"}
@@ -124,12 +125,4 @@ class HwChecker:
                         Option("require-blocked", bool, False,
                                "report unblocked tiles and tile_mma as errors instead of remarks")])
 def xetile_check_hw(module_op, options, ctx):
-    try:
-        arch = get_arch(options["arch"])
-    except ArchError as e:
-        ctx.fail(str(e))
-        return False
-    ok = True
-    for func in functions(module_op):
-        ok = HwChecker(func, arch, options, ctx).run() and ok
-    return ok
+    return run_per_function(module_op, options, ctx, HwChecker)

@@ -49,27 +49,10 @@ def loop_successors(user, operand_number):
     return ()
 
 
-def mma_uses(value) -> list:
-    """[(operand, tile_mma op)] for the tile_mma operands ("A", "B", "C") `value` reaches directly or
-    through scf.for carries."""
-    out, seen, work = [], set(), [value]
-    while work:
-        v = work.pop()
-        if v in seen:
-            continue
-        seen.add(v)
-        for user, k in _users(v):
-            if user.name == "xetile.tile_mma" and k < 3:
-                out.append((_MMA_ROLES[k], user))
-            elif user.name in ("xetile.tile_pack", "xetile.tile_unpack"):   # re-blocking keeps the data
-                work.append(user.results[0])
-            else:
-                work.extend(loop_successors(user, k))
-    return out
-
-
-def feeds(value, op_name) -> bool:
-    """Does `value` reach an op named `op_name` directly or through scf.for carries?"""
+def reached_uses(value, *, through_reblocking=False):
+    """(user op, operand number) of every use `value` reaches: its own uses and those of the
+    scf.for iter_args / results it is carried to (and of tile_pack / tile_unpack results when
+    `through_reblocking`)."""
     seen, work = set(), [value]
     while work:
         v = work.pop()
@@ -77,10 +60,23 @@ def feeds(value, op_name) -> bool:
             continue
         seen.add(v)
         for user, k in _users(v):
-            if user.name == op_name:
-                return True
-            work.extend(loop_successors(user, k))
-    return False
+            yield user, k
+            if through_reblocking and user.name in ("xetile.tile_pack", "xetile.tile_unpack"):
+                work.append(user.results[0])   # re-blocking keeps the data
+            else:
+                work.extend(loop_successors(user, k))
+
+
+def mma_uses(value) -> list:
+    """[(operand, tile_mma op)] for the tile_mma operands ("A", "B", "C") `value` reaches directly,
+    through scf.for carries or through re-blocking."""
+    return [(_MMA_ROLES[k], user) for user, k in reached_uses(value, through_reblocking=True)
+            if user.name == "xetile.tile_mma" and k < 3]
+
+
+def feeds(value, op_name) -> bool:
+    """Does `value` reach an op named `op_name` directly or through scf.for carries?"""
+    return any(user.name == op_name for user, _k in reached_uses(value))
 
 
 def _padded(op) -> bool:
