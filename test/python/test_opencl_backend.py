@@ -7,11 +7,14 @@
 * error cases: runtime missing (install hint, exit 1, no traceback), bad binaries (never handed to
   the runtime, whose SPIR-V reader aborts the process on them), build failures, pvc-only SPIR-V,
   launch/argument mismatches;
-* end to end: linalg inputs lowered with `convert-xegpu-to-spirv{target=portable}` and run against
-  the upstream MLIR CPU reference (256^3 bf16, 100x70x50, f16, f32, i8->i32, transposed, generic,
-  batch, dynamic), and against the simulator.
+* end to end: every input program of test_linalg_lowering (FORMS, EPILOGUES, TENSORS) lowered
+  with `xe-gemm-to-spirv-portable` and run against the upstream MLIR CPU reference, a few against
+  the simulator; kernels with shared local memory exchanges and `scf.if` (xetile-wg-to-sg output)
+  against the simulator.
 Runtime-dependent tests skip when the runtime cannot load (`pip install -e '.[run]'`).
 """
+import hashlib
+import json
 import os
 import struct
 import subprocess
@@ -22,7 +25,7 @@ import pytest
 
 import xedialects
 from xedialects.diagnostics import DiagnosticError
-from xedialects.lowering.spirv_export import serialize
+from xedialects.lowering.spirv_export import export_spirv, serialize
 from xedialects.passes import lookup, run
 from xedialects.runtime import opencl_env, spirv_check
 from xedialects.runtime.opencl import Launcher, OpenCLError, Program, run_opencl
@@ -30,6 +33,7 @@ from xedialects.sim import simulate
 from xedialects.sim.reference import compare, run_reference
 
 sys.path.insert(0, os.path.dirname(__file__))
+import test_linalg_lowering as LL  # noqa: E402
 from test_e2e_pipeline import CASES, STAGES, _inputs  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -450,21 +454,53 @@ def _lowered(case):
     return m
 
 
+_PROGRAMS = {}
+
+
+def _program(module):
+    """The built Program of a lowered module's SPIR-V, shared between tests whose kernels are
+    identical (the dynamic-shape GEMMs of FORMS, TENSORS and CASES): building is most of the time."""
+    binary, meta = export_spirv(module, target="portable")
+    key = hashlib.sha256(binary + json.dumps(meta, sort_keys=True).encode()).hexdigest()
+    if key not in _PROGRAMS:
+        _PROGRAMS[key] = Program(RT, binary, meta)
+    return _PROGRAMS[key]
+
+
 def _k(specs):
     return max(specs[1][0][-2], specs[1][0][-1])
 
 
+# Every input program of test_linalg_lowering (FORMS, EPILOGUES, TENSORS: plain, unaligned, transposed,
+# generic, batch, dynamic, each element type; fused bias / relu / gelu (tanh, erf) / alpha-beta /
+# named-op / residual epilogues; tensor programs) through xe-gemm-to-spirv-portable, validated by
+# spirv-val (the runner's check) and run on the device; every buffer and returned value is compared
+# with the original program run on the CPU by upstream MLIR. (The e2e CASES are FORMS entries.)
+LINALG = {f"{group.lower()}:{name}": case for group in ("FORMS", "EPILOGUES", "TENSORS")
+          for name, case in getattr(LL, group).items()}
+
+
 @needs_rt
-@pytest.mark.parametrize("case", list(CASES))
-def test_portable_pipeline_on_opencl_matches_cpu_reference(case):
-    src, specs = CASES[case]
-    args = _inputs(specs)
-    want = run_reference(src, "f", [a.copy() for a in args])[2]
-    res = run_opencl(_lowered(case), "f", [a.copy() for a in args])
-    got = res.result.buffers[2]
-    assert not np.array_equal(got, args[2])
-    ok, max_abs, max_rel = compare(got, want, specs[0][1], specs[2][1], k=_k(specs))
-    assert ok, f"{case}: max abs {max_abs:.3g}, max rel {max_rel:.3g}"
+@pytest.mark.parametrize("name", list(LINALG))
+def test_linalg_program_on_opencl_matches_cpu_reference(name):
+    case = LINALG[name]
+    m = xedialects.parse(case.src, f"{name}.mlir")
+    run(m, "builtin.module(xe-gemm-to-spirv-portable)")
+    args = case.inputs(0)
+    want, want_ret = run_reference(LL._reference_program(case), case.entry, [np.copy(a) for a in args],
+                                   returns=True)
+    res = run_opencl(m, case.entry, [np.copy(a) for a in args], runtime=RT, program=_program(m)).result
+    pairs = [(f"arg{i}", got, ref) for i, (got, ref, a) in enumerate(zip(res.buffers, want, args)) if np.ndim(a)]
+    pairs += [(f"result{i}", got, ref) for i, (got, ref) in enumerate(zip(res.returns, want_ret))]
+    assert len(res.returns) == len(want_ret)
+    # the kernels wrote something: an argument buffer changed or a buffer is returned
+    assert want_ret or any(np.ndim(a) and not np.array_equal(g, a) for g, a in zip(res.buffers, args))
+    bad = []
+    for label, got, ref in pairs:
+        ok, max_abs, max_rel = compare(got, ref, case.in_type, np.asarray(ref).dtype, k=case.k)
+        if not ok:
+            bad.append(f"{label}: max abs {max_abs:.3g}, max rel {max_rel:.3g}")
+    assert not bad, f"{name}: " + "; ".join(bad)
 
 
 @needs_rt
@@ -473,7 +509,129 @@ def test_portable_pipeline_sim_and_opencl_agree(case):
     _, specs = CASES[case]
     args = _inputs(specs, seed=5)
     m = _lowered(case)
-    ocl = run_opencl(m, "f", [a.copy() for a in args]).result.buffers[2]
+    ocl = run_opencl(m, "f", [a.copy() for a in args], runtime=RT, program=_program(m)).result.buffers[2]
     sim = simulate(m, "f", [a.copy() for a in args]).buffers[2]
     ok, max_abs, max_rel = compare(ocl, sim, specs[0][1], specs[2][1], k=_k(specs))
     assert ok, f"{case}: sim vs opencl max abs {max_abs:.3g}, max rel {max_rel:.3g}"
+
+
+# ----------------------------------------------------------------------------------------------
+# shared local memory and scf.if in kernels: exchanges between subgroups as xetile-wg-to-sg
+# generates them (test/lit/Transforms/wg-to-sg/slm-exchange.mlir, appendix-2.2), lowered to XeGPU,
+# simulated there, converted to portable SPIR-V and run on the device
+
+SLM_EXCHANGE = """
+module attributes {gpu.container_module} {
+  func.func @main(%A: memref<128x64xf32>, %B: memref<128x64xf32>) {
+    %c1 = arith.constant 1 : index
+    %c128 = arith.constant 128 : index
+    gpu.launch_func @m::@conv blocks in (%c1, %c1, %c1) threads in (%c128, %c1, %c1) args(%A : memref<128x64xf32>, %B : memref<128x64xf32>)
+    return
+  }
+gpu.module @m {
+  gpu.func @conv(%A: memref<128x64xf32>, %B: memref<128x64xf32>) kernel attributes {known_block_size = array<i32: 128, 1, 1>, xe.subgroup_size = 16 : i32} {
+    %t = xetile.init_tile %A[0, 0] : memref<128x64xf32> -> !xetile.tile<128x64xf32, #xetile.tile_attr<wg_map = <sg_layout = [4, 2], sg_data = [32, 32]>>>
+    %v = xetile.load_tile %t : !xetile.tile<128x64xf32, #xetile.tile_attr<wg_map = <sg_layout = [4, 2], sg_data = [32, 32]>>> -> vector<128x64xf32>
+    %w = xetile.tile_conv_layout %v {wg_map = #xetile.wg_map<sg_layout = [8, 1], sg_data = [8, 64]>} : vector<128x64xf32> -> vector<128x64xf32>
+    %o = xetile.init_tile %B[0, 0] : memref<128x64xf32> -> !xetile.tile<128x64xf32, #xetile.tile_attr<wg_map = <sg_layout = [8, 1], sg_data = [8, 64]>>>
+    xetile.store_tile %w, %o : vector<128x64xf32>, !xetile.tile<128x64xf32, #xetile.tile_attr<wg_map = <sg_layout = [8, 1], sg_data = [8, 64]>>>
+    gpu.return
+  }
+}
+}
+"""
+
+# appendix 2.2 at 64x64: C = A x Bt^T + bias with the transpose of Bt through SLM (tile_transpose),
+# the bias broadcast in registers and a tile_conv_layout to a row-band map through SLM
+TRANSPOSE_BROADCAST = """
+#mp_a       = #xetile.wg_map<sg_layout = [2, 2], sg_data = [32, 32]>
+#mp_a_pfh   = #xetile.wg_map<sg_layout = [4, 1], sg_data = [16, 32]>
+#mp_b       = #xetile.wg_map<sg_layout = [2, 2], sg_data = [32, 32]>
+#mp_bt      = #xetile.wg_map<sg_layout = [2, 2], sg_data = [32, 16]>
+#mp_bt_pfh  = #xetile.wg_map<sg_layout = [4, 1], sg_data = [16, 32]>
+#mp_c       = #xetile.wg_map<sg_layout = [2, 2], sg_data = [32, 32]>
+#mp_bcast   = #xetile.wg_map<sg_layout = [2, 2], sg_data = [1, 32]>
+#mp_reduce  = #xetile.wg_map<sg_layout = [4, 1], sg_data = [16, 1]>
+#mp_reduce2 = #xetile.wg_map<sg_layout = [4, 1], sg_data = [16, 64]>
+module attributes {gpu.container_module} {
+  func.func @main(%a: memref<64x64xf16>, %bt: memref<64x64xf16>, %bcast: memref<64xf32>, %res: memref<64x64xf32>) {
+    %c1 = arith.constant 1 : index
+    %c64 = arith.constant 64 : index
+    gpu.launch_func @kernels::@k blocks in (%c1, %c1, %c1) threads in (%c64, %c1, %c1) args(%a : memref<64x64xf16>, %bt : memref<64x64xf16>, %bcast : memref<64xf32>, %res : memref<64x64xf32>)
+    return
+  }
+  gpu.module @kernels {
+    gpu.func @k(%a: memref<64x64xf16>, %bt: memref<64x64xf16>, %bcast: memref<64xf32>, %res: memref<64x64xf32>) kernel
+        attributes {known_block_size = array<i32: 64, 1, 1>, xe.subgroup_size = 16 : i32} {
+      %c0 = arith.constant 0 : index
+      %c32 = arith.constant 32 : index
+      %c64 = arith.constant 64 : index
+      %1 = xetile.init_tile %a[%c0, %c0] : memref<64x64xf16> -> !xetile.tile<64x32xf16, #xetile.tile_attr<wg_map = #mp_a>>
+      %2 = xetile.init_tile %bt[%c0, %c0] : memref<64x64xf16> -> !xetile.tile<64x32xf16, #xetile.tile_attr<wg_map = #mp_bt>>
+      %bcast2 = memref.expand_shape %bcast [[0, 1]] output_shape [1, 64] : memref<64xf32> into memref<1x64xf32>
+      %7 = xetile.init_tile %bcast2[%c0, %c0] : memref<1x64xf32> -> !xetile.tile<1x64xf32, #xetile.tile_attr<wg_map = #mp_bcast>>
+      %3 = xetile.init_tile %res[%c0, %c0] : memref<64x64xf32> -> !xetile.tile<64x64xf32, #xetile.tile_attr<wg_map = #mp_reduce2>>
+      %zero = arith.constant dense<0.0> : vector<64x64xf32>
+      %r:3 = scf.for %k = %c0 to %c64 step %c32
+          iter_args(%at = %1, %btt = %2, %acc = %zero)
+          -> (!xetile.tile<64x32xf16, #xetile.tile_attr<wg_map = #mp_a>>, !xetile.tile<64x32xf16, #xetile.tile_attr<wg_map = #mp_bt>>,
+              vector<64x64xf32>) {
+        %4 = xetile.load_tile %at : !xetile.tile<64x32xf16, #xetile.tile_attr<wg_map = #mp_a>> -> vector<64x32xf16>
+        %10 = xetile.load_tile %btt : !xetile.tile<64x32xf16, #xetile.tile_attr<wg_map = #mp_bt>> -> vector<64x32xf16>
+        %5 = xetile.tile_transpose %10 [1, 0] {wg_map = #mp_b} : vector<64x32xf16> -> vector<32x64xf16>
+        %6 = xetile.tile_mma %4, %5, %acc {wg_map_a = #mp_a, wg_map_b = #mp_b, wg_map_c = #mp_c}
+            : vector<64x32xf16>, vector<32x64xf16>, vector<64x64xf32> -> vector<64x64xf32>
+        %at2 = xetile.update_tile_offset %at, [%c0, %c32] : !xetile.tile<64x32xf16, #xetile.tile_attr<wg_map = #mp_a>>
+        %bt2 = xetile.update_tile_offset %btt, [%c0, %c32] : !xetile.tile<64x32xf16, #xetile.tile_attr<wg_map = #mp_bt>>
+        scf.yield %at2, %bt2, %6
+            : !xetile.tile<64x32xf16, #xetile.tile_attr<wg_map = #mp_a>>, !xetile.tile<64x32xf16, #xetile.tile_attr<wg_map = #mp_bt>>,
+              vector<64x64xf32>
+      }
+      %12 = xetile.load_tile %7 : !xetile.tile<1x64xf32, #xetile.tile_attr<wg_map = #mp_bcast>> -> vector<1x64xf32>
+      %13 = xetile.tile_broadcast %12 [0] {wg_map = #mp_c} : vector<1x64xf32> -> vector<64x64xf32>
+      %14 = arith.addf %r#2, %13 : vector<64x64xf32>
+      %15 = xetile.tile_conv_layout %14 {wg_map = #mp_reduce2, wg_map_source = #mp_c} : vector<64x64xf32> -> vector<64x64xf32>
+      xetile.store_tile %15, %3 : vector<64x64xf32>, !xetile.tile<64x64xf32, #xetile.tile_attr<wg_map = #mp_reduce2>>
+      gpu.return
+    }
+  }
+}
+"""
+
+
+def _slm_case(src, wg_to_sg, shapes, seed=0):
+    m = xedialects.parse(src, "slm.mlir")
+    run(m, f"builtin.module({wg_to_sg}, convert-xetile-to-xegpu, canonicalize, cse)")
+    rng = np.random.default_rng(seed)
+    args = [rng.uniform(-1, 1, s).astype(dt) for s, dt in shapes]
+    sim = simulate(m, "main", [a.copy() for a in args]).buffers
+    text = str(m)
+    run(m, "builtin.module(convert-xegpu-to-spirv{target=portable})")
+    ocl = run_opencl(m, "main", [a.copy() for a in args])
+    return text, args, sim, ocl
+
+
+@needs_rt
+@pytest.mark.parametrize("budget", [None, 8192])
+def test_slm_exchange_on_opencl_matches_simulator(budget):
+    """tile_conv_layout through SLM: whole (one buffer) or in four bands under scf.if (slm-budget)."""
+    opt = "" if budget is None else f"{{slm-budget={budget}}}"
+    text, args, sim, ocl = _slm_case(SLM_EXCHANGE, f"xetile-wg-to-sg{opt}", [((128, 64), np.float32)] * 2)
+    assert "memref.alloc() : memref<" in text and ", 3>" in text and "gpu.barrier" in text
+    assert ("scf.if" in text) == (budget is not None)
+    got = ocl.result.buffers
+    assert np.array_equal(got[1], sim[1]) and np.array_equal(got[1], args[0])
+    assert ocl.stats.launches == 1
+
+
+@needs_rt
+def test_slm_transpose_broadcast_on_opencl_matches_simulator():
+    shapes = [((64, 64), np.float16), ((64, 64), np.float16), ((64,), np.float32), ((64, 64), np.float32)]
+    text, args, sim, ocl = _slm_case(TRANSPOSE_BROADCAST, "xetile-wg-to-sg", shapes)
+    assert text.count("memref.alloc()") == 2 and "xegpu.load_gather" in text
+    got = ocl.result.buffers[3]
+    a, bt, bias = (x.astype(np.float32) for x in args[:3])
+    ok, max_abs, max_rel = compare(got, sim[3], "f16", "f32", k=64)
+    assert ok, f"sim vs opencl: max abs {max_abs:.3g}, max rel {max_rel:.3g}"
+    ok, max_abs, max_rel = compare(got, a @ bt.T + bias, "f16", "f32", k=64)
+    assert ok, f"numpy vs opencl: max abs {max_abs:.3g}, max rel {max_rel:.3g}"

@@ -180,6 +180,11 @@ class Lanes:
         """A value equal to table[lane] in every lane listed (others: anything). Affine tables
         become `a + b * lane`, others a constant vector indexed by the lane."""
         t = t or ir.IndexType.get()
+        if str(t) == "i1":            # predicates: a lane set test (SPIR-V has no bool vectors to index)
+            true = [ln for ln, v in table.items() if int(v) & 1]
+            if not true or len(true) == len(table):
+                return self.const(t, 1 if true else 0)
+            return self.lane_in(true)
         fit = affine_fit(table)
         if fit is not None:
             a, b = fit

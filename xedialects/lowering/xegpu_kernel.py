@@ -5,7 +5,10 @@ The new function has the kernel ABI of the SPIR-V entry point (buffers are `!spi
 CrossWorkgroup>`, integer scalars i64, bf16 stored as i16, dynamic memref sizes appended as i64
 arguments) and contains only scalar arith/index/gpu/scf ops plus `spirv.*` ops and
 `spirv.FunctionCall`s of imported builtins. Every subgroup vector becomes per-lane registers
-(`spirv_lanes.DVal`, layouts from `spirv_layout`); descriptors become their offsets.
+(`spirv_lanes.DVal`, layouts from `spirv_layout`); descriptors become their offsets. Shared local
+memory (`memref.alloc` in memory space 3, workgroup attributions) becomes Workgroup-storage
+`spirv.GlobalVariable`s placed in the gpu.module, which the upstream conversion moves into the
+spirv.module.
 """
 from __future__ import annotations
 
@@ -34,6 +37,10 @@ class MemArg:
     elt: str
     shape: list
     strides: list
+
+    @property
+    def slm(self) -> bool:
+        return _is_slm_ptr(self.ptr)
 
 
 @dataclass
@@ -142,6 +149,16 @@ def _is_vec(t) -> bool:
     return str(t).startswith("vector<")
 
 
+def _is_slm_ptr(ptr) -> bool:
+    return str(ptr.type).endswith(", Workgroup>")
+
+
+def _is_slm_space(space) -> bool:
+    """Memory space of shared local memory: 3 or #gpu.address_space<workgroup>."""
+    s = str(space) if space is not None else ""
+    return s in ("3", "3 : i64", "3 : i32", "#gpu.address_space<workgroup>")
+
+
 class KernelLowering:
     """Lower one gpu.func (VC-mode XeGPU) in place: a new gpu.func replaces it."""
 
@@ -153,6 +170,7 @@ class KernelLowering:
         self.info = KernelInfo(ir.StringAttr(func.attributes["sym_name"]).value)
         self.variables: dict = {}
         self.remarks: list = []
+        self.slm: list = []           # names of the shared local memory variables
 
     # ---- entry --------------------------------------------------------------------------------
     def run(self):
@@ -190,10 +208,11 @@ class KernelLowering:
             sg = ir.IntegerAttr(attrs["xe.subgroup_size"]).value
         if sg != 16:
             raise LoweringError(old, f"subgroup size {sg}: the SPIR-V kernels run with subgroup size 16")
-        wga = ir.IntegerAttr(attrs["workgroup_attributions"]).value if "workgroup_attributions" in attrs else 0
-        if wga or len(list(old.regions[0].blocks[0].arguments)) != len(ftype.inputs):
-            raise LoweringError(old, "gpu.func workgroup/private attributions (shared local memory) are not "
-                                     "supported by convert-xegpu-to-spirv")
+        wga = ir.IntegerAttr(attrs.pop("workgroup_attributions")).value if "workgroup_attributions" in attrs else 0
+        attributions = list(old.regions[0].blocks[0].arguments)[len(ftype.inputs):]
+        if len(attributions) != wga:
+            raise LoweringError(old, "gpu.func private attributions are not supported by convert-xegpu-to-spirv "
+                                     "(workgroup attributions are: shared local memory)")
         abi = f"workgroup_size = [{', '.join(map(str, wg))}], " if wg else ""
         attrs["function_type"] = ir.TypeAttr.get(new_type)
         attrs["spirv.entry_point_abi"] = ir.Attribute.parse(f"#spirv.entry_point_abi<{abi}subgroup_size = 16>")
@@ -214,6 +233,8 @@ class KernelLowering:
                 dims[(i, kind, d)] = arith.IndexCastOp(ir.IndexType.get(), entry.arguments[len(ftype.inputs) + k]).result
             for i, (old_arg, spec) in enumerate(zip(old_entry.arguments, arg_specs)):
                 self.env[old_arg] = self.bind_arg(i, spec, entry.arguments[i], dims)
+            for a in attributions:
+                self.env[a] = self.slm_buffer(a.type, old)
             self.lower_ops(old_entry, entry)
             anchor.erase()
         old.erase()
@@ -289,7 +310,7 @@ class KernelLowering:
             raise LoweringError(op, f"'{name}' is not supported by convert-xegpu-to-spirv")
         if len(op.regions):
             raise LoweringError(op, f"'{name}' (an op with regions) is not supported by convert-xegpu-to-spirv; "
-                                    "only scf.for loops are")
+                                    "only scf.for and scf.if are")
         if name.startswith(("arith.", "math.")):
             self.env.update(zip(op.results, self.elementwise(op)))
             return
@@ -360,6 +381,73 @@ class KernelLowering:
             out.append(self.unflatten(spec, res[k:k + n]))
             k += n
         return out
+
+    def lower_body(self, block):
+        """Lower the ops of a region's block but its terminator; returns the terminator's operands
+        (lowered values)."""
+        ops = [o.operation for o in block.operations]
+        for child in ops[:-1]:
+            with child.location:
+                self.lower_op(child)
+        return [self.get(v) for v in ops[-1].operands] if ops else []
+
+    def h_scf_if(self, op):
+        """scf.if on a scalar (subgroup-uniform) condition. The branches are lowered first (into a
+        result-less scf.if), their yielded values brought to the then-branch's structure, then
+        moved into the final scf.if with the flattened result types."""
+        L = self.lanes
+        cond = self.scalar(op.operands[0], op)
+        has_else = len(op.regions[1].blocks) > 0
+        tmp = scf.IfOp(cond, [], has_else=True)
+        branches = [(op.regions[0].blocks[0], tmp.then_block)]
+        if has_else:
+            branches.append((op.regions[1].blocks[0], tmp.else_block))
+        yields = []
+        for old_block, new_block in branches:
+            with ir.InsertionPoint(new_block):
+                yields.append(self.lower_body(old_block))
+        if not has_else:
+            yields.append([])
+        specs, flat = [], [[], []]
+        for i, x in enumerate(yields[0]):
+            with ir.InsertionPoint(tmp.then_block):
+                spec, vals = self.flatten(x)
+            with ir.InsertionPoint(tmp.else_block):
+                y = yields[1][i]
+                if spec[0] in ("nd", "sc") and not self.same_base(spec, y):
+                    raise LoweringError(op, "the branches of scf.if yield descriptors on different buffers or "
+                                            "with different shapes")
+                _spec, other = self.flatten(y, spec)
+            specs.append(spec)
+            flat[0].extend(vals)
+            flat[1].extend(other)
+        if_op = scf.IfOp(cond, [v.type for v in flat[0]], has_else=bool(specs) or has_else)
+        blocks = [if_op.then_block] + ([if_op.else_block] if bool(specs) or has_else else [])
+        for src_block, dst_block, vals in zip((tmp.then_block, tmp.else_block), blocks, flat):
+            with ir.InsertionPoint(dst_block):
+                y = scf.YieldOp(vals)
+            for child in list(src_block.operations):
+                child.operation.move_before(y)
+        # shuffles cached in the temporary blocks must not be reused elsewhere
+        gone = (tmp.then_block, tmp.else_block)
+        L.shuffle_cache = {k: v for k, v in L.shuffle_cache.items()
+                           if not (len(k) == 3 and isinstance(k[2], ir.Block) and any(k[2] == b for b in gone))}
+        tmp.operation.erase()
+        res = list(if_op.results)
+        k, out = 0, []
+        for spec in specs:
+            n = self.flat_size(spec)
+            out.append(self.unflatten(spec, res[k:k + n]))
+            k += n
+        return out
+
+    @staticmethod
+    def same_base(spec, y) -> bool:
+        if spec[0] == "nd":
+            a, b = spec[1], getattr(y, "plan", None)
+            fields = ("ptr", "elt", "lead", "height", "width", "pitch", "block")
+            return isinstance(y, NdDesc) and (a is b or all(_same(getattr(a, f), getattr(b, f)) for f in fields))
+        return isinstance(y, ScDesc) and y.ptr == spec[1].ptr and y.elt == spec[1].elt and y.chunk == spec[1].chunk
 
     def flatten(self, x, spec=None):
         """(spec, values) of a loop-carried value; with `spec`, converted to that structure."""
@@ -440,6 +528,109 @@ class KernelLowering:
             del sizes[drop], strides[drop]
         ptr = m.ptr if lin == 0 else self.elem_ptr(m.ptr, storage_type(m.elt), lin)
         return [MemArg(ptr, m.elt, sizes, strides)]
+
+    def slm_buffer(self, t, op) -> MemArg:
+        """A shared local memory buffer: a Workgroup-storage `spirv.GlobalVariable` (one per
+        allocation, `__local T name[n]` in OpenCL C) placed in the gpu.module, which the upstream
+        conversion moves into the spirv.module (and into the entry point's interface)."""
+        if not isinstance(t, ir.MemRefType) or not _is_slm_space(ir.MemRefType(t).memory_space):
+            raise LoweringError(op, f"'{t}': only shared local memory (memory space 3 / #gpu.address_space<workgroup>) "
+                                    "can be allocated inside a kernel")
+        m = ir.MemRefType(t)
+        if any(d == DYNAMIC for d in m.shape):
+            raise LoweringError(op, "shared local memory buffers need a static shape")
+        try:
+            strides, offset = m.get_strides_and_offset()
+        except Exception:  # noqa: BLE001
+            raise LoweringError(op, f"shared local memory layout {m.layout} is not strided") from None
+        if offset == DYNAMIC or any(x == DYNAMIC for x in strides):
+            raise LoweringError(op, "shared local memory buffers need static strides")
+        elt = str(m.element_type)
+        st = storage_type(elt)
+        n = int(offset) + sum((d - 1) * x for d, x in zip(m.shape, strides)) + 1 if all(m.shape) else 1
+        name = f"__xe_slm_{self.info.name}_{len(self.slm)}"
+        arr = f"!spirv.ptr<!spirv.array<{n} x {st}>, Workgroup>"
+        gm = self.old.parent
+        with ir.InsertionPoint.at_block_begin(gm.regions[0].blocks[0]), self.old.location:
+            ir.Operation.create("spirv.GlobalVariable", attributes={
+                "sym_name": ir.StringAttr.get(name), "type": ir.TypeAttr.get(ir.Type.parse(arr))})
+        with self.lanes._at_entry(), self.old.location:
+            base = ir.Operation.create("spirv.mlir.addressof", results=[ir.Type.parse(arr)],
+                                       attributes={"variable": ir.FlatSymbolRefAttr.get(name)}).results[0]
+            ptr = ir.Operation.create("spirv.AccessChain", results=[ir.Type.parse(f"!spirv.ptr<{st}, Workgroup>")],
+                                      operands=[base, self.lanes.i32(int(offset))]).results[0]
+        self.slm.append(name)
+        self.info.slm_bytes += n * max(1, bits_of(elt) // 8)
+        return MemArg(ptr, elt, list(m.shape), list(strides))
+
+    def h_memref_alloc(self, op):
+        if len(op.operands):
+            raise LoweringError(op, "shared local memory buffers need a static shape")
+        return [self.slm_buffer(op.results[0].type, op)]
+
+    def h_memref_alloca(self, op):
+        raise LoweringError(op, "memref.alloca (private memory) is not supported by convert-xegpu-to-spirv")
+
+    def h_memref_dealloc(self, op):
+        m = self.get(op.operands[0])
+        if not (isinstance(m, MemArg) and m.slm):
+            raise LoweringError(op, "memref.dealloc of a buffer that was not allocated in the kernel")
+        return []            # work-group memory lives as long as the work-group
+
+    def memarg(self, v, op) -> MemArg:
+        m = self.get(v)
+        if not isinstance(m, MemArg) or m.shape is None:
+            raise LoweringError(op, f"'{op.name}' of a buffer that is not a kernel argument (or a view of one)")
+        return m
+
+    def h_memref_expand_shape(self, op):
+        """A view with more dimensions: each source dimension splits into its group (row-major)."""
+        m = self.memarg(op.operands[0], op)
+        L = self.lanes
+        sizes = [self.idx_operand(x) for x in _mixed(op, list(op.operands)[1:], "static_output_shape")]
+        strides = [1] * len(sizes)
+        for src_d, group in enumerate(_reassociation(op)):
+            st = m.strides[src_d]
+            for d in reversed(group):
+                strides[d] = st
+                st = L.mul(st, sizes[d])
+        return [MemArg(m.ptr, m.elt, sizes, strides)]
+
+    def h_memref_collapse_shape(self, op):
+        """A view with merged dimensions (each group is contiguous, as the verifier requires)."""
+        m = self.memarg(op.operands[0], op)
+        L = self.lanes
+        sizes, strides = [], []
+        for group in _reassociation(op):
+            n = 1
+            for d in group:
+                n = L.mul(n, m.shape[d])
+            sizes.append(n)
+            strides.append(m.strides[group[-1]] if group else 1)
+        return [MemArg(m.ptr, m.elt, sizes, strides)]
+
+    def _elem_address(self, m: MemArg, indices, op):
+        L = self.lanes
+        lin = 0
+        for i, st in zip(indices, m.strides):
+            lin = L.add(lin, L.mul(self.idx_operand(i), st))
+        return lin
+
+    def h_memref_load(self, op):
+        """A scalar load (the same address in every lane), e.g. a rank-0 scale buffer."""
+        m = self.memarg(op.operands[0], op)
+        st = storage_type(m.elt)
+        p = self.elem_ptr(m.ptr, st, self._elem_address(m, list(op.operands)[1:], op))
+        return [ir.Operation.create("spirv.Load", results=[st], operands=[p], attributes=self.mem_attrs(st)).results[0]]
+
+    def h_memref_store(self, op):
+        """A scalar store: every lane stores the same value to the same address."""
+        v = self.scalar(op.operands[0], op)
+        m = self.memarg(op.operands[1], op)
+        st = storage_type(m.elt)
+        p = self.elem_ptr(m.ptr, st, self._elem_address(m, list(op.operands)[2:], op))
+        ir.Operation.create("spirv.Store", operands=[p, v], attributes=self.mem_attrs(st))
+        return []
 
     def const_int(self, v):
         o = v.owner
@@ -663,6 +854,13 @@ class KernelLowering:
         return [DVal(lay, vals, elt)]
 
     # ---- tensor descriptors ----------------------------------------------------------------------
+    @staticmethod
+    def check_scope(op, td, m: MemArg):
+        if (td.memory_scope == "slm") != m.slm:
+            where = "shared local memory" if m.slm else "global memory"
+            raise LoweringError(op, f"descriptor with memory_scope = {td.memory_scope or 'global'} on a buffer "
+                                    f"in {where}")
+
     def source_ptr(self, src_val, elt, op):
         x = self.get(src_val)
         if isinstance(x, MemArg):
@@ -677,9 +875,8 @@ class KernelLowering:
         src, offs_o, shape_o, strides_o = _groups(op)
         td = TensorDescType(op.results[0].type)
         elt = str(td.element_type)
-        if td.memory_scope == "slm":
-            raise LoweringError(op, "shared local memory descriptors are not supported by convert-xegpu-to-spirv")
         m = self.source_ptr(src[0], elt, op)
+        self.check_scope(op, td, m)
         offs = [self.idx_operand(x) for x in _mixed(op, offs_o, "static_offsets")]
         shape = [self.idx_operand(x) for x in _mixed(op, shape_o, "static_shape")]
         strides = [self.idx_operand(x) for x in _mixed(op, strides_o, "static_strides")]
@@ -726,7 +923,7 @@ class KernelLowering:
         transpose = "transpose" in op.attributes
         f = max(1, 32 // bits_of(elt)) if vnni is not None else 1
         rows, cols = self.load_coords(shape, vnni, transpose, f)
-        if self.target == "pvc":
+        if self.target == "pvc" and not _is_slm_ptr(d.plan.ptr):
             blk = bi.block_read(bits_of(elt), d.plan.block[0], d.plan.block[1], vnni is not None, transpose)
             if blk is not None:
                 return [self.block_read(d, blk, shape, rows, cols)]
@@ -762,13 +959,18 @@ class KernelLowering:
         return ok
 
     def load_elem(self, ptr, st, lin, ok):
-        """Load ptr[lin] where `ok`, else 0 (the address is clamped to element 0)."""
+        """ptr[lin] where `ok`, else 0: a load under `scf.if`. (A clamped address and a select
+        would also do, but the OpenCL CPU compiler then turns the lanes' consecutive addresses into
+        scalarized gathers, which doubles its build time; the branch becomes a masked load.)"""
         L = self.lanes
-        safe = arith.SelectOp(ok, L.index(lin), L.index(0)).result
-        p = self.elem_ptr(ptr, st, safe)
-        v = ir.Operation.create("spirv.Load", results=[st], operands=[p],
-                                attributes=self.mem_attrs(st)).results[0]
-        return arith.SelectOp(ok, v, L.zero(st)).result
+        if_op = scf.IfOp(ok, [st], has_else=True)
+        with ir.InsertionPoint(if_op.then_block):
+            p = self.elem_ptr(ptr, st, lin)
+            scf.YieldOp([ir.Operation.create("spirv.Load", results=[st], operands=[p],
+                                             attributes=self.mem_attrs(st)).results[0]])
+        with ir.InsertionPoint(if_op.else_block):
+            scf.YieldOp([L.zero(st)])
+        return if_op.results[0]
 
     def elem_ptr(self, ptr, st, lin):
         return ir.Operation.create("spirv.PtrAccessChain", results=[ptr.type],
@@ -790,7 +992,7 @@ class KernelLowering:
         v = self.dval(op.operands[0])
         d = self.get(op.operands[1])
         p = d.plan
-        if self.target == "pvc":
+        if self.target == "pvc" and not _is_slm_ptr(p.ptr):
             blk = bi.block_write(bits_of(p.elt), p.block[0], p.block[1])
             if blk is not None:
                 self.block_write(d, blk, v)
@@ -810,17 +1012,18 @@ class KernelLowering:
         return []
 
     def h_xegpu_prefetch_nd(self, op):
-        if self.target != "pvc":
-            return []           # a cache hint: nothing to do without 2D block prefetches
         d = self.get(op.operands[0])
         p = d.plan
+        if self.target != "pvc" or _is_slm_ptr(p.ptr):
+            return []           # a cache hint: nothing to do without 2D block prefetches
         for coff, blk in bi.block_prefetch(bits_of(p.elt), p.block[0], p.block[1]):
             self.call_block(blk, d, coff, None)
         return []
 
     # ---- pvc 2D block builtins ------------------------------------------------------------------
-    def variable(self, lane_type: str, n: int):
-        key = (lane_type, n)
+    def variable(self, lane_type: str, n: int, use: str = "block"):
+        """A per-lane `lane_type[n]` array (Function storage), one per (type, size, use)."""
+        key = (lane_type, n, use)
         v = self.variables.get(key)
         if v is None:
             st = bi.spirv_type(lane_type)
@@ -938,13 +1141,19 @@ class KernelLowering:
         return [self.dpas_expand(a2, b2, c, M, N, K, er)]
 
     def dpas_expand(self, a: DVal, b: DVal, c: DVal, M, N, K, er) -> DVal:
-        """Subgroup multiply-add: lane n computes column n; A elements are broadcast by shuffles."""
+        """Subgroup multiply-add: lane n computes column n, products and sums in f32 (i32), in K
+        order. Emitted as one `scf.for k` loop per 16 K values: lane n keeps its B column in a
+        Function-storage array (indexed by k), A[m, k] comes from lane k by a shuffle with a
+        dynamic lane. About 1/K of the code of the unrolled form -- the OpenCL compiler's build
+        time follows the code size (and private arrays with dynamic indices vectorize; per-lane
+        vectors with dynamic indices do not)."""
         L = self.lanes
         ea, eb = a.elt, b.elt
         integer = not is_float(ea)
         b_lay = Layout.from_table((K, N), lambda k, n: n, lambda k, n: k)
         bl = L.relayout(b, b_lay)
         acc_t = ir.IntegerType.get_signless(32) if integer else ir.F32Type.get()
+        lane_type = "int" if integer else "float"
 
         def conv(v, e):
             if integer:
@@ -955,24 +1164,34 @@ class KernelLowering:
             return L.round_tf32(x) if e in ("f32", "tf32") else x
 
         bcol = [conv(bl.vals[k], eb) if bl.vals[k] is not None else L.zero(acc_t) for k in range(K)]
-        out = []
+        accs = []
         for m in range(M):
-            accv = c.vals[m]
-            accv = L.zero(acc_t) if accv is None else (accv if integer else L.to_f32(accv, c.elt))
-            for k in range(K):
-                flat = m * K + k
-                av = L.uniform(a, flat)
-                key = ("conv", av)
-                cv = L.shuffle_cache.get(key)
-                if cv is None:
-                    cv = conv(av, ea)
-                    L.shuffle_cache[key] = cv
-                if integer:
-                    accv = arith.AddIOp(accv, arith.MulIOp(cv, bcol[k]).result).result
-                else:
-                    accv = arith.AddFOp(accv, arith.MulFOp(cv, bcol[k]).result).result
-            out.append(accv if integer else L.from_f32(accv, er))
-        return DVal(c.layout, out, er)
+            v = c.vals[m]
+            accs.append(L.zero(acc_t) if v is None else (v if integer else L.to_f32(v, c.elt)))
+        kc = -(-K // LANES)
+        a2 = L.relayout(a, Layout.canonical((M, K), 1))      # A[m, k] in lane k % 16, slot m * kc + k // 16
+        i32 = ir.IntegerType.get_signless(32)
+        var = self.variable(lane_type, LANES, "dpas_b")
+        for ci in range(kc):
+            n = min(LANES, K - ci * LANES)
+            for k in range(n):
+                ir.Operation.create("spirv.Store", operands=[self.var_elem(var, lane_type, k), bcol[ci * LANES + k]])
+            loop = scf.ForOp(L.index(0), L.index(n), L.index(1), accs)
+            with ir.InsertionPoint(loop.body):
+                k32 = arith.IndexCastOp(i32, loop.induction_variable).result
+                bk = ir.Operation.create("spirv.Load", results=[acc_t],
+                                         operands=[self.var_elem(var, lane_type, k32)]).results[0]
+                out = []
+                for m, acc in enumerate(loop.inner_iter_args):
+                    av = a2.vals[m * kc + ci]
+                    cv = conv(L.shuffle(av if av is not None else L.zero(ea), k32), ea)
+                    if integer:
+                        out.append(arith.AddIOp(acc, arith.MulIOp(cv, bk).result).result)
+                    else:
+                        out.append(arith.AddFOp(acc, arith.MulFOp(cv, bk).result).result)
+                scf.YieldOp(out)
+            accs = list(loop.results)
+        return DVal(c.layout, [x if integer else L.from_f32(x, er) for x in accs], er)
 
     def dpas_builtin(self, a: DVal, b: DVal, c: DVal, M, N, K, er) -> DVal | None:
         L = self.lanes
@@ -1061,9 +1280,8 @@ class KernelLowering:
     def h_xegpu_create_tdesc(self, op):
         td = TensorDescType(op.results[0].type)
         elt = str(td.element_type)
-        if td.memory_scope == "slm":
-            raise LoweringError(op, "shared local memory descriptors are not supported by convert-xegpu-to-spirv")
         m = self.source_ptr(op.operands[0], elt, op)
+        self.check_scope(op, td, m)
         offs = self.dval(op.operands[1])
         offs = self.lanes.relayout(offs, Layout.canonical(offs.shape, 0))
         return [ScDesc(m.ptr, elt, td.chunk_size_per_lane, offs)]
@@ -1149,7 +1367,8 @@ class KernelLowering:
             if_op = scf.IfOp(mv, [st], has_else=True)
             with ir.InsertionPoint(if_op.then_block):
                 p = self.elem_ptr(d.ptr, st, addr)
-                attrs = {"memory_scope": ir.Attribute.parse("#spirv.scope<Device>"),
+                scope = "Workgroup" if _is_slm_ptr(d.ptr) else "Device"
+                attrs = {"memory_scope": ir.Attribute.parse(f"#spirv.scope<{scope}>"),
                          "semantics": ir.Attribute.parse("#spirv.memory_semantics<None>")}
                 r = ir.Operation.create(spv, results=[st], operands=[p, v.vals[s]], attributes=attrs).results[0]
                 scf.YieldOp([r])
@@ -1218,6 +1437,16 @@ def _int_list_attr(attr) -> list:
         return [int(x) for x in ir.DenseI64ArrayAttr(attr)]
     except (TypeError, ValueError):
         return [ir.IntegerAttr(a).value for a in ir.ArrayAttr(attr)]
+
+
+def _same(x, y) -> bool:
+    if isinstance(x, ir.Value) or isinstance(y, ir.Value):
+        return isinstance(x, ir.Value) and isinstance(y, ir.Value) and x == y
+    return x == y
+
+
+def _reassociation(op) -> list:
+    return [[ir.IntegerAttr(x).value for x in ir.ArrayAttr(g)] for g in ir.ArrayAttr(op.attributes["reassociation"])]
 
 
 def _inverse_index(shape, coords):

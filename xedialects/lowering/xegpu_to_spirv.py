@@ -118,7 +118,9 @@ def convert_gpu_module(gm, target: str, ctx) -> bool:
             ok = False
     if not ok:
         return False
-    pipeline = ("builtin.module(gpu.module(gpu.func(canonicalize, cse)), convert-gpu-to-spirv{use-64bit-index=true}, "
+    # math-to-spirv first: convert-gpu-to-spirv has no math patterns (tanh, erf, ... -> spirv.CL.*)
+    pipeline = ("builtin.module(gpu.module(gpu.func(canonicalize, cse, convert-math-to-spirv)), "
+                "convert-gpu-to-spirv{use-64bit-index=true}, "
                 "gpu.module(spirv.module(spirv-lower-abi-attrs, spirv-update-vce, spirv.func(cse))))")
     pm = passmanager.PassManager.parse(pipeline, context)
     try:
@@ -135,6 +137,7 @@ def convert_gpu_module(gm, target: str, ctx) -> bool:
         ctx.error(gm, "internal: convert-gpu-to-spirv produced no spirv.module")
         return False
     _finish_vce(spv, bool(declare.done))
+    _fix_interfaces(spv)
     abi = {i.name: ir.StringAttr.get(json.dumps(i.to_json(), sort_keys=True)) for i in infos}
     abi["__target__"] = ir.StringAttr.get(target)
     spv.attributes[ABI_ATTR] = ir.DictAttr.get(abi)
@@ -157,6 +160,28 @@ def _finish_vce(spv, imports: bool) -> None:
     exts = [e.strip() for e in m.group(3).split(",") if e.strip()]
     spv.attributes["vce_triple"] = ir.Attribute.parse(
         f"#spirv.vce<{m.group(1)}, [{', '.join(caps)}], [{', '.join(exts)}]>")
+
+
+def _fix_interfaces(spv) -> None:
+    """Before SPIR-V 1.4 an OpEntryPoint lists only its Input/Output variables. spirv-lower-abi-attrs
+    lists every variable the kernel uses (right for the 1.4 target env), spirv-update-vce may then
+    settle on an older version: drop the others (the shared local memory variables) there."""
+    m = re.match(r"#spirv\.vce<v(\d+)\.(\d+),", str(spv.attributes["vce_triple"]))
+    if m is None or (int(m.group(1)), int(m.group(2))) >= (1, 4):
+        return
+    body = spv.regions[0].blocks[0]
+    io = set()
+    for op in body.operations:
+        op = op.operation
+        if op.name == "spirv.GlobalVariable":
+            t = str(ir.TypeAttr(op.attributes["type"]).value)
+            if t.endswith(", Input>") or t.endswith(", Output>"):
+                io.add(ir.StringAttr(op.attributes["sym_name"]).value)
+    for op in body.operations:
+        op = op.operation
+        if op.name == "spirv.EntryPoint" and "interface" in op.attributes:
+            refs = [r for r in ir.ArrayAttr(op.attributes["interface"]) if ir.FlatSymbolRefAttr(r).value in io]
+            op.attributes["interface"] = ir.ArrayAttr.get(refs)
 
 
 @register_pass("convert-xegpu-to-spirv",

@@ -29,3 +29,50 @@ gpu.module @k {
   }
 }
 // expected-error@-4 {{kernel argument 1 of type vector<16xi1> is not supported (buffers, integer and float scalars only)}}
+
+// -----
+
+gpu.module @k {
+  gpu.func @global_alloc(%A: memref<64xf32>) kernel {
+    // expected-error@+1 {{'memref<64xf32>': only shared local memory (memory space 3 / #gpu.address_space<workgroup>) can be allocated inside a kernel}}
+    %t = memref.alloc() : memref<64xf32>
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @k {
+  gpu.func @scope(%A: memref<64x64xf32>) kernel {
+    %c0 = arith.constant 0 : index
+    // expected-error@+1 {{descriptor with memory_scope = slm on a buffer in global memory}}
+    %t = xegpu.create_nd_tdesc %A[%c0, %c0] {mode = vc} : memref<64x64xf32> -> !xegpu.tensor_desc<8x16xf32, #xegpu.tdesc_attr<memory_scope = slm>>
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @k {
+  gpu.func @private(%A: memref<64xf32>) private(%p : memref<4xf32, 5>) kernel {
+    gpu.return
+  }
+}
+// expected-error@-4 {{gpu.func private attributions are not supported by convert-xegpu-to-spirv (workgroup attributions are: shared local memory)}}
+
+// -----
+
+gpu.module @k {
+  gpu.func @if_desc(%A: memref<64x64xf32>, %B: memref<64x64xf32>, %c: i1) kernel {
+    %c0 = arith.constant 0 : index
+    // expected-error@+1 {{the branches of scf.if yield descriptors on different buffers or with different shapes}}
+    %t = scf.if %c -> (!xegpu.tensor_desc<8x16xf32>) {
+      %a = xegpu.create_nd_tdesc %A[%c0, %c0] {mode = vc} : memref<64x64xf32> -> !xegpu.tensor_desc<8x16xf32>
+      scf.yield %a : !xegpu.tensor_desc<8x16xf32>
+    } else {
+      %b = xegpu.create_nd_tdesc %B[%c0, %c0] {mode = vc} : memref<64x64xf32> -> !xegpu.tensor_desc<8x16xf32>
+      scf.yield %b : !xegpu.tensor_desc<8x16xf32>
+    }
+    gpu.return
+  }
+}

@@ -1,7 +1,8 @@
 // convert-xegpu-to-spirv on each XeGPU op family, for both targets: 2D block load (plain, VNNI,
 // transposed), store, prefetch, DPAS, scattered load/store/atomic, named barriers and fences.
 // pvc: Intel builtins imported by mangled name (2D block IO, DPAS), split barriers; portable: per-lane
-// loads with zero fill, masked stores, DPAS as shuffles + multiply-adds, work-group barriers.
+// masked loads with zero fill, masked stores, DPAS as a k loop of shuffles + multiply-adds, work-group
+// barriers.
 // RUN: xe-opt %s --convert-xegpu-to-spirv=target=pvc | FileCheck %s --check-prefixes=CHECK,PVC
 // RUN: xe-opt %s --convert-xegpu-to-spirv=target=portable | FileCheck %s --check-prefixes=CHECK,PORT
 
@@ -30,11 +31,19 @@ module attributes {gpu.container_module} {
   // PVC:  spirv.FunctionCall @__builtin_intel_sub_group_bf16_bf16_matrix_mad_k16({{.*}}) : (vector<8xi16>, vector<8xi32>, vector<8xf32>) -> vector<8xf32>
   // PVC:  spirv.FunctionCall @__builtin_intel_sub_group_2d_block_write_32b_8r16x1c
   // PORT-NOT: spirv.FunctionCall
+  // per-lane loads under the bounds mask (a branch, which the OpenCL CPU compiler makes a masked load)
+  // PORT: spirv.mlir.selection
   // PORT: spirv.Load "CrossWorkgroup" %{{.*}} ["Aligned", 2] : i16
-  // PORT: spirv.Select
-  // PORT: spirv.GroupNonUniformShuffle <Subgroup>
-  // PORT: spirv.FMul
-  // PORT: spirv.FAdd
+  // DPAS: lane n's B column in a private array, a loop over k: A[m, k] shuffled from lane k
+  // PORT: spirv.Store "Function" %{{.*}} : f32
+  // PORT: spirv.mlir.loop
+  // PORT: %[[K:.*]] = spirv.SConvert %{{.*}} : i64 to i32
+  // PORT: %[[BP:.*]] = spirv.AccessChain %{{.*}}[%[[K]]] : !spirv.ptr<!spirv.array<16 x f32>, Function>, i32
+  // PORT: %[[B:.*]] = spirv.Load "Function" %[[BP]] : f32
+  // PORT: spirv.GroupNonUniformShuffle <Subgroup> %{{.*}}, %[[K]] : i16, i32
+  // PORT: %[[P:.*]] = spirv.FMul %{{.*}}, %[[B]] : f32
+  // PORT: spirv.FAdd %{{.*}}, %[[P]] : f32
+  // PORT: spirv.mlir.merge
   // PORT: spirv.mlir.selection
   // PORT: spirv.Store "CrossWorkgroup" %{{.*}} ["Aligned", 4] : f32
   // CHECK: spirv.EntryPoint "Kernel" @mma
@@ -62,10 +71,11 @@ module attributes {gpu.container_module} {
   // CHECK-SAME: AtomicFloat32AddEXT
   // CHECK-SAME: SPV_EXT_shader_atomic_float_add
   // CHECK: spirv.func @scatter(%{{.*}}: !spirv.ptr<f32, CrossWorkgroup>, %{{.*}}: i64) "None"
-  // scattered load: address clamped where the mask is off, 0 loaded there
-  // CHECK: spirv.Select
+  // scattered load: loaded where the mask is on, 0 elsewhere
+  // CHECK: spirv.mlir.selection
   // CHECK: spirv.PtrAccessChain
   // CHECK: spirv.Load "CrossWorkgroup"
+  // CHECK: spirv.Store "Function" %{{.*}}, %cst_f32
   // CHECK: spirv.mlir.selection
   // CHECK: spirv.Store "CrossWorkgroup"
   // CHECK: spirv.EXT.AtomicFAdd <Device> <None>
