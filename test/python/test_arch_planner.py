@@ -255,7 +255,11 @@ def test_scaling_down_fills_xe_cores():
         assert p.num_subgroups >= 8                 # one per vector engine
     g = plan_gemm(1, 4096, 4096, "bf16", "bf16", "f32")   # GEMV-like
     assert g.wg_tile[0] == 8 and g.num_work_groups >= PVC.xe_cores
-    assert g.k_slices == 1
+    # 128 work-groups of 2 subgroups leave vector engines idle: K is sliced for occupancy
+    assert g.k_slices == 4 and g.split_k_mode == "atomic"
+    assert g.num_subgroups * g.num_work_groups == PVC.xe_cores * PVC.vector_engines_per_core
+    # with an epilogue-free but non-atomic C (bf16) K stays whole
+    assert plan_gemm(1, 4096, 4096, "bf16", "bf16", "bf16").k_slices == 1
     s = plan_gemm(4096, 7, 64, "bf16", "bf16", "f32")
     assert s.wg_tile[1] == 16 and s.prefetch_distance == 2   # K = 64 is only 2 K steps
 
@@ -299,7 +303,7 @@ def test_split_k_for_tall_k():
 
 def test_no_split_k_when_not_useful_or_not_possible():
     assert plan_gemm(4096, 4096, 4096, "bf16", "bf16", "f32").k_slices == 1
-    assert plan_gemm(1, 4096, 4096, "bf16", "bf16", "f32").k_slices == 1
+    assert plan_gemm(1, 4096, 64, "bf16", "bf16", "f32").k_slices == 1      # K too short to slice
     p = plan_gemm(256, 256, 65536, "bf16", "bf16", "bf16")   # no atomic add on bf16 C
     assert p.k_slices == 1 and any("atomic" in r for r in p.reasons)
     assert plan_gemm(256, 256, None, "bf16", "bf16", "f32").k_slices == 1

@@ -38,7 +38,10 @@ work-groups/subgroups, K slicing, group remapping; and rfc-xetile.md appendix 2.
 8. Split-K ("l3 k-slicing" in XeTLA), atomic mode: only when C is f32/i32 (atomic add of partial
    results), M, N, K are known, K is tall (K >= 4 x max(M, N) and >= 2 x 16 K steps), and the
    work-groups cover at most half the Xe-cores. k_slices = the largest power of two keeping
-   work-groups <= Xe-cores and >= 16 K steps per slice.
+   work-groups <= Xe-cores and >= 16 K steps per slice. Also for occupancy: when work-groups x
+   subgroups is at most half the vector engines (GEMV-like shapes: 1 x 4096 x 4096 gives 128
+   work-groups of 2 subgroups) and K has >= 2 x 16 K steps, K is sliced until subgroups reach one
+   per vector engine (same C and K-step conditions; no fused epilogue).
 9. Group order: "swizzle" (group remapping, XeTLA dispatch policy) with group_size g rows of
    work-groups when the grid needs several waves and g + W/g row/column panels per wave of W
    concurrent work-groups is fewer than row-major's; else "row_major".
@@ -588,6 +591,17 @@ def plan_gemm(M, N, K, a_type, b_type, c_type, *, arch="pvc", batch=1, transpose
             why(f"split-K: {base_wg} work-groups cover <= half of {cores} Xe-cores and K = {PK} is tall "
                 f"(>= {TALL_K_RATIO} x max(M, N)); {slices} k-slices of {PK // slices} "
                 f"-> {base_wg * slices} work-groups, partial C tiles combined with atomic add ({c_type})")
+        # few subgroups in flight (e.g. GEMV: 1 x 4096 x 4096 gives 128 work-groups of 2 subgroups):
+        # stream B with more threads by slicing a long K, up to one subgroup per vector engine
+        engines = cores * hw.vector_engines_per_core
+        in_flight = base_wg * nsg
+        if (slices == 1 and atomic_ok and not dynamic and forced_split != "none" and in_flight * 2 <= engines
+                and PK >= 2 * MIN_K_STEPS_PER_SLICE * ks and "k_slices" not in ov):
+            while in_flight * slices * 2 <= engines and PK // (slices * 2) >= MIN_K_STEPS_PER_SLICE * ks:
+                slices *= 2
+            why(f"split-K for occupancy: {base_wg} work-groups x {nsg} subgroups = {in_flight} subgroups for "
+                f"{engines} vector engines; {slices} k-slices of {PK // slices} (>= {MIN_K_STEPS_PER_SLICE} K "
+                f"steps each) -> {in_flight * slices} subgroups, partial C tiles combined with atomic add ({c_type})")
         elif tall_k and base_wg * 2 <= cores and not atomic_ok:
             why(f"no split-K although K is tall: C is {c_type}; atomic accumulation needs C = f32/i32 "
                 f"(the accumulator type)")

@@ -6,7 +6,7 @@
 // RUN: xe-opt %s --convert-linalg-to-xetile=print-plan=1 -o %t 2>&1 | FileCheck %s
 // RUN: xe-opt %s --xe-linalg-to-xetile -o %t 2>&1 | FileCheck %s --check-prefix=QUIET --allow-empty
 
-// CHECK:      // GEMM plan for linalg.matmul at loc("{{.*}}print-plan.mlir":[[# @LINE + 34]]:3)
+// CHECK:      // GEMM plan for linalg.matmul at loc("{{.*}}print-plan.mlir":[[# @LINE + 36]]:3)
 // CHECK-NEXT: GEMM plan [pvc]: C[1000x1000 f32] += A[1000x1000 bf16] * B[1000x1000 bf16]  (accumulate f32)
 // CHECK-NEXT:   dpas             : M<=8 N=16 K=16
 // CHECK-NEXT:   work-group tile  : 128x64  (8 subgroups as 4x2, 128 work-items, subgroup size 16)
@@ -24,10 +24,12 @@
 // CHECK-NEXT:   epilogue         : 1 fused element-wise op(s): linalg.generic
 // CHECK-NEXT:   kernel stores    : 1 buffer(s); 0 temporary buffer(s) removed
 
-// CHECK:      // GEMM plan for linalg.matmul at loc("{{.*}}print-plan.mlir":[[# @LINE + 26]]:3)
+// CHECK:      // GEMM plan for linalg.matmul at loc("{{.*}}print-plan.mlir":[[# @LINE + 28]]:3)
 // CHECK-NEXT: GEMM plan [pvc]: C[1x4096 f32] += A[1x4096 bf16] * B[4096x4096 bf16]
 // CHECK:        work-group tile  : 8x32  (2 subgroups as 1x2
-// CHECK:        grid             : x=128 (N tiles) y=1 (M tiles) z=1 (batch) = 128 work-groups
+// CHECK:        split-K          : atomic (k_slices = 4, 1024 of K per slice)
+// CHECK-NEXT:   grid             : x=128 (N tiles) y=1 (M tiles) z=4 (batch x k-slices) = 512 work-groups, 4 k-slices
+// CHECK:        - split-K for occupancy: 128 work-groups x 2 subgroups = 256 subgroups for 1024 vector engines
 
 // CHECK:      // GEMM plan for linalg.matmul at loc("{{.*}}print-plan.mlir":[[# @LINE + 26]]:3)
 // CHECK-NEXT: GEMM plan [pvc]: C[4096x7 f32] += A[4096x64 bf16] * B[64x7 bf16]
