@@ -22,6 +22,9 @@ STAGES = {
 # VC-mode XeGPU through the blocking stage: the fused epilogues stay arith/math on vectors,
 # tile_broadcast becomes vector.broadcast per block
 XEGPU = "convert-linalg-to-xetile, xetile-wg-to-sg, xetile-canonicalize, xetile-blocking, convert-xetile-to-xegpu, canonicalize, cse"
+# XeGPU stages of the named GEMM pipeline (xe-gemm-to-xegpu): "simt" distributes its VC-mode output
+# to SIMT mode (sg_map on every descriptor, per-work-item vectors), bias broadcasts included
+XEGPU_STAGES = {"simt": "xe-gemm-to-xegpu, xegpu-simt-distribute"}
 DT = {"bf16": ml_dtypes.bfloat16, "f16": np.float16, "f32": np.float32, "i8": np.int8, "i32": np.int32}
 ID = "affine_map<(d0, d1) -> (d0, d1)>"
 ROW = "affine_map<(d0, d1) -> (d1)>"
@@ -68,7 +71,7 @@ def _reference_program(case):
 
 def lower(case, stage):
     mod = xedialects.parse(case.src, "case.mlir")
-    pipeline = XEGPU if stage == "vc" else STAGES[stage]
+    pipeline = XEGPU if stage == "vc" else XEGPU_STAGES.get(stage) or STAGES[stage]
     if case.tensor:
         pipeline = "xe-bufferize, " + pipeline
     run(mod, f"builtin.module({pipeline})")
@@ -93,8 +96,8 @@ def check(case, stage, module=None, seed=0):
     return out
 
 
-def assert_ok(case, stage, name):
-    results = check(case, stage)
+def assert_ok(case, stage, name, module=None):
+    results = check(case, stage, module=module)
     bad = [r for r in results if not r[1]]
     assert results and not bad, f"{name} at stage {stage}: " + ", ".join(
         f"{lab}: max abs {mx:.3g}, max rel {rel:.3g}" for lab, _, mx, rel in bad)
@@ -370,6 +373,20 @@ def test_epilogue(name, stage):
                                   "named_chain", "residual_scale_f16", "bias_relu_i8"])
 def test_epilogue_through_xegpu(name):
     assert_ok(EPILOGUES[name], "vc", name)
+
+
+@pytest.mark.parametrize("name", [f"epilogue:{n}" for n in EPILOGUES] + ["tensor:bias_relu"])
+def test_epilogue_through_simt(name):
+    """Every fused epilogue through xe-gemm-to-xegpu and xegpu-simt-distribute, simulated in SIMT
+    mode: row biases (block loads of 1 x n, scattered loads when unaligned) and column biases
+    (one-lane scattered loads, or an m x 1 block load reordered across work-items) broadcast to the
+    DPAS C blocks per work-item (test/lit/Conversion/simt/broadcast.mlir)."""
+    kind, key = name.split(":")
+    case = (EPILOGUES if kind == "epilogue" else TENSORS)[key]
+    mod = lower(case, "simt")
+    text = xedialects.print_ir(mod)
+    assert "mode = vc" not in text and "sg_map" in text
+    assert_ok(case, "simt", name, module=mod)
 
 
 def _host_ops(module):

@@ -23,6 +23,14 @@ transposes its fragment, so the descriptor takes the transpose of the result's l
 delivers them). No block load gives a transposed A in the packed A order (the lane grid would have
 to be column-major): such a load, or the in-register transpose of a loaded 16-bit block, is
 followed by a subgroup reorder (`gpu.shuffle idx`, xe-cute-architecture.md "Subgroup Reorders").
+Bias epilogues broadcast a row (1 x n) or a column (m x 1) to a block, usually in the DPAS C layout
+([1, 16] x [1, 1]: each work-item holds one column, all rows). A row takes the block's sg_map (each
+work-item holds its columns' elements: vector<1x1> per 16 columns) and the broadcast becomes a
+per-work-item `vector.broadcast` of that element. A column is needed whole by every work-item
+(layout "uniform", as for constants): one-lane scattered loads already give every work-item the
+element; a block load (e.g. tensor_desc<32x1xf32>, [16, 1] x [1, 1]) is followed by a subgroup
+reorder that gives every work-item the whole column, which then is the work-item's fragment of the
+broadcast. Other broadcast patterns hold the source whole and pick elements by work-item id.
 
 The pass works in three steps:
 1. DPAS A operands are given their own block loads: an A load larger than the DPAS block whose
@@ -37,7 +45,7 @@ The pass works in three steps:
    shapes, and data movement (extract/insert_strided_slice, shape_cast, transpose) is rewritten on
    the fragments -- a strided slice when the fragment elements form a box, a `vector.shuffle`
    otherwise. Data from another work-item is fetched only by the reorders of transposed loads
-   (above); anything else that would need it is reported as an error.
+   and of broadcast columns (above); anything else that would need it is reported as an error.
 """
 from __future__ import annotations
 
@@ -407,6 +415,20 @@ def _box(positions, src_shape, res_shape):
     return [int(x) for x in first]
 
 
+def _bcast_ok(sshape, rshape) -> bool:
+    """True when vector.broadcast takes shape sshape to rshape (dims aligned at the end, each equal
+    or 1 in the source)."""
+    k = len(rshape) - len(sshape)
+    return k >= 0 and all(s in (1, r) for s, r in zip(sshape, tuple(rshape)[k:]))
+
+
+def _bcast_src_index(sshape, rshape):
+    """Flat source index of every (row-major) result element of a vector.broadcast."""
+    k = len(rshape) - len(sshape)
+    src = np.arange(int(np.prod(sshape)), dtype=np.int64).reshape((1,) * k + tuple(sshape))
+    return np.broadcast_to(src, tuple(rshape)).reshape(-1)
+
+
 # ------------------------------------------------------------------------------------------------
 # the pass
 
@@ -522,7 +544,8 @@ class Distributor:
             if not loads or any(o.name not in ("xegpu.update_nd_offset", "xegpu.prefetch_nd", "xegpu.load_nd")
                                 for o in ops):
                 continue
-            if any("vnni_axis" in o.attributes or "transpose" in o.attributes for o in loads):
+            if any("vnni_axis" in o.attributes or "transpose" in o.attributes or len(_vshape(o.results[0])) != 2
+                   for o in loads):
                 continue
             m_rows = _a_operand_rows([o.results[0] for o in loads])
             R = _vshape(loads[0].results[0])[0]
@@ -684,6 +707,15 @@ class Distributor:
                             changed |= self.desire(p, "tbl", need)
                         elif len(_vshape(p)) == 1 and sgm.wl[0] == 1:
                             changed |= self.desire(p, "1d", SgMap((1, SG), (1, sgm.wd[1])))
+                elif n in ("vector.broadcast", "vector.splat"):
+                    if _is_vec(op.operands[0]):
+                        need = self.broadcast_source_want(op)
+                        if need is not None:
+                            changed |= self.desire(op.operands[0], *need)
+                elif form == "uniform":
+                    # a value every work-item holds whole: so is its source
+                    if n in ("vector.transpose", "vector.shape_cast"):
+                        changed |= self.desire(op.operands[0], "uniform", None)
                 elif n == "vector.transpose":
                     perm = _ints(op.attributes["permutation"])
                     if perm == [1, 0]:
@@ -695,6 +727,38 @@ class Distributor:
                     if form in ("inter", "vnni", "plain"):
                         f2 = "plain" if len(_vshape(src)) == 2 else ("vnni" if form == "plain" else "inter")
                         changed |= self.desire(src, f2, sgm)
+
+    def broadcast_source_want(self, op):
+        """What a vector.broadcast's source must hold for the layout the result's users want: each
+        work-item needs the source elements its result fragment repeats. A row (1 x n) broadcast to
+        a block distributed by an sg_map takes the same sg_map on the row (each work-item holds its
+        columns' elements); a column (m x 1) broadcast to a block whose work-items each hold every
+        row ([1, 16] x [1, 1], the DPAS C layout) needs the whole column in every work-item
+        ("uniform"), as does any other pattern (each work-item then picks its elements by id)."""
+        src, res = op.operands[0], op.results[0]
+        wl = self.want_layout(res)
+        if wl is None:
+            return None
+        sshape = _vshape(src)
+        idx = _bcast_src_index(sshape, _vshape(res))[wl.tbl]
+        sgm = self.want[res][1]
+        cands = []
+        if isinstance(sgm, SgMap):
+            if len(sshape) == 2:
+                cands.append(("plain", sgm))
+            elif len(sshape) == 1:
+                cands.append(("1d", SgMap((1, SG), (1, sgm.wd[1]))))
+        cands.append(("uniform", None))
+        for form, s in cands:
+            try:
+                lay = Layout.uniform(sshape) if form == "uniform" else Layout.plain(sshape, s)
+            except ValueError:
+                continue
+            if _uniform_positions(lay.tbl, idx) is not None:
+                return form, s
+        # (work-items needing different elements, e.g. a column broadcast to a [2, 8] block: each
+        # work-item holds the whole source and picks its elements by work-item id)
+        return "uniform", None
 
     def chain_layout_sgm(self, op, tdesc, res_form=None, res_want=None, fallbacks=None, legal=None):
         """The sg_map of a descriptor chain: fixed by its first access, from `res_want` (what the
@@ -738,6 +802,8 @@ class Distributor:
         form, sgm = w
         if form == "tbl":
             return sgm if tuple(sgm.shape) == tuple(shape) else None
+        if form == "uniform":
+            return Layout.uniform(shape)
         try:
             if form == "vnni" and len(shape) == 3:
                 return Layout.vnni(shape, sgm)
@@ -848,6 +914,13 @@ class Distributor:
                 want_sgm = w[1] if (w is not None and w[0] in ("plain", "1d")) else None
                 sgm = self.chain_layout_sgm(op, op.operands[0], res_want=want_sgm)
                 lay = Layout.plain(rs, sgm)
+                need = self.want_layout(res) if w is not None and w[0] in ("uniform", "tbl") else None
+                if need is not None and not lay.same(need) and _uniform_positions(lay.tbl, need.tbl) is None \
+                        and self.holds_all(lay, need.tbl):
+                    # the users need elements other work-items loaded (a bias column every work-item
+                    # broadcasts along its rows): the loaded fragments are exchanged after the load
+                    self.reorders[res] = (lay, need.tbl)
+                    lay = need
             self.set_lay(res, lay)
             return
         if n == "xegpu.store_nd":
@@ -882,9 +955,10 @@ class Distributor:
                 for b in region.blocks:
                     self.forward_block(b)
             return
+        if n in ("vector.broadcast", "vector.splat") and _is_vec(op.operands[0]):
+            self.fwd_broadcast(op)
+            return
         if n == "arith.constant" or n in ("vector.broadcast", "vector.splat"):
-            if n != "arith.constant" and _is_vec(op.operands[0]):
-                raise SimtError(op, "vector.broadcast of a vector is not supported in SIMT distribution")
             if n == "arith.constant" and not ir.DenseElementsAttr(op.attributes["value"]).is_splat:
                 # kept whole in every work-item; users take their elements by work-item id
                 self.set_lay(res[0], Layout.uniform(_vshape(res[0])))
@@ -1229,7 +1303,15 @@ class Distributor:
         idx_fn = self.slice_index_fn(op, _vshape(src), _vshape(res))
         lay = self.derive(op, res, sl, idx_fn)
         if lay is None:
-            lay = self.generic_subset(op, sl, res, idx_fn)
+            try:
+                lay = self.generic_subset(op, sl, res, idx_fn)
+            except SimtError:
+                w = self.want.get(res)
+                if w is None or w[0] != "uniform":
+                    raise
+                raise SimtError(op, f"'{op.name}': every work-item needs the whole {list(_vshape(res))} slice (it is "
+                                    f"broadcast along the rows of a block), but the source is distributed as "
+                                    f"{sl.describe()} (a cross-work-item shuffle would be needed)")
         self.set_lay(res, lay)
 
     def generic_subset(self, op, sl, res, idx_fn):
@@ -1276,6 +1358,36 @@ class Distributor:
                                     "move data between work-items")
             self.piece_need[res] = need
         self.set_lay(res, ld)
+
+    def fwd_broadcast(self, op):
+        """vector.broadcast of a vector: the result takes the layout its users want when every
+        work-item holds the source elements its fragment repeats (at the same fragment positions in
+        every work-item, or the whole source); without a want, the source's sg_map or (a source
+        held whole) the whole result."""
+        src, res = op.operands[0], op.results[0]
+        sl = self.lay_of(op, src)
+        bidx = _bcast_src_index(_vshape(src), _vshape(res))
+        want = self.want_layout(res)
+        if want is not None:
+            if sl.form == "uniform" or _uniform_positions(sl.tbl, bidx[want.tbl]) is not None:
+                self.set_lay(res, want)
+                return
+            raise SimtError(op, f"vector.broadcast: the source is distributed as {sl.describe()}, but the result's "
+                                f"users need {want.describe()}, which repeats elements other work-items hold (a "
+                                "cross-work-item shuffle would be needed)")
+        if sl.form == "uniform":
+            self.set_lay(res, Layout.uniform(_vshape(res)))
+            return
+        lay = self.derive(op, res, sl, lambda t: bidx[t])
+        if lay is None:
+            free = self.free_layout(op, res)
+            if free.form != "uniform" and _uniform_positions(sl.tbl, bidx[free.tbl]) is not None:
+                lay = free
+        if lay is None:
+            raise SimtError(op, f"vector.broadcast of a source distributed as {sl.describe()}: no distribution of "
+                                f"the {'x'.join(map(str, _vshape(res)))} result lets every work-item repeat its own "
+                                "elements")
+        self.set_lay(res, lay)
 
     def fwd_move(self, op):
         src, res = op.operands[0], op.results[0]
@@ -1694,8 +1806,43 @@ class Distributor:
         return [arith.ConstantOp(rt, ir.DenseElementsAttr.get_splat(rt, d.get_splat_value())).result]
 
     def r_broadcast(self, rb, op):
-        res = op.results[0]
-        return [vector.broadcast(self.lane_type(res), rb.one(op.operands[0]))]
+        res, src = op.results[0], op.operands[0]
+        if not _is_vec(src):
+            return [vector.broadcast(self.lane_type(res), rb.one(src))]
+        # a vector source: each work-item repeats the source elements it holds
+        sl, rl = self.lay[src], self.lay[res]
+        elt = _velt(res)
+        rt = self.lane_type(res)
+        idx = _bcast_src_index(sl.shape, rl.shape)[rl.tbl]
+        src_new = rb.one(src)
+        q = _uniform_positions(sl.tbl, idx)
+        if q is None:
+            if sl.form != "uniform":
+                raise SimtError(op, "vector.broadcast would move data between work-items")
+            # the source is held whole: each work-item picks the elements it repeats by work-item id
+            # (once each), then repeats them in registers
+            rows = [list(dict.fromkeys(int(x) for x in r)) for r in idx]
+            n = len(rows[0])
+            even = all(len(r) == n for r in rows)
+            if even and n == 1:
+                one = Layout(sl.shape, np.array(rows, np.int64), (), "gen")
+                return [vector.broadcast(rt, self.lane_extract(src_new, sl.shape, one, elt))]
+            compact = Layout(sl.shape, np.array(rows, np.int64), (n,), "gen") if even else None
+            q = None if compact is None else _uniform_positions(compact.tbl, idx)
+            if q is None:
+                return [self.lane_extract(src_new, sl.shape, Layout(sl.shape, idx, rl.lane_shape, "gen"), elt)]
+            src_new = self.lane_extract(src_new, sl.shape, compact, elt)
+            sl = compact
+        if _bcast_ok(sl.lane_shape, rl.lane_shape) and \
+                np.array_equal(_bcast_src_index(sl.lane_shape, rl.lane_shape), q):
+            # the per-work-item operation is itself a broadcast (a row: each work-item's column element)
+            if tuple(sl.lane_shape) == tuple(rl.lane_shape):
+                return [src_new]
+            return [vector.broadcast(rt, src_new)]
+        if (q == q[0]).all():
+            pos = [int(x) for x in np.unravel_index(int(q[0]), sl.lane_shape)]
+            return [vector.broadcast(rt, vector.extract(src_new, [], pos))]
+        return [self.move(src_new, sl, rl, idx, elt)]
 
     def r_generic(self, rb, op):
         """Element-wise arith/math op on fragments (operands that do not depend on the work-item are
