@@ -88,7 +88,10 @@ class Rebuilder:
     def _for(self, op) -> bool:
         lb, ub, step, *inits = list(op.operands)
         body = op.regions[0].blocks[0]
-        if not any(self.is_changed(v) for v in op.operands):
+        # rebuilt when a carried value is remapped, or was replaced in place by an enclosing loop's
+        # rebuild (its type no longer matches the iter_arg, e.g. a tile carried by nested loops)
+        retyped = any(v.type != a.type for v, a in zip(inits, list(body.arguments)[1:]))
+        if not retyped and not any(self.is_changed(v) for v in op.operands):
             self.process_block(body)
             return False
         groups = [self.map(v) for v in inits]
