@@ -10,7 +10,9 @@
 * end to end: every input program of test_linalg_lowering (FORMS, EPILOGUES, TENSORS) lowered
   with `xe-gemm-to-spirv-portable` and run against the upstream MLIR CPU reference, a few against
   the simulator; kernels with shared local memory exchanges and `scf.if` (xetile-wg-to-sg output)
-  against the simulator.
+  against the simulator; the whole rfc-xetile appendix 2.2 kernel (GEMM, SLM transpose, broadcast,
+  cross-subgroup row reduction) and vector.multi_reduction / vector.reduction of every kind against
+  the simulator and numpy.
 Runtime-dependent tests skip when the runtime cannot load (`pip install -e '.[run]'`).
 """
 import hashlib
@@ -542,7 +544,9 @@ gpu.module @m {
 """
 
 # appendix 2.2 at 64x64: C = A x Bt^T + bias with the transpose of Bt through SLM (tile_transpose),
-# the bias broadcast in registers and a tile_conv_layout to a row-band map through SLM
+# the bias broadcast in registers, a tile_conv_layout to a row-band map through SLM and the row sums
+# (tile_reduce <add> [1]: per-subgroup partial sums exchanged through SLM, subgroup reductions in the
+# kernel)
 TRANSPOSE_BROADCAST = """
 #mp_a       = #xetile.wg_map<sg_layout = [2, 2], sg_data = [32, 32]>
 #mp_a_pfh   = #xetile.wg_map<sg_layout = [4, 1], sg_data = [16, 32]>
@@ -554,14 +558,14 @@ TRANSPOSE_BROADCAST = """
 #mp_reduce  = #xetile.wg_map<sg_layout = [4, 1], sg_data = [16, 1]>
 #mp_reduce2 = #xetile.wg_map<sg_layout = [4, 1], sg_data = [16, 64]>
 module attributes {gpu.container_module} {
-  func.func @main(%a: memref<64x64xf16>, %bt: memref<64x64xf16>, %bcast: memref<64xf32>, %res: memref<64x64xf32>) {
+  func.func @main(%a: memref<64x64xf16>, %bt: memref<64x64xf16>, %bcast: memref<64xf32>, %res: memref<64x1xf32>) {
     %c1 = arith.constant 1 : index
     %c64 = arith.constant 64 : index
-    gpu.launch_func @kernels::@k blocks in (%c1, %c1, %c1) threads in (%c64, %c1, %c1) args(%a : memref<64x64xf16>, %bt : memref<64x64xf16>, %bcast : memref<64xf32>, %res : memref<64x64xf32>)
+    gpu.launch_func @kernels::@k blocks in (%c1, %c1, %c1) threads in (%c64, %c1, %c1) args(%a : memref<64x64xf16>, %bt : memref<64x64xf16>, %bcast : memref<64xf32>, %res : memref<64x1xf32>)
     return
   }
   gpu.module @kernels {
-    gpu.func @k(%a: memref<64x64xf16>, %bt: memref<64x64xf16>, %bcast: memref<64xf32>, %res: memref<64x64xf32>) kernel
+    gpu.func @k(%a: memref<64x64xf16>, %bt: memref<64x64xf16>, %bcast: memref<64xf32>, %res: memref<64x1xf32>) kernel
         attributes {known_block_size = array<i32: 64, 1, 1>, xe.subgroup_size = 16 : i32} {
       %c0 = arith.constant 0 : index
       %c32 = arith.constant 32 : index
@@ -570,7 +574,7 @@ module attributes {gpu.container_module} {
       %2 = xetile.init_tile %bt[%c0, %c0] : memref<64x64xf16> -> !xetile.tile<64x32xf16, #xetile.tile_attr<wg_map = #mp_bt>>
       %bcast2 = memref.expand_shape %bcast [[0, 1]] output_shape [1, 64] : memref<64xf32> into memref<1x64xf32>
       %7 = xetile.init_tile %bcast2[%c0, %c0] : memref<1x64xf32> -> !xetile.tile<1x64xf32, #xetile.tile_attr<wg_map = #mp_bcast>>
-      %3 = xetile.init_tile %res[%c0, %c0] : memref<64x64xf32> -> !xetile.tile<64x64xf32, #xetile.tile_attr<wg_map = #mp_reduce2>>
+      %3 = xetile.init_tile %res[%c0, %c0] : memref<64x1xf32> -> !xetile.tile<64x1xf32, #xetile.tile_attr<wg_map = #mp_reduce>>
       %zero = arith.constant dense<0.0> : vector<64x64xf32>
       %r:3 = scf.for %k = %c0 to %c64 step %c32
           iter_args(%at = %1, %btt = %2, %acc = %zero)
@@ -591,7 +595,8 @@ module attributes {gpu.container_module} {
       %13 = xetile.tile_broadcast %12 [0] {wg_map = #mp_c} : vector<1x64xf32> -> vector<64x64xf32>
       %14 = arith.addf %r#2, %13 : vector<64x64xf32>
       %15 = xetile.tile_conv_layout %14 {wg_map = #mp_reduce2, wg_map_source = #mp_c} : vector<64x64xf32> -> vector<64x64xf32>
-      xetile.store_tile %15, %3 : vector<64x64xf32>, !xetile.tile<64x64xf32, #xetile.tile_attr<wg_map = #mp_reduce2>>
+      %16 = xetile.tile_reduce <add> %15 [1] {wg_map = #mp_reduce} : vector<64x64xf32> -> vector<64x1xf32>
+      xetile.store_tile %16, %3 : vector<64x1xf32>, !xetile.tile<64x1xf32, #xetile.tile_attr<wg_map = #mp_reduce>>
       gpu.return
     }
   }
@@ -626,12 +631,204 @@ def test_slm_exchange_on_opencl_matches_simulator(budget):
 
 @needs_rt
 def test_slm_transpose_broadcast_on_opencl_matches_simulator():
-    shapes = [((64, 64), np.float16), ((64, 64), np.float16), ((64,), np.float32), ((64, 64), np.float32)]
+    shapes = [((64, 64), np.float16), ((64, 64), np.float16), ((64,), np.float32), ((64, 1), np.float32)]
     text, args, sim, ocl = _slm_case(TRANSPOSE_BROADCAST, "xetile-wg-to-sg", shapes)
     assert text.count("memref.alloc()") == 2 and "xegpu.load_gather" in text
+    assert "vector.multi_reduction <add>" in text
     got = ocl.result.buffers[3]
     a, bt, bias = (x.astype(np.float32) for x in args[:3])
     ok, max_abs, max_rel = compare(got, sim[3], "f16", "f32", k=64)
     assert ok, f"sim vs opencl: max abs {max_abs:.3g}, max rel {max_rel:.3g}"
-    ok, max_abs, max_rel = compare(got, a @ bt.T + bias, "f16", "f32", k=64)
+    ok, max_abs, max_rel = compare(got, (a @ bt.T + bias).sum(1, keepdims=True), "f16", "f32", k=64)
     assert ok, f"numpy vs opencl: max abs {max_abs:.3g}, max rel {max_rel:.3g}"
+
+
+@needs_rt
+def test_appendix_2_2_on_opencl_matches_simulator_and_numpy():
+    """The whole rfc-xetile appendix 2.2 kernel (256x256 work-group tile, 32 subgroups): GEMM with
+    the transposed B through SLM, bias broadcast, tile_conv_layout and the cross-subgroup row
+    reduction, through wg-to-sg, canonicalize, blocking and convert-xetile-to-xegpu (the route of
+    test_wg_to_sg.test_appendix_2_2_numeric), portable SPIR-V on the device."""
+    from test_wg_to_sg import appendix_2_2_kernel
+
+    K = 64
+    rng = np.random.default_rng(22)
+    A = rng.uniform(-1, 1, (256, K)).astype(np.float16)
+    BT = rng.uniform(-1, 1, (256, K)).astype(np.float16)
+    bias = rng.uniform(-1, 1, (1, 256)).astype(np.float32)
+    args = [A, BT, bias, np.zeros((256, 1), np.float32)]
+    m = xedialects.parse(appendix_2_2_kernel(K), "appendix-2.2.mlir")
+    run(m, "builtin.module(xetile-wg-to-sg, xetile-canonicalize, xetile-blocking, convert-xetile-to-xegpu, "
+           "canonicalize, cse)")
+    text = str(m)
+    assert "xetile." not in xedialects.print_ir(m) and "vector.multi_reduction <add>" in text
+    sim = simulate(m, "main", [a.copy() for a in args]).buffers[3]
+    run(m, "builtin.module(convert-xegpu-to-spirv{target=portable})")
+    ocl = run_opencl(m, "main", [a.copy() for a in args], runtime=RT)
+    got = ocl.result.buffers[3]
+    assert ocl.stats.launches == 1
+    want = (A.astype(np.float32) @ BT.astype(np.float32).T + bias).sum(1, keepdims=True)
+    for label, ref in (("sim", sim), ("numpy", want)):
+        ok, max_abs, max_rel = compare(got, ref, "f16", "f32", k=K)
+        assert ok, f"{label} vs opencl: max abs {max_abs:.3g}, max rel {max_rel:.3g}"
+
+
+# ----------------------------------------------------------------------------------------------
+# vector.multi_reduction / vector.reduction of every kind: one subgroup reduces an 8x32 pair of
+# blocks (columns on the lanes) by rows (across lanes: subgroup reductions), by columns (within
+# lanes), to a scalar; accumulators in either layout (a splat: element i in lane i; a slice of the
+# block: all in lane 0, as convert-xetile-to-xegpu produces them)
+
+FLOAT_KINDS = ["add", "mul", "minimumf", "maximumf", "minnumf", "maxnumf"]
+INT_KINDS = ["add", "mul", "minsi", "maxsi", "minui", "maxui", "and", "or", "xor"]
+RED_RESULTS = ("rows", "rows_slice_acc", "cols", "cols_slice_acc", "all_rows", "all_cols", "all")
+
+
+def _red_acc(kind, elt):
+    if elt.startswith("i"):
+        return {"add": 3, "mul": 1, "and": -1}.get(kind, 2)
+    return {"add": 0.5, "mul": 1.5}.get(kind, 0.25)
+
+
+def _reduction_kernel(elt, kinds):
+    """Per kind the seven RED_RESULTS, each stored in its row of O (1x8 or 1x16)."""
+    T = elt
+    v816, v8, v16 = f"vector<8x16x{T}>", f"vector<8x{T}>", f"vector<16x{T}>"
+    d816 = f"!xegpu.tensor_desc<8x16x{T}>"
+    lines = [f"%d0 = xegpu.create_nd_tdesc %A[0, 0] {{mode = vc}} : memref<8x32x{T}> -> {d816}",
+             f"%d1 = xegpu.create_nd_tdesc %A[0, 16] {{mode = vc}} : memref<8x32x{T}> -> {d816}",
+             f"%b0 = xegpu.load_nd %d0 {{mode = vc}} : {d816} -> {v816}",
+             f"%b1 = xegpu.load_nd %d1 {{mode = vc}} : {d816} -> {v816}"]
+    def slice_(name, src, offs, sizes, res):
+        return (f"{name} = vector.extract_strided_slice {src} {{offsets = {offs}, sizes = {sizes}, "
+                f"strides = [1, 1]}} : {v816} to {res}")
+
+    outs = []
+    for i, k in enumerate(kinds):
+        c = _red_acc(k, T)
+        c = str(c) if T.startswith("i") else f"{c:e}"
+        p = f"%k{i}_"
+        lines += [
+            f"{p}s8 = arith.constant dense<{c}> : {v8}",
+            f"{p}s16 = arith.constant dense<{c}> : {v16}",
+            f"{p}s = arith.constant {c} : {T}",
+            f"{p}r1 = vector.multi_reduction <{k}>, %b0, {p}s8 [1] : {v816} to {v8}",
+            f"{p}r2 = vector.multi_reduction <{k}>, %b1, {p}r1 [1] : {v816} to {v8}",
+            slice_(f"{p}c0", "%b0", [0, 0], [8, 1], f"vector<8x1x{T}>"),
+            f"{p}a0 = vector.shape_cast {p}c0 : vector<8x1x{T}> to {v8}",
+            slice_(f"{p}rest", "%b0", [0, 1], [8, 15], f"vector<8x15x{T}>"),
+            f"{p}x1 = vector.multi_reduction <{k}>, {p}rest, {p}a0 [1] : vector<8x15x{T}> to {v8}",
+            f"{p}x2 = vector.multi_reduction <{k}>, %b1, {p}x1 [1] : {v816} to {v8}",
+            f"{p}q1 = vector.multi_reduction <{k}>, %b0, {p}s16 [0] : {v816} to {v16}",
+            f"{p}q2 = vector.multi_reduction <{k}>, %b1, {p}q1 [0] : {v816} to {v16}",
+            slice_(f"{p}w0", "%b1", [0, 0], [1, 16], f"vector<1x16x{T}>"),
+            f"{p}wa = vector.shape_cast {p}w0 : vector<1x16x{T}> to {v16}",
+            slice_(f"{p}wr", "%b1", [1, 0], [7, 16], f"vector<7x16x{T}>"),
+            f"{p}w1 = vector.multi_reduction <{k}>, {p}wr, {p}wa [0] : vector<7x16x{T}> to {v16}",
+            f"{p}f1 = vector.reduction <{k}>, {p}x2, {p}s : {v8} into {T}",
+            f"{p}f2 = vector.reduction <{k}>, {p}q2 : {v16} into {T}",
+            f"{p}f3 = vector.multi_reduction <{k}>, %b0, {p}s [0, 1] : {v816} to {T}",
+        ]
+        for name, w in (("r2", 8), ("x2", 8), ("q2", 16), ("w1", 16), ("f1", 0), ("f2", 0), ("f3", 0)):
+            v = f"{p}{name}"
+            if w:
+                lines.append(f"{v}_o = vector.shape_cast {v} : vector<{w}x{T}> to vector<1x{w}x{T}>")
+            else:
+                w = 16
+                lines.append(f"{v}_o = vector.broadcast {v} : {T} to vector<1x16x{T}>")
+            outs.append((f"{v}_o", w))
+    n = len(outs)
+    for j, (v, w) in enumerate(outs):
+        d = f"!xegpu.tensor_desc<1x{w}x{T}>"
+        lines += [f"%o{j} = xegpu.create_nd_tdesc %O[{j}, 0] {{mode = vc}} : memref<{n}x16x{T}> -> {d}",
+                  f"xegpu.store_nd {v}, %o{j} {{mode = vc}} : vector<1x{w}x{T}>, {d}"]
+    body = "\n      ".join(lines)
+    args = f"%A: memref<8x32x{T}>, %O: memref<{n}x16x{T}>"
+    targs = f"%A : memref<8x32x{T}>, %O : memref<{n}x16x{T}>"
+    return f"""module attributes {{gpu.container_module}} {{
+  func.func @main({args}) {{
+    %c1 = arith.constant 1 : index
+    %c16 = arith.constant 16 : index
+    gpu.launch_func @m::@red blocks in (%c1, %c1, %c1) threads in (%c16, %c1, %c1) args({targs})
+    return
+  }}
+  gpu.module @m {{
+    gpu.func @red({args}) kernel attributes {{known_block_size = array<i32: 16, 1, 1>, xe.subgroup_size = 16 : i32}} {{
+      {body}
+      gpu.return
+    }}
+  }}
+}}
+"""
+
+
+def _np_reduce(kind, x, axis=None):
+    """numpy reference of a reduction kind (floats in f32, integers wrapping in their type)."""
+    if kind in ("minui", "maxui"):
+        u = x.view(np.dtype(f"u{x.dtype.itemsize}"))
+        fn = np.minimum if kind == "minui" else np.maximum
+        return np.asarray(fn.reduce(u, axis=axis)).view(x.dtype)
+    fn = {"add": np.add, "mul": np.multiply, "minimumf": np.minimum, "maximumf": np.maximum, "minnumf": np.fmin,
+          "maxnumf": np.fmax, "minsi": np.minimum, "maxsi": np.maximum, "and": np.bitwise_and,
+          "or": np.bitwise_or, "xor": np.bitwise_xor}[kind]
+    return fn.reduce(x, axis=axis, dtype=x.dtype)
+
+
+def _np_combine(kind, a, b):
+    a, b = np.asarray(a), np.asarray(b, dtype=a.dtype)
+    return _np_reduce(kind, np.stack(np.broadcast_arrays(a, b)), axis=0)
+
+
+def _red_expected(kind, A, acc):
+    """The seven RED_RESULTS of one kind, computed by numpy (f16/bf16 in f32)."""
+    x = A.astype(np.float32) if A.dtype.kind == "f" or str(A.dtype) == "bfloat16" else A
+    acc = x.dtype.type(acc)
+    rows = _np_combine(kind, _np_reduce(kind, x, 1), acc)
+    rows_slice = _np_reduce(kind, x, 1)
+    cols = _np_combine(kind, _np_reduce(kind, np.concatenate([x[:, :16], x[:, 16:]]), 0), acc)
+    cols_slice = _np_reduce(kind, x[:, 16:], 0)
+    return [rows, rows_slice, cols, cols_slice, _np_combine(kind, _np_reduce(kind, rows_slice), acc),
+            _np_reduce(kind, cols), _np_combine(kind, _np_reduce(kind, x[:, :16]), acc)]
+
+
+REDUCTION_CASES = {"f32": ("f32", FLOAT_KINDS), "i32": ("i32", INT_KINDS), "f16": ("f16", ["add", "maximumf"]),
+                   "bf16": ("bf16", ["mul", "minnumf"]), "i8": ("i8", ["add", "minui", "xor"]),
+                   # NaNs in a row of each block: propagated by add, minimumf / maximumf, skipped by
+                   # minnumf / maxnumf (also across lanes)
+                   "f32_nan": ("f32", ["add", "minimumf", "maximumf", "minnumf", "maxnumf"])}
+
+
+@needs_rt
+@pytest.mark.parametrize("case", list(REDUCTION_CASES))
+def test_reductions_on_opencl_match_simulator_and_numpy(case):
+    import ml_dtypes
+
+    elt, kinds = REDUCTION_CASES[case]
+    dt = {"f32": np.float32, "f16": np.float16, "bf16": ml_dtypes.bfloat16, "i32": np.int32, "i8": np.int8}[elt]
+    rng = np.random.default_rng(3)
+    if elt.startswith("i"):
+        A = (rng.integers(1, 60, (8, 32)) * rng.choice([-1, 1], (8, 32))).astype(dt)   # no 0: tells identities apart
+    else:
+        A = rng.uniform(-1, 1, (8, 32)).astype(np.float32).astype(dt)
+    if case.endswith("_nan"):
+        A[2, 5] = A[6, 17] = np.nan
+    n = len(kinds) * len(RED_RESULTS)
+    m = xedialects.parse(_reduction_kernel(elt, kinds), "reductions.mlir")
+    args = [A, np.zeros((n, 16), dt)]
+    sim = simulate(m, "main", [a.copy() for a in args]).buffers[1]
+    run(m, "builtin.module(convert-xegpu-to-spirv{target=portable})")
+    assert "spirv.GroupNonUniform" in str(m)
+    got = run_opencl(m, "main", [a.copy() for a in args], runtime=RT).result.buffers[1]
+    tol = {"f32": 1e-5, "f16": 1e-3, "bf16": 1e-2}.get(elt, 0)
+    bad = []
+    for i, kind in enumerate(kinds):
+        for j, (label, want) in enumerate(zip(RED_RESULTS, _red_expected(kind, A, _red_acc(kind, elt)))):
+            row = i * len(RED_RESULTS) + j
+            w = np.size(want) if np.ndim(want) else 16
+            g = got[row, :w].astype(np.float64)
+            refs = {"sim": sim[row, :w].astype(np.float64),
+                    "numpy": np.broadcast_to(np.asarray(want).astype(dt).astype(np.float64), (w,))}
+            for ref_name, ref in refs.items():
+                if not np.allclose(g, ref, rtol=tol, atol=tol, equal_nan=True):
+                    bad.append(f"{kind} {label} vs {ref_name}: {g} != {ref}")
+    assert not bad, "\n".join(bad)

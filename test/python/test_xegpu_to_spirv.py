@@ -2,6 +2,8 @@
 100x70x50 unaligned, f16, f32 (tf32), i8, transposed A/B, linalg.generic, batch, dynamic) lowered to
 VC-mode XeGPU, converted to SPIR-V for both targets, serialized and accepted by spirv-val; the
 kernel metadata contract of spirv_export; the builtin name mangling; xe-opt --emit=spirv-binary.
+Every input program of test_linalg_lowering (FORMS, EPILOGUES, TENSORS) goes through xe-gemm-to-spirv
+(pvc) and its exported binary through spirv-val.
 When pyopencl and an OpenCL device are available the portable binaries also run and are compared
 with numpy."""
 import json
@@ -18,6 +20,7 @@ from xedialects.lowering.spirv_export import export_spirv, spirv_val_path, valid
 from xedialects.passes import lookup, run
 
 sys.path.insert(0, os.path.dirname(__file__))
+import test_linalg_lowering as LL  # noqa: E402
 from test_e2e_pipeline import CASES, STAGES, _inputs  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -137,3 +140,37 @@ def test_portable_runs_on_opencl(case, grid):
     Bm = B.T if case == "transposed_b" else B
     ref = A.astype(np.float64) @ Bm.astype(np.float64) + C0
     assert np.abs(out - ref).max() <= 1e-3 * max(1.0, np.abs(ref).max())
+
+
+# Every input program of the pipeline tests (test_linalg_lowering: FORMS, EPILOGUES, TENSORS -- plain,
+# unaligned, transposed, generic, batch, dynamic, each element type, fused epilogues, tensor programs)
+# through xe-gemm-to-spirv (pvc), exported and accepted by spirv-val.
+LINALG = {f"{group.lower()}:{name}": case for group in ("FORMS", "EPILOGUES", "TENSORS")
+          for name, case in getattr(LL, group).items()}
+
+
+@needs_val
+@pytest.mark.parametrize("name", list(LINALG))
+def test_linalg_program_to_valid_spirv(name):
+    m = xedialects.parse(LINALG[name].src, f"{name}.mlir")
+    run(m, "builtin.module(xe-gemm-to-spirv)")
+    binary, meta = export_spirv(m, target="pvc")
+    assert binary[:4] == b"\x03\x02\x23\x07"
+    validate(binary)
+    assert meta["target"] == "pvc" and meta["kernels"]
+    assert all(k["subgroup_size"] == 16 for k in meta["kernels"])
+
+
+@needs_val
+def test_appendix_2_2_to_valid_pvc_spirv():
+    """rfc-xetile appendix 2.2 (GEMM, SLM transpose, broadcast, cross-subgroup row reduction) for pvc:
+    2D block IO / DPAS builtins next to the subgroup reductions (the portable binary runs in
+    test_opencl_backend)."""
+    from test_wg_to_sg import appendix_2_2_kernel
+
+    m = xedialects.parse(appendix_2_2_kernel(64), "appendix-2.2.mlir")
+    run(m, "builtin.module(xetile-wg-to-sg, xetile-canonicalize, xetile-blocking, convert-xetile-to-xegpu, "
+           "canonicalize, cse, convert-xegpu-to-spirv{target=pvc})")
+    binary, meta = export_spirv(m)
+    validate(binary)
+    assert "GroupNonUniformArithmetic" in meta["capabilities"] and "Linkage" in meta["capabilities"]

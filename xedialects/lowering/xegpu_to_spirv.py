@@ -33,7 +33,8 @@ from .xegpu_kernel import KernelLowering
 TARGETS = ("pvc", "portable")
 
 _COMMON_CAPS = ["Kernel", "Addresses", "Linkage", "Int64", "Int16", "Int8", "Float16", "Float64", "Vector16",
-                "GroupNonUniform", "GroupNonUniformShuffle", "SubgroupDispatch", "AtomicFloat32AddEXT"]
+                "GroupNonUniform", "GroupNonUniformShuffle", "GroupNonUniformArithmetic", "SubgroupDispatch",
+                "AtomicFloat32AddEXT"]
 _COMMON_EXTS = ["SPV_EXT_shader_atomic_float_add"]
 _TARGET_EXTRA = {"pvc": (["SplitBarrierINTEL"], ["SPV_INTEL_split_barrier"]), "portable": ([], [])}
 ABI_ATTR = "xe.kernel_abi"

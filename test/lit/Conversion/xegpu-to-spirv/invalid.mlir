@@ -10,13 +10,14 @@ gpu.module @k {
 // -----
 
 gpu.module @k {
-  gpu.func @reduce(%A: memref<64x64xf32>) kernel {
+  gpu.func @scan(%A: memref<64x64xf32>) kernel {
     %c0 = arith.constant 0 : index
     %t = xegpu.create_nd_tdesc %A[%c0, %c0] {mode = vc} : memref<64x64xf32> -> !xegpu.tensor_desc<8x16xf32>
     %v = xegpu.load_nd %t {mode = vc} : !xegpu.tensor_desc<8x16xf32> -> vector<8x16xf32>
-    // expected-error@+2 {{'vector.multi_reduction' on vectors is not supported by convert-xegpu-to-spirv}}
     %z = arith.constant dense<0.0> : vector<8xf32>
     %r = vector.multi_reduction <add>, %v, %z [1] : vector<8x16xf32> to vector<8xf32>
+    // expected-error@+1 {{'vector.scan' on vectors is not supported by convert-xegpu-to-spirv}}
+    %s:2 = vector.scan <add>, %v, %z {inclusive = true, reduction_dim = 1 : i64} : vector<8x16xf32>, vector<8xf32>
     gpu.return
   }
 }
