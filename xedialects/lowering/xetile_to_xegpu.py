@@ -182,6 +182,11 @@ class Converter:
 
     def analyse(self) -> bool:
         for op in _walk_ops(self.func):
+            if op.name.startswith("xetile.") and _is_work_group_level(op):
+                self.errors.append((op, f"'{op.name}' is work-group level XeTile (wg_map); distribute it to "
+                                        f"subgroups with xetile-wg-to-sg before convert-xetile-to-xegpu"))
+                return False
+        for op in _walk_ops(self.func):
             name = op.name
             if name == "xetile.init_tile":
                 if TileType(op.results[0].type).scattered:
@@ -1273,6 +1278,14 @@ class Converter:
             self.ctx.error(left[0], f"'{left[0].name}' was not converted to XeGPU")
             return False
         return True
+
+
+def _is_work_group_level(op) -> bool:
+    """Does an XeTile op carry a work-group map (on an attribute or a tile type)?"""
+    if any(n.startswith("wg_map") for n in _attr_dict(op)):
+        return True
+    vals = list(op.operands) + list(op.results)
+    return any(str(v.type).startswith("!xetile.tile") and TileType(v.type).wg_map is not None for v in vals)
 
 
 def memref_view(t):

@@ -126,6 +126,8 @@ class Blocker:
             return "scattered tiles are accessed element by element (load_gather/store_scatter)"
         if tv.memory_space == 3:
             return "shared local memory tiles are accessed with scattered messages, not 2D blocks"
+        if tv.wg_map is not None:
+            return "work-group tile (wg_map); run xetile-wg-to-sg first (blocking works on subgroup tiles)"
         if tuple(tv.order) == (0, 1):
             return "column-major tile (order = [0, 1]); run xetile-canonicalize first to make it row-major"
         if len(tv.shape) != 2:
@@ -329,7 +331,10 @@ class Blocker:
             if op.name == "xetile.tile_mma":
                 if len(vector_info(op.operands[0])[0]) != 2:
                     continue   # already blocked
-                b, why = mma_blocks(self.arch, op)
+                if any(n in op.attributes for n in ("wg_map_a", "wg_map_b", "wg_map_c")):
+                    b, why = None, "work-group tile_mma (wg_map); run xetile-wg-to-sg first"
+                else:
+                    b, why = mma_blocks(self.arch, op)
                 self.mma[op] = b
                 if b is None:
                     self.ctx.remark(op, f"xetile-blocking: tile_mma left unblocked: {why}")

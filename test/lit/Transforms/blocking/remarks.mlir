@@ -62,3 +62,14 @@ gpu.module @k {
     gpu.return
   }
 }
+
+// -----
+gpu.module @k {
+  gpu.func @work_group(%A: memref<256x256xf32>) kernel {
+    %c0 = arith.constant 0 : index
+    // expected-remark @+1 {{left unblocked: work-group tile (wg_map); run xetile-wg-to-sg first (blocking works on subgroup tiles)}}
+    %a = xetile.init_tile %A[%c0, %c0] : memref<256x256xf32> -> !xetile.tile<64x64xf32, #xetile.tile_attr<wg_map = <sg_layout = [2, 2], sg_data = [32, 32]>>>
+    %v = xetile.load_tile %a : !xetile.tile<64x64xf32, #xetile.tile_attr<wg_map = <sg_layout = [2, 2], sg_data = [32, 32]>>> -> vector<64x64xf32>
+    gpu.return
+  }
+}
