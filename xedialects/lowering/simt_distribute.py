@@ -2037,7 +2037,9 @@ class Distributor:
                 # and descriptor chains of the new block arguments and results
                 lb, ub, step, *inits = list(op.operands)
                 body = op.regions[0].blocks[0]
-                if not any(self.is_changed(v) for v in op.operands):
+                # also rebuilt when an enclosing loop's rebuild replaced a carried value in place
+                retyped = any(v.type != a.type for v, a in zip(inits, list(body.arguments)[1:]))
+                if not retyped and not any(self.is_changed(v) for v in op.operands):
                     self.process_block(body)
                     return False
                 groups = [self.map(v) for v in inits]
