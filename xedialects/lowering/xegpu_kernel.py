@@ -159,6 +159,11 @@ def _is_slm_space(space) -> bool:
     return s in ("3", "3 : i64", "3 : i32", "#gpu.address_space<workgroup>")
 
 
+# XeGPU ops that have no mode attribute (barriers, fences)
+_MODELESS = ("xegpu.alloc_nbarrier", "xegpu.create_nbarrier", "xegpu.nbarrier_arrive", "xegpu.nbarrier_wait",
+             "xegpu.mfence", "xegpu.compile_hint")
+
+
 class KernelLowering:
     """Lower one gpu.func (VC-mode XeGPU) in place: a new gpu.func replaces it."""
 
@@ -299,6 +304,11 @@ class KernelLowering:
 
     def lower_op(self, op):
         name = op.name
+        if name.startswith("xegpu.") and name not in _MODELESS and \
+                not ("mode" in op.attributes and "vc" in str(op.attributes["mode"])):
+            raise LoweringError(op, f"'{name}' is SIMT-mode XeGPU; convert-xegpu-to-spirv lowers VC-mode XeGPU "
+                                    f"({{mode = vc}}, the output of convert-xetile-to-xegpu) and does its own "
+                                    f"per-lane distribution: run it before xegpu-simt-distribute")
         h = getattr(self, "h_" + name.replace(".", "_"), None)
         if h is not None:
             res = h(op)

@@ -77,3 +77,14 @@ gpu.module @k {
     gpu.return
   }
 }
+
+// -----
+// SIMT-mode XeGPU (the output of xegpu-simt-distribute) is not the input of this pass.
+gpu.module @k {
+  gpu.func @simt(%A: memref<64x64xf32>) kernel attributes {xe.subgroup_size = 16 : i32} {
+    // expected-error @+1 {{'xegpu.create_nd_tdesc' is SIMT-mode XeGPU; convert-xegpu-to-spirv lowers VC-mode XeGPU}}
+    %d = xegpu.create_nd_tdesc %A[0, 0] : memref<64x64xf32> -> !xegpu.tensor_desc<8x16xf32, #xegpu.tdesc_attr<sg_map = <wi_layout = [1, 16], wi_data = [1, 1]>>>
+    %v = xegpu.load_nd %d : !xegpu.tensor_desc<8x16xf32, #xegpu.tdesc_attr<sg_map = <wi_layout = [1, 16], wi_data = [1, 1]>>> -> vector<8x1xf32>
+    gpu.return
+  }
+}
