@@ -643,6 +643,56 @@ def test_slm_transpose_broadcast_on_opencl_matches_simulator():
     assert ok, f"numpy vs opencl: max abs {max_abs:.3g}, max rel {max_rel:.3g}"
 
 
+# a loop carrying an accumulator whose trip count is a kernel argument: upstream scf-to-spirv
+# returns loop results through variables only the body writes, so zero trips must still yield
+# the initial value (the lowering guards such loops with scf.if lb < ub)
+DYNAMIC_TRIP = """
+module attributes {gpu.container_module} {
+  gpu.module @k {
+    gpu.func @acc(%A: memref<16x32xf32>, %C: memref<16x32xf32>, %n: index) kernel
+        attributes {known_block_size = array<i32: 16, 1, 1>, xe.subgroup_size = 16 : i32} {
+      %c0 = arith.constant 0 : index
+      %c1 = arith.constant 1 : index
+      %ta = xetile.init_tile %A[0, 0] : memref<16x32xf32> -> !xetile.tile<16x32xf32>
+      %tc = xetile.init_tile %C[0, 0] : memref<16x32xf32> -> !xetile.tile<16x32xf32>
+      %a = xetile.load_tile %ta : !xetile.tile<16x32xf32> -> vector<16x32xf32>
+      %c = xetile.load_tile %tc : !xetile.tile<16x32xf32> -> vector<16x32xf32>
+      %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %c) -> (vector<16x32xf32>) {
+        %s = arith.addf %acc, %a : vector<16x32xf32>
+        scf.yield %s : vector<16x32xf32>
+      }
+      xetile.store_tile %r, %tc : vector<16x32xf32>, !xetile.tile<16x32xf32>
+      gpu.return
+    }
+  }
+  func.func @main(%A: memref<16x32xf32>, %C0: memref<16x32xf32>, %C3: memref<16x32xf32>) {
+    %c1 = arith.constant 1 : index
+    %c16 = arith.constant 16 : index
+    %n0 = arith.constant 0 : index
+    %n3 = arith.constant 3 : index
+    gpu.launch_func @k::@acc blocks in (%c1, %c1, %c1) threads in (%c16, %c1, %c1)
+        args(%A : memref<16x32xf32>, %C0 : memref<16x32xf32>, %n0 : index)
+    gpu.launch_func @k::@acc blocks in (%c1, %c1, %c1) threads in (%c16, %c1, %c1)
+        args(%A : memref<16x32xf32>, %C3 : memref<16x32xf32>, %n3 : index)
+    return
+  }
+}"""
+
+
+@needs_rt
+def test_loop_with_dynamic_trip_count_including_zero_trips():
+    m = xedialects.parse(DYNAMIC_TRIP, "trip.mlir")
+    run(m, "builtin.module(xetile-blocking, convert-xetile-to-xegpu, canonicalize, cse)")
+    rng = np.random.default_rng(0)
+    A, C0, C3 = (rng.uniform(-1, 1, (16, 32)).astype(np.float32) for _ in range(3))
+    sim = simulate(m, "main", [A.copy(), C0.copy(), C3.copy()]).buffers
+    run(m, "builtin.module(convert-xegpu-to-spirv{target=portable})")
+    got = run_opencl(m, "main", [A.copy(), C0.copy(), C3.copy()]).result.buffers
+    for out in (sim, got):
+        assert np.array_equal(out[1], C0)                       # n = 0: the loop's init value
+        np.testing.assert_allclose(out[2], C3 + 3 * A, rtol=0, atol=1e-6)
+
+
 @needs_rt
 def test_appendix_2_2_on_opencl_matches_simulator_and_numpy():
     """The whole rfc-xetile appendix 2.2 kernel (256x256 work-group tile, 32 subgroups): GEMM with

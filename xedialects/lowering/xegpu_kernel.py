@@ -357,6 +357,9 @@ class KernelLowering:
         return []
 
     def h_scf_for(self, op):
+        """scf.for with its carried values flattened to scalars and vectors. Upstream scf-to-spirv
+        returns a loop's results through variables written only by its body, so a loop that may run
+        zero times and carries values is guarded: scf.if (lb < ub) { loop } else { inits }."""
         lb, ub, step, *inits = list(op.operands)
         specs, flat = [], []
         for v in inits:
@@ -364,6 +367,28 @@ class KernelLowering:
             spec, vals = self.flatten(x)
             specs.append(spec)
             flat.extend(vals)
+        clb, cub = self.const_int(lb), self.const_int(ub)
+        guard = None
+        if flat and not (clb is not None and cub is not None and clb < cub):
+            cond = arith.CmpIOp(arith.CmpIPredicate.slt, self.scalar(lb), self.scalar(ub)).result
+            guard = scf.IfOp(cond, [v.type for v in flat], has_else=True)
+            with ir.InsertionPoint(guard.else_block):
+                scf.YieldOp(flat)
+            with ir.InsertionPoint(guard.then_block):
+                loop = self._lower_for(op, lb, ub, step, specs, flat)
+                scf.YieldOp(list(loop.results))
+            res = list(guard.results)
+        else:
+            loop = self._lower_for(op, lb, ub, step, specs, flat)
+            res = list(loop.results)
+        k, out = 0, []
+        for spec in specs:
+            n = self.flat_size(spec)
+            out.append(self.unflatten(spec, res[k:k + n]))
+            k += n
+        return out
+
+    def _lower_for(self, op, lb, ub, step, specs, flat):
         loop = scf.ForOp(self.scalar(lb), self.scalar(ub), self.scalar(step), flat)
         body = op.regions[0].blocks[0]
         self.env[body.arguments[0]] = loop.induction_variable
@@ -384,13 +409,7 @@ class KernelLowering:
                         scf.YieldOp(out)
                     else:
                         self.lower_op(child)
-        res = list(loop.results)
-        k, out = 0, []
-        for spec in specs:
-            n = self.flat_size(spec)
-            out.append(self.unflatten(spec, res[k:k + n]))
-            k += n
-        return out
+        return loop
 
     def lower_body(self, block):
         """Lower the ops of a region's block but its terminator; returns the terminator's operands
@@ -1277,7 +1296,6 @@ class KernelLowering:
         a = self.dval(op.operands[0])
         b = self.dval(op.operands[1])
         acc = self.dval(op.operands[2]) if len(op.operands) > 2 else None
-        ea, eb = a.elt, b.elt
         rs = _vshape(op.results[0].type)
         er = elt_name(op.results[0].type)
         M, N = rs
