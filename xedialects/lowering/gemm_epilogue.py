@@ -246,8 +246,8 @@ class Fusion:
     def describe(self) -> str:
         lines = []
         if self.fill is not None:
-            lines.append(f"  prologue         : linalg.fill fused (the accumulator starts at the fill value; "
-                         f"C is not read)")
+            lines.append("  prologue         : linalg.fill fused (the accumulator starts at the fill value; "
+                         "C is not read)")
         if self.ops:
             names = ", ".join(e.op.name for e in self.ops)
             lines.append(f"  epilogue         : {len(self.ops)} fused element-wise op(s): {names}")

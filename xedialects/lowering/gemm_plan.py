@@ -416,7 +416,7 @@ def plan_gemm(M, N, K, a_type, b_type, c_type, *, arch="pvc", batch=1, transpose
         a_type, b_type, c_type = str(a_type), str(b_type), str(c_type)
         acc = _acc_type(a_type, b_type, c_type)
         dm, dn, dk = hw.dpas_shape(a_type, b_type, acc)
-        a_eb, b_eb, c_eb = elem_bytes(a_type), elem_bytes(b_type), elem_bytes(c_type)
+        a_eb, b_eb = elem_bytes(a_type), elem_bytes(b_type)
     except ArchError as e:
         raise PlanError(str(e)) from None
     acc_eb = elem_bytes(acc)
@@ -494,7 +494,7 @@ def plan_gemm(M, N, K, a_type, b_type, c_type, *, arch="pvc", batch=1, transpose
                 break
         wg = (wm, wn)
         msg = f"wg_tile {_fmt(wg)}: "
-        msg += (f"start from 256x256 (rfc-xetile appendix 2.1)"
+        msg += ("start from 256x256 (rfc-xetile appendix 2.1)"
                 + (f", clamped to the problem as {_fmt(start)}" if clamped else ""))
         if wg != start:
             msg += f"; {shape}halved the larger dimension until {n_wg(wg)} work-groups"

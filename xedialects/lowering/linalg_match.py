@@ -205,7 +205,7 @@ def match_matmul(op) -> MatmulSpec:
         if not _layout_ok(v):
             raise NotAMatmul(f"operand {nm} ({v.type}): dynamic-shape operands need the identity layout and "
                              "static ones a strided layout")
-    sa2, sb2, sc2 = sa[-2:], sb[-2:], sc[-2:]
+    sa2, sc2 = sa[-2:], sc[-2:]
     m = sc2[0]
     n = sc2[1]
     k = sa2[0] if ta else sa2[1]

@@ -56,7 +56,6 @@ from mlir import ir
 from mlir.dialects import arith, gpu, scf, vector
 
 from ..arch import ArchError, elem_bits, get_arch
-from ..core.kinds import DYNAMIC
 from ..passes.rebuild import Rebuilder, RewriteError
 from ..xegpu.attributes import TensorDescType
 from ..xegpu.ops import (AtomicRmwOp, CreateNdTdescOp, CreateTdescOp, DpasOp, LoadGatherOp, LoadNdOp,

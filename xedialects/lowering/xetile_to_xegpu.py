@@ -38,7 +38,7 @@ from ..xegpu.ops import (AtomicRmwOp, CreateNdTdescOp, CreateTdescOp, DpasOp, Lo
 from ..xetile.attributes import TileType
 from ..xetile.ops import (AtomicRmwTileOp, InitTileOp, LoadGatherOp as XtLoadGatherOp, LoadTileOp,
                           StoreScatterOp as XtStoreScatterOp, TileBroadcastOp, TileMmaOp, TilePackOp, TileReduceOp,
-                          TileTransposeOp, TileUnpackOp, UpdateTileOffsetOp)
+                          TileTransposeOp, UpdateTileOffsetOp)
 
 _PLAN_ATTR = "__xe_tile_plan"          # temporary op attributes of the conversion
 _VNNI_ATTR = "__xe_load_vnni"
@@ -973,7 +973,7 @@ class Converter:
         if len(src_shape) == 4:
             dims = {d % 2 for d in dims}
         kind = ir.Attribute.parse(f"#vector.kind<{r.kind}>")
-        (R, C), (bm, bn) = g.shape, g.block
+        bm, bn = g.block
         gm, gn = g.dims
         et = _elt_type(elt)
 

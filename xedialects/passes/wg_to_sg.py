@@ -585,7 +585,7 @@ class WgToSg:
     # ---- tile_mma plan --------------------------------------------------------------------------
     def _plan_mma(self, op):
         mma = TileMmaOp(op)
-        sa, sb, sr = _vshape(mma.a), _vshape(mma.b), _vshape(op.results[0])
+        sa, sb = _vshape(mma.a), _vshape(mma.b)
         if len(sa) != 2:
             raise PassError(op, "work-group tile_mma works on 2D vectors only")
         mc = self.la.of(op.results[0])

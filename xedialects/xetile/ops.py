@@ -1,7 +1,7 @@
 """XeTile ops: one class per op with operands, attributes, readable format and the RFC's rules."""
 from __future__ import annotations
 
-from ..core.constraints import AnyMemRef, AnyType, AnyVector, I64, Index, dialect_type
+from ..core.constraints import AnyMemRef, AnyVector, I64, Index, dialect_type
 from ..core.kinds import DYNAMIC, Enum, Int, IntList, Raw
 from ..core.opdef import Attribute, Op, Operand, Result
 from ..core.typeinfo import is_float, memref_info, our_type, vector_info
