@@ -25,7 +25,7 @@ XEGPU = "convert-linalg-to-xetile, xetile-wg-to-sg, xetile-canonicalize, xetile-
 # XeGPU stages of the named GEMM pipeline (xe-gemm-to-xegpu): "simt" distributes its VC-mode output
 # to SIMT mode (sg_map on every descriptor, per-work-item vectors), bias broadcasts included
 XEGPU_STAGES = {"simt": "xe-gemm-to-xegpu, xegpu-simt-distribute"}
-DT = {"bf16": ml_dtypes.bfloat16, "f16": np.float16, "f32": np.float32, "i8": np.int8, "i32": np.int32}
+DT = {"bf16": ml_dtypes.bfloat16, "f16": np.float16, "f32": np.float32, "tf32": np.float32, "i8": np.int8, "i32": np.int32}
 ID = "affine_map<(d0, d1) -> (d0, d1)>"
 ROW = "affine_map<(d0, d1) -> (d1)>"
 COL = "affine_map<(d0, d1) -> (d0)>"
@@ -178,6 +178,7 @@ FORMS = {
     "f16_f32": mm(64, 64, 64, "f16", "f32"),
     "f16_f16": mm(64, 64, 64, "f16", "f16"),
     "f32_tf32": mm(64, 48, 40, "f32", "f32"),
+    "tf32": mm(40, 48, 24, "tf32", "f32"),
     "i8_i32": mm(64, 64, 96, "i8", "i32"),
 }
 

@@ -16,7 +16,7 @@ from ..core.typeinfo import memref_info
 
 SUPPORTED_TYPES = {
     ("bf16", "bf16", "f32"), ("f16", "f16", "f32"), ("f16", "f16", "f16"),
-    ("f32", "f32", "f32"), ("i8", "i8", "i32"), ("bf16", "bf16", "bf16"),
+    ("f32", "f32", "f32"), ("tf32", "tf32", "f32"), ("i8", "i8", "i32"), ("bf16", "bf16", "bf16"),
 }
 
 MATMUL_NAMES = ("linalg.matmul", "linalg.batch_matmul", "linalg.generic")

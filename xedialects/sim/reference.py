@@ -36,6 +36,7 @@ PIPELINE = ("builtin.module("
             "reconcile-unrealized-casts)")
 
 _ENGINE_CACHE: dict = {}
+_TF32 = re.compile(r"(?:(?<=[^\w$.@%-])|(?<=[\d?]x))tf32(?![\w$.-])")   # the type, also in memref<4xtf32>
 
 
 def _err(msg: str):
@@ -109,7 +110,9 @@ def _compile(text: str, entry: str):
 
     ctx = ir.Context()
     with ctx, ir.Location.unknown():
-        mod = ir.Module.parse(text)
+        # tf32 lives in memory as 32-bit floats and LLVM has no tf32 type: the reference computes
+        # such functions in f32 (compare() applies the tf32 tolerance)
+        mod = ir.Module.parse(_TF32.sub("f32", text))
         for op in mod.body.operations:
             op = op.operation
             if op.name == "func.func" and _sym(op) == entry:
@@ -120,8 +123,11 @@ def _compile(text: str, entry: str):
         if len(ret_types) > 1 or any(t.kind != "memref" for t in ret_types):
             _err("reference: entry functions may return at most one memref (use out-parameters)")
         pm = passmanager.PassManager.parse(PIPELINE)
-        pm.run(mod.operation)
-        ee = execution_engine.ExecutionEngine(mod, opt_level=2)
+        try:
+            pm.run(mod.operation)
+            ee = execution_engine.ExecutionEngine(mod, opt_level=2)
+        except Exception as e:          # MLIR reports a failed lowering as a bare exception
+            _err(f"reference: upstream MLIR cannot compile @{entry} for the CPU: {str(e).strip()}")
     hit = (ctx, mod, ee, arg_types, ret_types)
     _ENGINE_CACHE[key] = hit
     return hit
