@@ -56,6 +56,7 @@ from mlir import ir
 from mlir.dialects import arith, gpu, scf, vector
 
 from ..arch import ArchError, elem_bits, get_arch
+from ..passes.ir_walk import as_op as _op, owner_op as _owner, walk as _walk
 from ..passes.rebuild import Rebuilder, RewriteError
 from ..xegpu.attributes import TensorDescType
 from ..xegpu.ops import (AtomicRmwOp, CreateNdTdescOp, CreateTdescOp, DpasOp, LoadGatherOp, LoadNdOp,
@@ -77,26 +78,6 @@ class SimtError(Exception):
         super().__init__(message)
         self.op = op
         self.message = message
-
-
-def _walk(op):
-    for region in op.regions:
-        for block in region.blocks:
-            for child in block.operations:
-                child = child.operation
-                yield child
-                yield from _walk(child)
-
-
-def _op(x):
-    return x.operation if hasattr(x, "operation") and not isinstance(x, ir.Operation) else x
-
-
-def _owner(v):
-    o = v.owner
-    if isinstance(o, ir.Block):
-        return None
-    return _op(o)
 
 
 def _is_vec(v) -> bool:

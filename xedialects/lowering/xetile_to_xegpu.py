@@ -30,7 +30,7 @@ from mlir.dialects import arith, vector
 from ..arch import ArchError, elem_bits, get_arch
 from ..core.kinds import DYNAMIC
 from ..core.typeinfo import memref_info, vector_info
-from ..passes.ir_walk import functions as _functions, walk as _walk_ops
+from ..passes.ir_walk import attr_dict as _attr_dict, functions as _functions, walk as _walk_ops
 from ..passes.rebuild import Rebuilder, RewriteError
 from ..xegpu.attributes import TensorDescType
 from ..xegpu.ops import (AtomicRmwOp, CreateNdTdescOp, CreateTdescOp, DpasOp, LoadGatherOp, LoadNdOp,
@@ -1375,12 +1375,3 @@ register_pipeline(
     "xetile-blocking, convert-xetile-to-xegpu, canonicalize, cse)")
 
 
-def _attr_dict(op) -> dict:
-    """Name -> attribute of an op's attributes (iteration yields names or NamedAttributes)."""
-    out = {}
-    for a in op.attributes:
-        if isinstance(a, str):
-            out[a] = op.attributes[a]
-        else:
-            out[a.name] = a.attr
-    return out

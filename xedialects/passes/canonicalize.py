@@ -36,7 +36,7 @@ from ..xetile.attributes import TileType
 from ..xetile.ops import (AtomicRmwTileOp, InitTileOp, LoadTileOp, StoreTileOp, TilePackOp,
                           TileTransposeOp, TileUnpackOp, UpdateTileOffsetOp)
 from .registry import Option, register_pass
-from .ir_walk import walk as _walk
+from .ir_walk import as_op as _op, attr_dict as _attr_dict, owner_op as _owner_op, walk as _walk
 
 _ACCESS = ("xetile.load_tile", "xetile.store_tile", "xetile.prefetch_tile", "xetile.atomic_rmw_tile",
            "xetile.load_gather", "xetile.store_scatter")
@@ -47,17 +47,6 @@ _TILE_OPERAND = {"xetile.load_tile": 0, "xetile.prefetch_tile": 0, "xetile.load_
 
 # ------------------------------------------------------------------------------------------------
 # small helpers
-
-
-def _op(x):
-    return x.operation if x is not None and hasattr(x, "operation") else x
-
-
-def _owner_op(v):
-    owner = v.owner
-    if isinstance(owner, ir.Block):
-        return None
-    return _op(owner)
 
 
 def _is_tile(t) -> bool:
@@ -535,16 +524,6 @@ def _rebuild_for_without(loop, idx):
         loop.results[i].replace_all_uses_with(new.results[k])
     _copy_attrs(loop, new.operation)
     loop.erase()
-
-
-def _attr_dict(op) -> dict:
-    out = {}
-    for a in op.attributes:
-        if isinstance(a, str):
-            out[a] = op.attributes[a]
-        else:
-            out[a.name] = a.attr
-    return out
 
 
 def _copy_attrs(old, new):

@@ -39,3 +39,19 @@ def owner_op(v):
     if isinstance(owner, ir.Block):
         return None
     return owner.operation if hasattr(owner, "operation") else owner
+
+
+def as_op(x):
+    """The ir.Operation of an op view (OpView or Operation); None stays None."""
+    return x.operation if x is not None and hasattr(x, "operation") else x
+
+
+def attr_dict(op) -> dict:
+    """Name -> attribute of an op's attributes (iteration yields names or NamedAttributes)."""
+    out = {}
+    for a in op.attributes:
+        if isinstance(a, str):
+            out[a] = op.attributes[a]
+        else:
+            out[a.name] = a.attr
+    return out
