@@ -20,6 +20,7 @@ from mlir import ir
 from mlir.dialects import arith, scf
 
 from ..core.kinds import DYNAMIC
+from ..passes.ir_walk import attr_dict as _attr_dict
 from ..xegpu.attributes import TensorDescType
 from . import spirv_builtins as bi
 from .spirv_lanes import DVal, Lanes, LoweringError, bits_of, elt_name, is_float, storage_type
@@ -91,16 +92,6 @@ def _i64():
     return ir.IntegerType.get_signless(64)
 
 
-def _attr_dict(op) -> dict:
-    out = {}
-    for a in op.attributes:
-        if isinstance(a, str):
-            out[a] = op.attributes[a]
-        else:
-            out[a.name] = a.attr
-    return out
-
-
 def _int_list(attr) -> list:
     return [int(x) for x in ir.DenseI64ArrayAttr(attr)] if attr is not None else []
 
@@ -144,6 +135,26 @@ def _str_attr(op, name, default=None):
 def _vshape(t):
     return tuple(ir.VectorType(t).shape)
 
+
+
+def static_int(v):
+    """The value of an int or of an index/integer Value defined by arith.constant, else None."""
+    if isinstance(v, int):
+        return v
+    o = v.owner
+    if isinstance(o, ir.Block):
+        return None
+    o = o.operation if hasattr(o, "operation") else o
+    if o.name == "arith.constant" and isinstance(v.type, (ir.IndexType, ir.IntegerType)):
+        return ir.IntegerAttr(o.attributes["value"]).value
+    return None
+
+def _is_constant(v) -> bool:
+    """Whether a lowered value is a constant (arith.constant or spirv.Constant)."""
+    o = v.owner
+    if isinstance(o, ir.Block):
+        return False
+    return (o.operation if hasattr(o, "operation") else o).name in ("arith.constant", "spirv.Constant")
 
 def _is_vec(t) -> bool:
     return str(t).startswith("vector<")
@@ -381,23 +392,14 @@ class KernelLowering:
         else:
             loop = self._lower_for(op, lb, ub, step, specs, flat)
             res = list(loop.results)
-        k, out = 0, []
-        for spec in specs:
-            n = self.flat_size(spec)
-            out.append(self.unflatten(spec, res[k:k + n]))
-            k += n
-        return out
+        return self.unflatten_all(specs, res)
 
     def _lower_for(self, op, lb, ub, step, specs, flat):
         loop = scf.ForOp(self.scalar(lb), self.scalar(ub), self.scalar(step), flat)
         body = op.regions[0].blocks[0]
         self.env[body.arguments[0]] = loop.induction_variable
-        iters = list(loop.inner_iter_args)
-        k = 0
-        for arg, spec in zip(list(body.arguments)[1:], specs):
-            n = self.flat_size(spec)
-            self.env[arg] = self.unflatten(spec, iters[k:k + n])
-            k += n
+        for arg, x in zip(list(body.arguments)[1:], self.unflatten_all(specs, list(loop.inner_iter_args))):
+            self.env[arg] = x
         with ir.InsertionPoint(loop.body):
             for child in list(body.operations):
                 child = child.operation
@@ -463,12 +465,7 @@ class KernelLowering:
                            if not (len(k) == 3 and isinstance(k[2], ir.Block) and any(k[2] == b for b in gone))}
         tmp.operation.erase()
         res = list(if_op.results)
-        k, out = 0, []
-        for spec in specs:
-            n = self.flat_size(spec)
-            out.append(self.unflatten(spec, res[k:k + n]))
-            k += n
-        return out
+        return self.unflatten_all(specs, res)
 
     @staticmethod
     def same_base(spec, y) -> bool:
@@ -494,6 +491,15 @@ class KernelLowering:
         if isinstance(x, ir.Value):
             return ("scalar",), [x]
         raise LoweringError(self.old, f"cannot carry a {type(x).__name__} through scf.for")
+
+    def unflatten_all(self, specs, flat):
+        """Carried values back from the flattened results of a loop or scf.if."""
+        k, out = 0, []
+        for spec in specs:
+            n = self.flat_size(spec)
+            out.append(self.unflatten(spec, flat[k:k + n]))
+            k += n
+        return out
 
     @staticmethod
     def flat_size(spec):
@@ -662,13 +668,7 @@ class KernelLowering:
         return []
 
     def const_int(self, v):
-        o = v.owner
-        if isinstance(o, ir.Block):
-            return None
-        o = o.operation if hasattr(o, "operation") else o
-        if o.name == "arith.constant" and not _is_vec(v.type):
-            return ir.IntegerAttr(o.attributes["value"]).value
-        return None
+        return static_int(v)
 
     def idx_operand(self, x):
         """An int or a mapped index Value for an entry of a mixed list."""
@@ -1085,7 +1085,11 @@ class KernelLowering:
         d = self.get(op.operands[0])
         offs = [self.idx_operand(x) for x in _mixed(op, list(op.operands)[1:], "static_offsets")]
         L = self.lanes
-        return [NdDesc(d.plan, L.index(L.add(d.row, offs[0])), L.index(L.add(d.col, offs[1])))]
+
+        def moved(x, by):           # static positions stay static (static_bounds folds their checks)
+            sx, sb = static_int(x), static_int(by)
+            return L.index(sx + sb if sx is not None and sb is not None else L.add(x, by))
+        return [NdDesc(d.plan, moved(d.row, offs[0]), moved(d.col, offs[1]))]
 
     # element coordinates (memory row / column inside the block) of a load_nd result
     @staticmethod
@@ -1129,19 +1133,47 @@ class KernelLowering:
             if not el:
                 vals.append(None)
                 continue
-            r = L.add(d.row, L.lane_table({ln: int(rows[e]) for ln, e in el.items()}))
-            c = L.add(d.col, L.lane_table({ln: int(cols[e]) for ln, e in el.items()}))
-            ok = self.in_bounds(p, r, c, el)
+            rt = {ln: int(rows[e]) for ln, e in el.items()}
+            ct = {ln: int(cols[e]) for ln, e in el.items()}
+            where = self.static_bounds(d, rt, ct)
+            if where == "out":
+                vals.append(L.zero(st))
+                continue
+            r = L.add(d.row, L.lane_table(rt))
+            c = L.add(d.col, L.lane_table(ct))
+            ok = self.in_bounds(p, r, c, el, where == "in")
             lin = L.add(p.lead, L.add(L.mul(r, p.pitch), c))
             vals.append(self.load_elem(p.ptr, st, lin, ok))
         return DVal(lay, vals, p.elt)
 
-    def in_bounds(self, p: NdPlan, r, c, lanes):
+    @staticmethod
+    def static_bounds(d: NdDesc, rows: dict, cols: dict):
+        """Where the elements of one slot (lane -> row / column in the block) lie when the block
+        position and surface shape are static: "in" (all inside), "out" (all outside: the
+        hardware reads zeros and drops stores) or None (decided at run time). Deciding here keeps
+        constant-folded bounds checks out of the kernel (and their constant results visible)."""
+        p = d.plan
+        verdicts = []
+        for base, table, limit in ((static_int(d.row), rows, static_int(p.height)),
+                                   (static_int(d.col), cols, static_int(p.width))):
+            if base is None or limit is None:
+                verdicts.append(None)
+                continue
+            inside = [0 <= base + x < limit for x in table.values()]
+            verdicts.append("in" if all(inside) else "out" if not any(inside) else None)
+        if "out" in verdicts:
+            return "out"
+        return "in" if verdicts == ["in", "in"] else None
+
+    def in_bounds(self, p: NdPlan, r, c, lanes, inside=False):
+        """i1 per lane: the element is inside the surface (known when `inside`) and its lane one
+        of `lanes`."""
         L = self.lanes
-        ok = arith.AndIOp(arith.CmpIOp(arith.CmpIPredicate.ult, L.index(r), L.index(p.height)).result,
-                          arith.CmpIOp(arith.CmpIPredicate.ult, L.index(c), L.index(p.width)).result).result
+        ok = None if inside else arith.AndIOp(
+            arith.CmpIOp(arith.CmpIPredicate.ult, L.index(r), L.index(p.height)).result,
+            arith.CmpIOp(arith.CmpIPredicate.ult, L.index(c), L.index(p.width)).result).result
         if len(lanes) < LANES:
-            ok = arith.AndIOp(ok, L.lane_in(lanes)).result
+            ok = L.lane_in(lanes) if ok is None else arith.AndIOp(ok, L.lane_in(lanes)).result
         return ok
 
     def load_elem(self, ptr, st, lin, ok):
@@ -1149,6 +1181,9 @@ class KernelLowering:
         would also do, but the OpenCL CPU compiler then turns the lanes' consecutive addresses into
         scalarized gathers, which doubles its build time; the branch becomes a masked load.)"""
         L = self.lanes
+        if ok is None:
+            return ir.Operation.create("spirv.Load", results=[st], operands=[self.elem_ptr(ptr, st, lin)],
+                                       attributes=self.mem_attrs(st)).results[0]
         if_op = scf.IfOp(ok, [st], has_else=True)
         with ir.InsertionPoint(if_op.then_block):
             p = self.elem_ptr(ptr, st, lin)
@@ -1168,6 +1203,10 @@ class KernelLowering:
                 "alignment": ir.IntegerAttr.get(ir.IntegerType.get_signless(32), nbytes)}
 
     def store_elem(self, ptr, st, lin, value, ok):
+        if ok is None:
+            ir.Operation.create("spirv.Store", operands=[self.elem_ptr(ptr, st, lin), value],
+                                attributes=self.mem_attrs(st))
+            return
         if_op = scf.IfOp(ok)
         with ir.InsertionPoint(if_op.then_block):
             p = self.elem_ptr(ptr, st, lin)
@@ -1190,9 +1229,14 @@ class KernelLowering:
             el = v.layout.lane_elements(s)
             if not el or v.vals[s] is None:
                 continue
-            r = L.add(d.row, L.lane_table({ln: int(rows[e]) for ln, e in el.items()}))
-            c = L.add(d.col, L.lane_table({ln: int(cols[e]) for ln, e in el.items()}))
-            ok = self.in_bounds(p, r, c, el)
+            rt = {ln: int(rows[e]) for ln, e in el.items()}
+            ct = {ln: int(cols[e]) for ln, e in el.items()}
+            where = self.static_bounds(d, rt, ct)
+            if where == "out":
+                continue
+            r = L.add(d.row, L.lane_table(rt))
+            c = L.add(d.col, L.lane_table(ct))
+            ok = self.in_bounds(p, r, c, el, where == "in")
             lin = L.add(p.lead, L.add(L.mul(r, p.pitch), c))
             self.store_elem(p.ptr, st, lin, v.vals[s], ok)
         return []
@@ -1359,6 +1403,19 @@ class KernelLowering:
         var = self.variable(lane_type, LANES, "dpas_b")
         for ci in range(kc):
             n = min(LANES, K - ci * LANES)
+            ks = range(ci * LANES, ci * LANES + n)
+            if any(bl.vals[k] is None or _is_constant(bl.vals[k]) for k in ks):
+                # constant B entries (e.g. rows a descriptor with a static shape never reaches) are
+                # not stored into the array: Intel's OpenCL CPU compiler mis-compiles runs of
+                # constant stores into a private array read with a dynamic index (the loop then
+                # reads garbage). Such chunks are unrolled with a constant source lane per k.
+                for k in ks:
+                    for m in range(M):
+                        av = a2.vals[m * kc + ci]
+                        cv = conv(L.shuffle(av if av is not None else L.zero(ea), k % LANES), ea)
+                        prod = (arith.MulIOp if integer else arith.MulFOp)(cv, bcol[k]).result
+                        accs[m] = (arith.AddIOp if integer else arith.AddFOp)(accs[m], prod).result
+                continue
             for k in range(n):
                 ir.Operation.create("spirv.Store", operands=[self.var_elem(var, lane_type, k), bcol[ci * LANES + k]])
             loop = scf.ForOp(L.index(0), L.index(n), L.index(1), accs)
