@@ -15,8 +15,11 @@ Per `gpu.func`:
    count), element-wise arith/math ops keep the blocking of their operands, splat constants and
    scalar broadcasts are created directly in the blocking their users need, and scf.for carries
    (tiles and accumulators) are retyped consistently. Where a producer's blocking differs from what
-   a consumer needs, `tile_unpack` + `tile_pack` re-block; ops that work on 2D vectors only
-   (tile_transpose, tile_reduce, tile_broadcast, vector ops) get unpacked operands.
+   a consumer needs, `tile_unpack` + `tile_pack` re-block. `tile_broadcast` is created in the
+   blocking its user needs (4D: `[R/bm, C/bn, bm, bn]` from a source blocked `[bm, 1]` or `[1, bn]`,
+   broadcast over dims [1, 3] or [0, 2]) and `tile_reduce` reduces its source in that source's
+   blocking (dims d and d + 2), as rfc-xetile.md's internal operations allow; ops that work on 2D
+   vectors only (tile_transpose, vector ops) get unpacked operands.
 3. What cannot be blocked stays 2D and is reported as a remark (convert-xetile-to-xegpu handles
    2D tiles by itself): column-major tiles (run xetile-canonicalize first), shared-local-memory
    and scattered tiles, atomics and non-zero padding (lowered to scattered messages), tiles without
@@ -30,7 +33,7 @@ from mlir.dialects import arith, vector
 from ..arch import ArchError, elem_bits
 from ..core.typeinfo import vector_info
 from ..xetile.attributes import TileType
-from ..xetile.ops import TileMmaOp, TilePackOp, TileUnpackOp
+from ..xetile.ops import TileBroadcastOp, TileMmaOp, TilePackOp, TileReduceOp, TileUnpackOp
 from .registry import Option, register_pass
 from .driver import run_per_function
 from .ir_walk import owner_op, walk
@@ -190,6 +193,14 @@ class Blocker:
             return None
         if n in ("vector.broadcast", "vector.splat") and not is_vector(op.operands[0].type):
             return FLEX
+        if n == "xetile.tile_broadcast" and "wg_map" not in op.attributes:
+            return FLEX            # re-created in the blocking of each user (materialize)
+        if n == "xetile.tile_reduce" and "wg_map" not in op.attributes:
+            w = self.want.get(op.operands[0])
+            if w in (None, FLEX) or len(ir.VectorType(op.operands[0].type).shape) != 2:
+                return None
+            dims = set(TileReduceOp(op).reduction_dims)
+            return (1 if 0 in dims else w[0], 1 if 1 in dims else w[1])
         if is_elementwise(op):
             got = [self.want.get(v) for v in op.operands if is_vector(v.type)]
             blocked = [b for b in got if b not in (None, FLEX)]
@@ -233,12 +244,16 @@ class Blocker:
         cur = blocks_of(value.type)
         if cur == target:
             return value
+        prod = owner_op(value)
+        if cur is None and target is not None and prod is not None and prod.name == "xetile.tile_unpack" \
+                and blocks_of(prod.operands[0].type) == target:
+            return prod.operands[0]          # tile_pack(tile_unpack(x)) with the same blocks is x
         key = (value, target, user.parent)
         if key in self.cache:
             return self.cache[key]
         with ir.InsertionPoint(user), user.location:
             prod = owner_op(value)
-            new = self.materialize(prod, value, target) if cur is None and prod is not None else None
+            new = self.materialize(prod, value, target, user) if cur is None and prod is not None else None
             if new is None:
                 v = value
                 if cur is not None:
@@ -252,10 +267,19 @@ class Blocker:
         self.cache[key] = new
         return new
 
-    @staticmethod
-    def materialize(prod, value, target):
-        """A splat constant / scalar broadcast re-created directly in `target` blocking, or None."""
+    def materialize(self, prod, value, target, user):
+        """A splat constant / scalar broadcast / tile_broadcast re-created directly in `target`
+        blocking, or None."""
         t = blocked_type(value.type, target)
+        if prod.name == "xetile.tile_broadcast" and target is not None and "wg_map" not in prod.attributes:
+            dims = sorted(TileBroadcastOp(prod).broadcast_dims)
+            src = prod.operands[0]
+            if len(ir.VectorType(src.type).shape) != 2:
+                return None
+            sblocks = (1 if 0 in dims else target[0], 1 if 1 in dims else target[1])
+            src = self.coerce(src, sblocks, user)
+            return TileBroadcastOp.build(vector=src, broadcast_dims=dims + [d + 2 for d in dims],
+                                         result_types=[t]).op.results[0]
         if prod.name == "arith.constant":
             attr = prod.attributes["value"]
             if isinstance(attr, ir.DenseElementsAttr) and attr.is_splat:
@@ -309,6 +333,15 @@ class Blocker:
             if n == "xetile.load_tile":
                 self.retype(op.results[0], self.want.get(op.results[0]))
                 continue
+            if n == "xetile.tile_reduce" and self.want.get(op.results[0]) not in (None, FLEX) \
+                    and blocks_of(op.operands[0].type) is not None:
+                w = self.want[op.results[0]]
+                src_blocks = blocks_of(op.operands[0].type)
+                dims = sorted(TileReduceOp(op).reduction_dims)
+                if (1 if 0 in dims else src_blocks[0], 1 if 1 in dims else src_blocks[1]) == w:
+                    op.attributes["reduction_dims"] = ir.DenseI64ArrayAttr.get(dims + [d + 2 for d in dims])
+                    self.retype(op.results[0], w)
+                    continue
             if op.results and op.results[0] in self.elementwise and self.want.get(op.results[0]) not in (None, FLEX):
                 w = self.want[op.results[0]]
                 for i, v in enumerate(list(op.operands)):
@@ -321,7 +354,9 @@ class Blocker:
                 if is_vector(v.type) and blocks_of(v.type) is not None:
                     op.operands[i] = self.coerce(v, None, op)
         for op in reversed(list(walk(self.func))):    # splat producers replaced by blocked copies
-            if op.name in ("arith.constant", "vector.broadcast", "vector.splat") and op.results \
+            if op.name in ("arith.constant", "vector.broadcast", "vector.splat", "xetile.tile_broadcast",
+                           "xetile.tile_unpack", "xetile.tile_pack") \
+                    and op.results \
                     and is_vector(op.results[0].type) and not list(op.results[0].uses):
                 op.erase()
 

@@ -316,6 +316,10 @@ class TileReduceOp(Op):
         if not dims or any(d < 0 or d >= len(s) for d in dims) or len(set(dims)) != len(dims):
             yield f"reduction_dims {list(dims)} must be distinct dimensions of the rank-{len(s)} source"
             return
+        if len(s) == 4 and set(dims) != {d % 2 for d in dims} | {d % 2 + 2 for d in dims}:
+            yield (f"reduction_dims {list(dims)} of a blocked 4D vector must reduce whole dimensions: d together "
+                   "with d + 2 (e.g. [1, 3] for the rows' elements, [0, 2] for the columns')")
+            return
         expect = tuple(1 if i in dims else n for i, n in enumerate(s))
         if r != expect or e != er:
             yield f"result must be vector<{_shape_str(expect)}x{e}> (reduced dims kept as 1), got {_shape_str(r)}x{er}"
@@ -339,6 +343,11 @@ class TileBroadcastOp(Op):
         (s, e), (r, er) = vector_info(self.vector), vector_info(self.result)
         if len(s) != len(r) or e != er:
             yield f"source {_shape_str(s)}x{e} and result {_shape_str(r)}x{er} must have the same rank and element type"
+            return
+        dims = self.broadcast_dims
+        if len(s) == 4 and set(dims) != {d % 2 for d in dims} | {d % 2 + 2 for d in dims}:
+            yield (f"broadcast_dims {list(dims)} of a blocked 4D vector must broadcast whole dimensions: d "
+                   "together with d + 2 (e.g. [0, 2] for a row, [1, 3] for a column)")
             return
         for d in range(len(s)):
             if d in self.broadcast_dims:

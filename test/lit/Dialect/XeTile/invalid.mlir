@@ -288,6 +288,22 @@ func.func @reduce_dims(%v: vector<64x32xf32>) {
 }
 
 // -----
+func.func @reduce_4d_partial(%v: vector<2x2x8x16xf32>) {
+  // expected-error @+1 {{reduction_dims [3] of a blocked 4D vector must reduce whole dimensions: d together with d + 2}}
+  %r = xetile.tile_reduce <add> %v [3] : vector<2x2x8x16xf32> -> vector<2x2x8x1xf32>
+  return
+}
+
+// -----
+
+func.func @broadcast_4d_partial(%v: vector<2x1x8x16xf32>) {
+  // expected-error @+1 {{broadcast_dims [1] of a blocked 4D vector must broadcast whole dimensions}}
+  %r = xetile.tile_broadcast %v [1] : vector<2x1x8x16xf32> -> vector<2x2x8x16xf32>
+  return
+}
+
+// -----
+
 func.func @broadcast_dim(%v: vector<2x32xf32>) {
   // expected-error @+1 {{broadcast dimension 0 must have size 1 in the source, got 2}}
   %r = xetile.tile_broadcast %v [0] : vector<2x32xf32> -> vector<64x32xf32>
