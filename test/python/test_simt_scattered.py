@@ -221,6 +221,99 @@ def test_gathered_rows_feed_dpas_a(elt, k, acc):
     assert simt.trace.gathers == n_msgs and vc.trace.gathers == 8 * k // 16
 
 
+def _a_t_rows_kernel(elt, acc, scale=False, store_block=False):
+    """C = AT^T x B with the k x 8 block AT gathered row by row (one 8-lane gather per k row, as
+    convert-xetile-to-xegpu does for a transposed A it cannot block-load), inserted into a k x 8
+    block and transposed in registers into the DPAS A operand; B a VNNI block load, C a block store.
+    `scale`: an element-wise op between the gathered block and the transpose; `store_block`: the
+    gathered block is also stored (to S)."""
+    k = 32 if elt == "i8" else 16
+    v = 32 // {"bf16": 16, "f16": 16, "i8": 8}[elt]
+    d = sc((8,), elt)
+    zero = "0" if elt == "i8" else "0.0"
+    lines = ["%iota = arith.constant dense<[0, 1, 2, 3, 4, 5, 6, 7]> : vector<8xindex>",
+             "%all = arith.constant dense<true> : vector<8xi1>",
+             f"%blk0 = arith.constant dense<{zero}> : vector<{k}x8x{elt}>"]
+    for r in range(k):
+        lines += [f"%o{r} = arith.constant dense<{8 * r}> : vector<8xindex>",
+                  f"%off{r} = arith.addi %o{r}, %iota : vector<8xindex>",
+                  f"%t{r} = xegpu.create_tdesc %AT, %off{r} {{mode = vc}} : memref<{k}x8x{elt}>, "
+                  f"vector<8xindex> -> {d}",
+                  f"%g{r} = xegpu.load_gather %t{r}, %all {{mode = vc}} : {d}, vector<8xi1> -> vector<8x{elt}>",
+                  f"%blk{r + 1} = vector.insert_strided_slice %g{r}, %blk{r} {{offsets = [{r}, 0], strides = [1]}} : "
+                  f"vector<8x{elt}> into vector<{k}x8x{elt}>"]
+    blk = f"%blk{k}"
+    if scale:
+        two = "2" if elt == "i8" else "2.0"
+        mul = "arith.muli" if elt == "i8" else "arith.mulf"
+        lines += [f"%two = arith.constant dense<{two}> : vector<{k}x8x{elt}>",
+                  f"%scaled = {mul} {blk}, %two : vector<{k}x8x{elt}>"]
+        blk = "%scaled"
+    lines += [
+        f"%a = vector.transpose {blk}, [1, 0] : vector<{k}x8x{elt}> to vector<8x{k}x{elt}>",
+        f"%bd = xegpu.create_nd_tdesc %B[0, 0] {{mode = vc}} : memref<{k}x16x{elt}> -> "
+        f"!xegpu.tensor_desc<{k}x16x{elt}>",
+        f"%b = xegpu.load_nd %bd {{mode = vc, vnni_axis = 0}} : !xegpu.tensor_desc<{k}x16x{elt}> -> "
+        f"vector<{k // v}x16x{v}x{elt}>",
+        f"%c = xegpu.dpas %a, %b {{mode = vc}} : vector<8x{k}x{elt}>, vector<{k // v}x16x{v}x{elt}> -> "
+        f"vector<8x16x{acc}>",
+        f"%cd = xegpu.create_nd_tdesc %C[0, 0] {{mode = vc}} : memref<8x16x{acc}> -> !xegpu.tensor_desc<8x16x{acc}>",
+        f"xegpu.store_nd %c, %cd {{mode = vc}} : vector<8x16x{acc}>, !xegpu.tensor_desc<8x16x{acc}>",
+    ]
+    args = [("AT", f"memref<{k}x8x{elt}>"), ("B", f"memref<{k}x16x{elt}>"), ("C", f"memref<8x16x{acc}>")]
+    if store_block:
+        lines += [f"%sd = xegpu.create_nd_tdesc %S[0, 0] {{mode = vc}} : memref<{k}x8x{elt}> -> "
+                  f"!xegpu.tensor_desc<{k}x8x{elt}>",
+                  f"xegpu.store_nd %blk{k}, %sd {{mode = vc}} : vector<{k}x8x{elt}>, !xegpu.tensor_desc<{k}x8x{elt}>"]
+        args.append(("S", f"memref<{k}x8x{elt}>"))
+    return module(args, "\n".join(lines)), k
+
+
+@pytest.mark.parametrize("elt,acc,store_block", [("f16", "f32", False), ("bf16", "f32", False), ("i8", "i32", False),
+                                                 ("f16", "f32", True)])
+def test_gathered_transposed_a_reordered(elt, acc, store_block):
+    # A transposed A from gathered rows: each row keeps its gather's distribution (work-item i takes
+    # element i mod 8: one element and one message per row and work-item, as in VC mode), the block
+    # its default [2, 8] x [1, 1] distribution; after the transpose a subgroup reorder (gpu.shuffle
+    # idx) brings the fragments into the packed A order [2, 8] x [1, 32/bits]. The gathered block
+    # may have other users (store_block: it is also stored as it is).
+    text, k = _a_t_rows_kernel(elt, acc, store_block=store_block)
+    rng = np.random.default_rng(3)
+    if elt == "i8":
+        AT = rng.integers(-8, 8, (k, 8)).astype(np.int8)
+        B = rng.integers(-8, 8, (k, 16)).astype(np.int8)
+    else:
+        AT = rng.standard_normal((k, 8)).astype(np.float32).astype(DT[elt])
+        B = rng.standard_normal((k, 16)).astype(np.float32).astype(DT[elt])
+    arrays = [AT, B, np.zeros((8, 16), DT[acc])] + ([np.zeros_like(AT)] if store_block else [])
+    vc, simt, ir_text = both(text, arrays)
+    if elt == "i8":
+        np.testing.assert_array_equal(simt.buffers[2], AT.astype(np.int32).T @ B.astype(np.int32))
+    else:
+        ok, mx, rel = compare(simt.buffers[2], AT.astype(np.float32).T @ B.astype(np.float32), elt, acc, k=k)
+        assert ok, (mx, rel)
+    same(vc, simt)
+    if store_block:
+        np.testing.assert_array_equal(simt.buffers[3], AT)
+    assert simt.trace.gathers == vc.trace.gathers == k
+    assert f"i1 -> {elt}\n" in ir_text               # one element per work-item and row
+    assert "gpu.shuffle  idx" in ir_text
+    a_shape = "4x2" if elt != "i8" else "4x4"
+    assert f" : vector<{a_shape}x{elt}>, vector<" in ir_text     # DPAS A in the packed order
+
+
+def test_gathered_transposed_a_behind_elementwise_is_reported():
+    # Only the transpose of the gathered block itself is reordered: an element-wise op in between
+    # leaves the DPAS A operand in a distribution the instruction cannot take, reported at the DPAS
+    text, _ = _a_t_rows_kernel("f16", "f32", scale=True)
+    line = next(i + 1 for i, ln in enumerate(text.splitlines()) if "xegpu.dpas" in ln)
+    m = xedialects.parse(text, "t.mlir")
+    with pytest.raises(DiagnosticError, match=rf"t\.mlir:{line}:\d+: error: DPAS operand %\S+ is distributed as "
+                                              r".*, the instruction needs plain \[8, 16\] with wi_layout \[2, 8\], "
+                                              r"wi_data \[1, 2\]"):
+        run(m, f"builtin.module({SIMT})")
+
+
 @pytest.mark.parametrize("chunk", [2, 4])
 def test_chunked_gather_transposed_and_scatter(chunk):
     # VC-only chunk_size_per_lane: the SIMT form spells each work-item's chunk as consecutive offsets
@@ -322,6 +415,68 @@ def test_unaligned_gemm_vc_and_simt_match_cpu(M, N, K, a, c):
     vc, simt = out.values()
     assert simt.trace.launches[0].level == "simt"
     np.testing.assert_array_equal(simt.buffers[2], vc.buffers[2])
+
+
+def _mm_ta(M, N, K, a, c, bias=None):
+    """C = A x B with A given transposed (a K x M memref, indexing map (k, m)), optionally followed by
+    a bias (row: n, col: m) + relu epilogue."""
+    ta, tb, tc = f"memref<{K}x{M}x{a}>", f"memref<{K}x{N}x{a}>", f"memref<{M}x{N}x{c}>"
+    extra, epilogue = "", ""
+    if bias:
+        n = M if bias == "col" else N
+        bmap = "affine_map<(i, j) -> (i)>" if bias == "col" else "affine_map<(i, j) -> (j)>"
+        add, mx, zero = ("arith.addi", "arith.maxsi", "0") if c == "i32" else ("arith.addf", "arith.maximumf", "0.0")
+        extra = f", %bias: memref<{n}x{c}>"
+        epilogue = f"""
+  %z = arith.constant {zero} : {c}
+  linalg.generic {{indexing_maps = [{bmap}, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}}
+      ins(%bias : memref<{n}x{c}>) outs(%C : {tc}) {{
+  ^bb0(%b: {c}, %x: {c}):
+    %s = {add} %x, %b : {c}
+    %r = {mx} %s, %z : {c}
+    linalg.yield %r : {c}
+  }}"""
+    return f"""
+func.func @f(%A: {ta}, %B: {tb}, %C: {tc}{extra}) {{
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (k, m)>, affine_map<(m, n, k) -> (k, n)>,
+                                 affine_map<(m, n, k) -> (m, n)>]
+      ins(%A, %B : {ta}, {tb}) outs(%C : {tc}){epilogue}
+  return
+}}"""
+
+
+@pytest.mark.parametrize("M,N,K,a,c,bias", [
+    (129, 17, 200, "f16", "f32", None), (33, 45, 27, "bf16", "f32", None), (40, 36, 70, "i8", "i32", None),
+    (20, 17, 40, "f16", "f16", None), (33, 45, 27, "f16", "f32", "row"), (40, 36, 70, "i8", "i32", "col"),
+    (33, 45, 27, "bf16", "f32", "col"),
+], ids=lambda x: str(x))
+def test_unaligned_transposed_a_gemm_vc_and_simt_match_cpu(M, N, K, a, c, bias):
+    # A transposed A the 2D block loads cannot read (pitch M * bytes: unaligned, or below 64 B) is
+    # gathered row by row and transposed in registers (convert-xetile-to-xegpu); the SIMT form
+    # reorders the transposed block across the work-items into the packed DPAS A order, with as many
+    # gather messages as the VC form
+    src = _mm_ta(M, N, K, a, c, bias)
+    rng = np.random.default_rng(5)
+    shapes = [((K, M), a), ((K, N), a), ((M, N), c)] + ([((M if bias == "col" else N,), c)] if bias else [])
+    if a == "i8":
+        args = [rng.integers(-4, 5, s).astype(DT[t]) for s, t in shapes]
+    else:
+        args = [rng.uniform(-1, 1, s).astype(np.float32).astype(DT[t]) for s, t in shapes]
+    want = run_reference(src, "f", [x.copy() for x in args])[2]
+    out = {}
+    for stage in ("xe-gemm-to-xegpu", "xe-gemm-to-xegpu, xegpu-simt-distribute"):
+        m = xedialects.parse(src, "gemm.mlir")
+        run(m, f"builtin.module({stage})")
+        res = simulate(m, "f", [x.copy() for x in args], trace=True)
+        assert res.trace.gathers > 0
+        ok, mx, rel = compare(res.buffers[2], want, a, c, k=K)
+        assert ok, f"{stage}: max abs {mx:.3g}, max rel {rel:.3g}"
+        out[stage] = (res, xedialects.print_ir(m))
+    (vc, _), (simt, ir_text) = out.values()
+    assert simt.trace.launches[0].level == "simt"
+    np.testing.assert_array_equal(simt.buffers[2], vc.buffers[2])
+    assert simt.trace.gathers == vc.trace.gathers
+    assert "vector.transpose" not in ir_text and "gpu.shuffle  idx" in ir_text
 
 
 # ------------------------------------------------------------------------------------------------

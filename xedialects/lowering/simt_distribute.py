@@ -23,6 +23,15 @@ transposes its fragment, so the descriptor takes the transpose of the result's l
 delivers them). No block load gives a transposed A in the packed A order (the lane grid would have
 to be column-major): such a load, or the in-register transpose of a loaded 16-bit block, is
 followed by a subgroup reorder (`gpu.shuffle idx`, xe-cute-architecture.md "Subgroup Reorders").
+A transposed A that no block load can read (e.g. an unaligned pitch) arrives gathered: one
+`load_gather` per K row (its M elements), the rows inserted into a K x M block
+(`insert_strided_slice`), `vector.transpose` to M x K, slices as DPAS A operands (16-, 8- and 32-bit
+data). The rows keep their gathers' distribution (one element per work-item and row: as many
+messages as in VC mode; the transposed packed-A sg_map would give each row to two work-items, half
+each, and every work-item would gather four elements per row), the block takes its default
+distribution, and the transpose is followed by a subgroup reorder to the packed A order (one
+`gpu.shuffle idx` of the fragment per pattern of source work-items, each element then picked by
+work-item id).
 Bias epilogues broadcast a row (1 x n) or a column (m x 1) to a block, usually in the DPAS C layout
 ([1, 16] x [1, 1]: each work-item holds one column, all rows). A row takes the block's sg_map (each
 work-item holds its columns' elements: vector<1x1> per 16 columns) and the broadcast becomes a
@@ -44,8 +53,9 @@ The pass works in three steps:
 3. Rewrite: descriptors get their sg_map, `mode = vc` disappears, vectors take their per-work-item
    shapes, and data movement (extract/insert_strided_slice, shape_cast, transpose) is rewritten on
    the fragments -- a strided slice when the fragment elements form a box, a `vector.shuffle`
-   otherwise. Data from another work-item is fetched only by the reorders of transposed loads
-   and of broadcast columns (above); anything else that would need it is reported as an error.
+   otherwise. Data from another work-item is fetched only by the reorders of transposed loads,
+   of transposed gathered A blocks and of broadcast columns (above); anything else that would
+   need it is reported as an error.
 """
 from __future__ import annotations
 
@@ -698,7 +708,14 @@ class Distributor:
                         changed |= self.desire(op.operands[0], "uniform", None)
                 elif n == "vector.transpose":
                     perm = _ints(op.attributes["permutation"])
-                    if perm == [1, 0]:
+                    if perm == [1, 0] and form == "plain" and min(sgm.wl) > 1 and \
+                            _gathered_block(op.operands[0]):
+                        # a transposed A assembled from gathered rows: the transposed sg_map would
+                        # give every row to two work-items (half each, every work-item gathering
+                        # four elements per row); the rows keep their gathers' distribution instead
+                        # and a subgroup reorder follows the transpose (fwd_move)
+                        pass
+                    elif perm == [1, 0]:
                         changed |= self.desire(op.operands[0], "plain", sgm.t())
                     elif perm == [0, 2, 1]:
                         changed |= self.desire(op.operands[0], "inter", sgm)
@@ -1188,13 +1205,19 @@ class Distributor:
         """Cross-work-item layout changes are made only for the in-register transpose of a block
         load (the VC form of a transposed load of sub-32-bit data, which no PVC block load
         delivers in DPAS order: 'Transposed A, if the data type is less than 32 bits wide',
-        xe-cute-architecture.md), where the loaded fragment has no other user. Other values that
-        would need another work-item's data are refused."""
+        xe-cute-architecture.md), where the loaded fragment has no other user, and for the
+        transpose of a block assembled from gathered rows (`_gathered_block`: the scattered
+        fallback of such a load, e.g. for an unaligned pitch). Other values that would need
+        another work-item's data are refused."""
         if op.name != "vector.transpose":
             return False
         src = op.operands[0]
         o = _owner(src)
-        return o is not None and o.name == "xegpu.load_nd" and sum(1 for _ in src.uses) == 1
+        if o is None:
+            return False
+        if o.name == "xegpu.load_nd":
+            return sum(1 for _ in src.uses) == 1
+        return _gathered_block(src)
 
     def reorder(self, src_new, src_lay: Layout, need_idx, lane_shape, elt):
         """A subgroup reorder (xe-cute-architecture.md 'Subgroup Reorders'): element p of work-item
@@ -1331,11 +1354,18 @@ class Distributor:
             self.dest_need[res] = want
         # every destination element a work-item holds inside the piece must come from its own piece
         # fragment (work-items holding none of the piece keep their fragment)
-        if insert_pairs(lp, ld, offs) is None:
-            need = piece_layout(ld, offs, _vshape(piece)) if self.remat_able(piece) else None
-            if need is None or insert_pairs(need, ld, offs) is None:
+        pairs = insert_pairs(lp, ld, offs)
+        need = piece_layout(ld, offs, _vshape(piece)) if self.remat_able(piece) else None
+        need_pairs = None if need is None else insert_pairs(need, ld, offs)
+        if pairs is None:
+            if need_pairs is None:
                 raise SimtError(op, f"inserting a fragment distributed as {lp.describe()} into {ld.describe()} would "
                                     "move data between work-items")
+            self.piece_need[res] = need
+        elif need_pairs is not None and len(set(need_pairs)) < len(set(pairs)):
+            # a piece that does not depend on the work-item (the zero rows padding a gathered block)
+            # is recomputed as the elements each work-item inserts, at the same fragment positions
+            # in every work-item (rather than picked per work-item from the whole piece)
             self.piece_need[res] = need
         self.set_lay(res, ld)
 
@@ -2085,6 +2115,34 @@ class Distributor:
                     continue
                 op.erase()
                 changed = True
+
+
+def _gathered_block(v) -> bool:
+    """True when `v` is a block assembled in registers from gathered pieces (convert-xetile-to-xegpu's
+    scattered form of a block load): a chain of insert_strided_slice / vector.insert of vector pieces
+    into a constant, each intermediate block used only by the next insert, at least one piece
+    computed (element-wise, e.g. the select of masked lanes) from an `xegpu.load_gather`."""
+    gathered = False
+    while True:
+        o = _owner(v)
+        if o is None:
+            return False
+        if o.name == "arith.constant":
+            return gathered
+        if o.name not in ("vector.insert_strided_slice", "vector.insert") or not _is_vec(o.operands[0]):
+            return False
+        piece = [o.operands[0]]
+        while piece and not gathered:
+            x = _owner(piece.pop())
+            if x is None:
+                continue
+            if x.name == "xegpu.load_gather":
+                gathered = True
+            elif _elementwise(x):
+                piece.extend(y for y in x.operands if _is_vec(y))
+        v = o.operands[1]
+        if sum(1 for _ in v.uses) != 1:
+            return False
 
 
 def _a_operand_rows(loaded):
