@@ -1,12 +1,12 @@
 """Python API of the dialects: context factory, type/attribute builders and accessors, op builders."""
 import pytest
 from mlir import ir
-from mlir.dialects import arith, func
+from mlir.dialects import func
 
 import xedialects
 from xedialects import DiagnosticError
 from xedialects.xegpu.attributes import TensorDescType
-from xedialects.xetile.attributes import TileType, wg_map
+from xedialects.xetile.attributes import TileType
 from xedialects.xetile.ops import InitTileOp, LoadTileOp, TileMmaOp
 
 

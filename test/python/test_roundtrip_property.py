@@ -37,7 +37,7 @@ def tdesc_types(draw):
         fields.append(f"boundary_check = {draw(st.sampled_from(['true', 'false']))}")
     if draw(st.booleans()):
         fields.append("sg_map = <wi_layout = [1, 16], wi_data = [1, 1]>")
-    attr = f", #xetile.tile_attr<>" if False else (f", #xegpu.tdesc_attr<{', '.join(fields)}>" if fields else "")
+    attr = (f", #xegpu.tdesc_attr<{', '.join(fields)}>" if fields else "")
     return f"!xegpu.tensor_desc<{shape[0]}x{shape[1]}x{elt}{attr}>"
 
 

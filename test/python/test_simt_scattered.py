@@ -101,8 +101,8 @@ def test_masked_rows_unaligned_pitch():
 xegpu.store_scatter %w{j}, %u{j}, %m{j} {{mode = vc}} : vector<16xf32>, {sc((16,), "f32")}, vector<16xi1>"""
                      for j in range(3))
     body = body.replace("%s0", "%z").replace("%s1", "%s16").replace("%s2", "%s32")
-    body = (f"%z = arith.constant dense<0> : vector<16xindex>\n%s16 = arith.constant dense<16> : vector<16xindex>\n"
-            f"%s32 = arith.constant dense<32> : vector<16xindex>\n") + body
+    body = ("%z = arith.constant dense<0> : vector<16xindex>\n%s16 = arith.constant dense<16> : vector<16xindex>\n"
+            "%s32 = arith.constant dense<32> : vector<16xindex>\n") + body
     text = module([("X", "memref<5x37xf32>"), ("Y", "memref<5x37xf32>")], body, grid=(5, 1, 1))
     X = np.random.default_rng(0).standard_normal((5, 37)).astype(np.float32)
     vc, simt, ir_text = both(text, [X, np.zeros_like(X)])
@@ -112,7 +112,7 @@ xegpu.store_scatter %w{j}, %u{j}, %m{j} {{mode = vc}} : vector<16xf32>, {sc((16,
     # one offset, one mask bit and one element per work-item, computed from its id
     assert "gpu.lane_id" in ir_text
     assert "xegpu.create_tdesc %arg0, %" in ir_text and ": memref<5x37xf32>, index -> " in ir_text
-    assert f"i1 -> f32" in ir_text
+    assert "i1 -> f32" in ir_text
 
 
 def test_loop_update_offset_prefetch_atomic():
@@ -389,6 +389,22 @@ func.func @f(%A: memref<{M}x{K}x{a}>, %B: memref<{K}x{N}x{a}>, %C: memref<{M}x{N
 }}"""
 
 
+def _vc_and_simt_match_cpu(src, args, a, c, K):
+    """Lower `src` to VC and SIMT XeGPU, simulate both (scattered accesses expected) and check C
+    against the CPU reference; [(result, IR text)] for VC and SIMT."""
+    want = run_reference(src, "f", [x.copy() for x in args])[2]
+    out = []
+    for stage in ("xe-gemm-to-xegpu", "xe-gemm-to-xegpu, xegpu-simt-distribute"):
+        m = xedialects.parse(src, "gemm.mlir")
+        run(m, f"builtin.module({stage})")
+        res = simulate(m, "f", [x.copy() for x in args], trace=True)
+        assert res.trace.gathers > 0
+        ok, mx, rel = compare(res.buffers[2], want, a, c, k=K)
+        assert ok, f"{stage}: max abs {mx:.3g}, max rel {rel:.3g}"
+        out.append((res, xedialects.print_ir(m)))
+    return out
+
+
 @pytest.mark.parametrize("M,N,K,a,c", [
     (100, 70, 50, "bf16", "f32"), (33, 45, 27, "f16", "f32"), (50, 30, 20, "f16", "f16"),
     (37, 29, 23, "f32", "f32"), (40, 36, 70, "i8", "i32"), (7, 9, 5, "bf16", "f32"),
@@ -402,17 +418,7 @@ def test_unaligned_gemm_vc_and_simt_match_cpu(M, N, K, a, c):
     else:
         args = [rng.uniform(-1, 1, s).astype(np.float32).astype(DT[t]) for s, t in
                 (((M, K), a), ((K, N), a), ((M, N), c))]
-    want = run_reference(src, "f", [x.copy() for x in args])[2]
-    out = {}
-    for stage in ("xe-gemm-to-xegpu", "xe-gemm-to-xegpu, xegpu-simt-distribute"):
-        m = xedialects.parse(src, "gemm.mlir")
-        run(m, f"builtin.module({stage})")
-        res = simulate(m, "f", [x.copy() for x in args], trace=True)
-        assert res.trace.gathers > 0
-        ok, mx, rel = compare(res.buffers[2], want, a, c, k=K)
-        assert ok, f"{stage}: max abs {mx:.3g}, max rel {rel:.3g}"
-        out[stage] = res
-    vc, simt = out.values()
+    (vc, _), (simt, _) = _vc_and_simt_match_cpu(src, args, a, c, K)
     assert simt.trace.launches[0].level == "simt"
     np.testing.assert_array_equal(simt.buffers[2], vc.buffers[2])
 
@@ -462,17 +468,7 @@ def test_unaligned_transposed_a_gemm_vc_and_simt_match_cpu(M, N, K, a, c, bias):
         args = [rng.integers(-4, 5, s).astype(DT[t]) for s, t in shapes]
     else:
         args = [rng.uniform(-1, 1, s).astype(np.float32).astype(DT[t]) for s, t in shapes]
-    want = run_reference(src, "f", [x.copy() for x in args])[2]
-    out = {}
-    for stage in ("xe-gemm-to-xegpu", "xe-gemm-to-xegpu, xegpu-simt-distribute"):
-        m = xedialects.parse(src, "gemm.mlir")
-        run(m, f"builtin.module({stage})")
-        res = simulate(m, "f", [x.copy() for x in args], trace=True)
-        assert res.trace.gathers > 0
-        ok, mx, rel = compare(res.buffers[2], want, a, c, k=K)
-        assert ok, f"{stage}: max abs {mx:.3g}, max rel {rel:.3g}"
-        out[stage] = (res, xedialects.print_ir(m))
-    (vc, _), (simt, ir_text) = out.values()
+    (vc, _), (simt, ir_text) = _vc_and_simt_match_cpu(src, args, a, c, K)
     assert simt.trace.launches[0].level == "simt"
     np.testing.assert_array_equal(simt.buffers[2], vc.buffers[2])
     assert simt.trace.gathers == vc.trace.gathers
