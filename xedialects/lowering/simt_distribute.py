@@ -40,6 +40,24 @@ per-work-item `vector.broadcast` of that element. A column is needed whole by ev
 element; a block load (e.g. tensor_desc<32x1xf32>, [16, 1] x [1, 1]) is followed by a subgroup
 reorder that gives every work-item the whole column, which then is the work-item's fragment of the
 broadcast. Other broadcast patterns hold the source whole and pick elements by work-item id.
+Reductions (`vector.multi_reduction`, `vector.reduction`) whose result elements each have all their
+source elements in one work-item (column sums of a C block, a source held whole) are reduced per
+work-item. Otherwise (row sums of a C block: each work-item holds one column) every work-item
+reduces the elements it holds into a partial result of the whole shape, the kind's identity where
+it holds none (NaN for minnumf / maxnumf, +-inf for the NaN-propagating minimumf / maximumf,
+extreme values for integer min / max), an element several work-items hold counted once; then
+`gpu.subgroup_reduce` combines the 16 partials (minui / maxui: `gpu.shuffle xor` butterflies) and
+every work-item keeps the result elements its users want (all of them by default: the broadcast
+back over the columns, the scattered store of a 16x1 tile). convert-xetile-to-xegpu's chains per
+block row (the first column sliced off as the accumulator, the other 15 and the next blocks reduced
+onto it) are combined once: slices some work-items hold none of are views of the source fragment
+that only reductions consume ("sparse" layout), a result only same-kind reductions consume stays
+partial, and views of one fragment are reduced together (a row sum over two 8x16 blocks: one add
+and one subgroup_reduce per work-item). Element-wise ops combining like a kind (arith.addf,
+maximumf, ...) on such views or partials are handled alike (canonicalize folds the reduction of a
+last unit column into one, e.g. the two per-subgroup partial sums of appendix 2.2's row reduction).
+Partials that go to lane-dependent result elements are inserted at positions looked up by work-item
+id when selecting per work-item group would take more code.
 
 The pass works in three steps:
 1. DPAS A operands are given their own block loads: an A load larger than the DPAS block whose
@@ -49,13 +67,15 @@ The pass works in three steps:
 2. Layout analysis: requirements flow backwards from DPAS operands through slices, element-wise
    ops, VNNI conversions and loop-carried values to the loads, which fix the sg_map of each
    descriptor chain (create_nd_tdesc / update_nd_offset / scf.for); then every vector value gets a
-   per-lane table (which subgroup elements each work-item holds, in which order).
+   per-lane table (which subgroup elements each work-item holds, in which order) and every
+   reduction its plan (within the work-items, or partials combined across them).
 3. Rewrite: descriptors get their sg_map, `mode = vc` disappears, vectors take their per-work-item
    shapes, and data movement (extract/insert_strided_slice, shape_cast, transpose) is rewritten on
    the fragments -- a strided slice when the fragment elements form a box, a `vector.shuffle`
    otherwise. Data from another work-item is fetched only by the reorders of transposed loads,
-   of transposed gathered A blocks and of broadcast columns (above); anything else that would
-   need it is reported as an error.
+   of transposed gathered A blocks and of broadcast columns, and by the subgroup reductions of
+   reductions across work-items (above); anything else that would need it (e.g. an uneven slice
+   used other than by reductions, one element of a distributed vector) is reported as an error.
 """
 from __future__ import annotations
 
@@ -185,25 +205,43 @@ class SgMap:
 
 class Layout:
     """The distribution of one VC vector value: `tbl[l, p]` is the row-major flat index (in the VC
-    vector) of the p-th element work-item l holds; `lane_shape` the per-work-item vector shape."""
+    vector) of the p-th element work-item l holds; `lane_shape` the per-work-item vector shape.
 
-    def __init__(self, shape, tbl, lane_shape, form="gen", sgm=None):
+    Two forms exist only between reductions (`Distributor.fwd_reduction`):
+      "sparse"  a view of a slice (or reshaped slice) some work-items hold none or only part of: the
+                fragment is the source's, unchanged; tbl is -1 at positions outside the slice.
+      "partial" every work-item holds a fragment of the whole shape, and the value is the `kind`
+                combination of the 16 fragments (per-work-item partial results of a reduction whose
+                cross-work-item step is left to a reduction of the same kind that consumes it)."""
+
+    def __init__(self, shape, tbl, lane_shape, form="gen", sgm=None, kind=None):
         self.shape = tuple(shape)
         self.tbl = tbl
         self.lane_shape = tuple(lane_shape)
         self.form = form
         self.sgm = sgm
+        self.kind = kind
 
     def key(self):
-        return (self.shape, self.tbl.tobytes(), self.lane_shape)
+        return (self.shape, self.tbl.tobytes(), self.lane_shape, self.form if self.special else None)
+
+    @property
+    def special(self) -> bool:
+        """A form only reductions consume ("sparse", "partial")."""
+        return self.form in ("sparse", "partial")
 
     def same(self, other) -> bool:
-        return other is not None and self.shape == other.shape and self.lane_shape == other.lane_shape and \
-            np.array_equal(self.tbl, other.tbl)
+        if other is None or ((self.special or other.special) and (self.form, self.kind) != (other.form, other.kind)):
+            return False
+        return self.shape == other.shape and self.lane_shape == other.lane_shape and np.array_equal(self.tbl, other.tbl)
 
     def describe(self):
         if self.form == "uniform":
             return f"{list(self.shape)} held whole by every work-item"
+        if self.form == "partial":
+            return f"{list(self.shape)} as per-work-item partial <{self.kind}> results"
+        if self.form == "sparse":
+            return f"{list(self.shape)} held in part by some work-items (a view for reductions)"
         if self.sgm is not None:
             return f"{self.form} {list(self.shape)} with {self.sgm.text()}"
         return f"{list(self.shape)} (per work-item {list(self.lane_shape)})"
@@ -213,7 +251,7 @@ class Layout:
         return int(self.tbl.shape[1])
 
     def with_lane_shape(self, lane_shape) -> "Layout":
-        return Layout(self.shape, self.tbl, lane_shape, self.form, self.sgm)
+        return Layout(self.shape, self.tbl, lane_shape, self.form, self.sgm, self.kind)
 
     @staticmethod
     def uniform(shape) -> "Layout":
@@ -420,6 +458,141 @@ def _bcast_src_index(sshape, rshape):
 
 
 # ------------------------------------------------------------------------------------------------
+# reductions
+
+_RED_OPS = ("vector.multi_reduction", "vector.reduction")
+# data movement a "sparse" view passes through (the fragment is kept; only the index table changes)
+_VIEW_OPS = ("vector.extract_strided_slice", "vector.shape_cast", "vector.transpose", "vector.extract")
+_ARITH_COMBINE = {"add": ("arith.addf", "arith.addi"), "mul": ("arith.mulf", "arith.muli"),
+                  "minimumf": ("arith.minimumf", None), "maximumf": ("arith.maximumf", None),
+                  "minnumf": ("arith.minnumf", None), "maxnumf": ("arith.maxnumf", None),
+                  "minsi": (None, "arith.minsi"), "maxsi": (None, "arith.maxsi"), "minui": (None, "arith.minui"),
+                  "maxui": (None, "arith.maxui"), "and": (None, "arith.andi"), "or": (None, "arith.ori"),
+                  "xor": (None, "arith.xori")}
+# element-wise ops that combine like a reduction kind (canonicalize folds a reduction over a unit
+# dimension, e.g. the last 16x1 column of a 16x2 block, into one of them)
+_COMBINE_KIND = {name: kind for kind, names in _ARITH_COMBINE.items() for name in names if name is not None}
+# kinds gpu.subgroup_reduce combines across the work-items here; minui / maxui use gpu.shuffle xor
+# butterflies (xedialects.sim's subgroup_reduce compares integers as signed)
+_SUBGROUP_REDUCE_KINDS = ("add", "mul", "minimumf", "maximumf", "minnumf", "maxnumf", "minsi", "maxsi", "and",
+                          "or", "xor")
+
+
+def _red_kind(op) -> str:
+    s = str(op.attributes["kind"])
+    return s[s.index("<") + 1:s.rindex(">")].strip()
+
+
+def _red_dims(op):
+    if op.name == "vector.reduction":
+        return [0]
+    return _ints(op.attributes["reduction_dims"])
+
+
+def _reduce_index(sshape, dims):
+    """(flat result index of every flat source element, result element count) of a reduction of a
+    `sshape` vector over `dims`."""
+    n = int(np.prod(sshape))
+    keep = [d for d in range(len(sshape)) if d not in dims]
+    if not keep:
+        return np.zeros(n, np.int64), 1
+    coords = np.unravel_index(np.arange(n), tuple(sshape))
+    rshape = tuple(sshape[d] for d in keep)
+    return np.ravel_multi_index(tuple(coords[d] for d in keep), rshape).astype(np.int64), int(np.prod(rshape))
+
+
+def _identity_attr(kind, elt: str):
+    """The neutral element of a reduction kind: NaN for minnumf / maxnumf (skipped by them, so a
+    combination of NaNs stays NaN), +-inf for the NaN-propagating minimumf / maximumf, the extreme
+    values for integer min / max, all ones for and."""
+    t = ir.Type.parse(elt)
+    if _is_int(elt):
+        w = 64 if elt == "index" else int(elt[1:])
+        val = {"add": 0, "mul": 1, "minsi": (1 << (w - 1)) - 1, "maxsi": -(1 << (w - 1)), "minui": -1, "maxui": 0,
+               "and": -1, "or": 0, "xor": 0}.get(kind)
+        if val is None:
+            raise ValueError(f"reduction kind '{kind}' on integers")
+        return ir.IntegerAttr.get(t, val)
+    val = {"add": 0.0, "mul": 1.0, "minimumf": float("inf"), "maximumf": float("-inf"), "minnumf": float("nan"),
+           "maxnumf": float("nan")}.get(kind)
+    if val is None:
+        raise ValueError(f"reduction kind '{kind}' on floating-point values")
+    return ir.FloatAttr.get(t, val)
+
+
+def _contributions(tbl, ridx, n_r, dedupe=True):
+    """Per work-item, per result element, the fragment positions whose elements the work-item puts
+    into the reduction. With `dedupe`, an element several work-items hold (or one holds twice) is
+    counted once, by the lowest work-item holding it; -1 entries (outside a sparse view) are skipped.
+    Without (partial values), every position counts."""
+    owner = {}
+    if dedupe:
+        for lane in range(SG):
+            for x in tbl[lane]:
+                if x >= 0:
+                    owner.setdefault(int(x), lane)
+    out = []
+    for lane in range(SG):
+        rows = [[] for _ in range(n_r)]
+        seen = set()
+        for p, x in enumerate(tbl[lane]):
+            x = int(x)
+            if x < 0 or (dedupe and (owner[x] != lane or x in seen)):
+                continue
+            seen.add(x)
+            rows[int(ridx[x])].append(p)
+        out.append(rows)
+    return out
+
+
+def _slots(rows, n_pos, n_r):
+    """Fragment positions grouped into slots that go to the same result element in every work-item
+    (positions no work-item uses are left out): (positions per slot, per work-item per result
+    element the slots it takes)."""
+    r_of = np.full((SG, n_pos), -1, np.int64)
+    for lane in range(SG):
+        for r, ps in enumerate(rows[lane]):
+            for p in ps:
+                r_of[lane, p] = r
+    keys = {}
+    for p in range(n_pos):
+        col = tuple(int(x) for x in r_of[:, p])
+        if any(x >= 0 for x in col):
+            keys.setdefault(col, []).append(p)
+    slots = list(keys.values())
+    slot_rows = [[[] for _ in range(n_r)] for _ in range(SG)]
+    for si, col in enumerate(keys):
+        for lane in range(SG):
+            if col[lane] >= 0:
+                slot_rows[lane][col[lane]].append(si)
+    return slots, slot_rows
+
+
+def _pad_rows(rows):
+    """A per-result-element list of position lists as an (n_r, K) array, -1 padded (identity)."""
+    k = max([len(r) for r in rows] + [1])
+    out = np.full((len(rows), k), -1, np.int64)
+    for i, r in enumerate(rows):
+        out[i, :len(r)] = r
+    return out
+
+
+@dataclass
+class _RedPlan:
+    """How a reduction is distributed (`Distributor.fwd_reduction`)."""
+    kind: str
+    elt: str
+    ridx: np.ndarray        # flat result index of every flat source element
+    n_r: int                # result elements
+    rshape: tuple           # result shape (() for a scalar)
+    mode: str               # "local": within the work-items; "cross": per-work-item partials, then combined
+    res_lay: Layout | None  # the result's layout (None: a scalar every work-item holds)
+    keep: bool              # cross: the result stays partial (its consumers combine the work-items)
+    acc_mode: str           # "none", "local" (converted to res_lay), "partial" (every work-item's partial),
+    #                         "contrib" (the work-item holding an element adds it), "post" (after the combine)
+
+
+# ------------------------------------------------------------------------------------------------
 # the pass
 
 
@@ -439,6 +612,7 @@ class Distributor:
         self.dest_need: dict = {}    # insert_strided_slice result -> Layout its rematerialised destination takes
         self.errors = []
         self.reorders: dict = {}     # result value -> (source Layout, source index per element): subgroup reorder
+        self.red_plan: dict = {}     # reduction result -> _RedPlan (how the work-items combine it)
         self._remat: dict = {}       # vector value -> recomputable in any layout
         self._memo: dict = {}        # (what, key, block) -> value built in that block
         self._lane = None
@@ -862,6 +1036,15 @@ class Distributor:
     def forward_op(self, op):
         self._current = op
         n = op.name
+        if n in _COMBINE_KIND and any(self.lay.get(v) is not None and self.lay[v].special for v in op.operands) \
+                and _is_vec(op.results[0]):
+            self.fwd_combine(op)
+            return
+        if n not in _RED_OPS:
+            for v in op.operands:
+                lv = self.lay.get(v)
+                if lv is not None and lv.special and not (lv.form == "sparse" and n in _VIEW_OPS):
+                    raise SimtError(op, f"'{n}' cannot use {v.get_name()}, {lv.describe()}")
         if n in ("scf.yield", "gpu.return", "func.return"):
             return
         if n == "scf.for":
@@ -925,7 +1108,7 @@ class Distributor:
             lv = self.lay_of(op, v)
             sgm = self.chain_layout_sgm(op, d, res_want=lv.sgm if lv.form in ("plain", "1d") else None)
             need = Layout.plain(_vshape(v), sgm)
-            if not need.same(lv):
+            if not need.same(lv) and not self.convertible(v, need):
                 raise SimtError(op, f"stored fragment layout {lv.describe()} differs from the descriptor's "
                                     f"{need.describe()} (a cross-work-item shuffle would be needed)")
             return
@@ -945,6 +1128,9 @@ class Distributor:
                     raise SimtError(op, f"DPAS operand {v.get_name()} is distributed as {have.describe()}, the "
                                         f"instruction needs {lay.describe()}")
             self.set_lay(res, Layout.plain(_vshape(res), lc))
+            return
+        if n in _RED_OPS:
+            self.fwd_reduction(op)
             return
         res = [r for r in op.results if _is_vec(r)]
         if not res and not any(_is_vec(v) for v in op.operands):
@@ -1047,6 +1233,8 @@ class Distributor:
             return False
         if lay.same(to) or self.remat_able(v):
             return True
+        if lay.form == "partial":
+            return False
         return _uniform_positions(lay.tbl, to.tbl) is not None
 
     def scatter_info(self, tdesc):
@@ -1304,11 +1492,20 @@ class Distributor:
             raise SimtError(op, "vector.extract of a sub-vector at a dynamic position of a distributed vector is "
                                 "not supported by xegpu-simt-distribute")
         idx_fn = self.slice_index_fn(op, _vshape(src), _vshape(res))
+        if sl.form == "sparse":
+            self.set_lay(res, self.sparse_view(sl, _vshape(res), idx_fn(np.arange(int(np.prod(_vshape(res)))))))
+            return
         lay = self.derive(op, res, sl, idx_fn)
         if lay is None:
             try:
                 lay = self.generic_subset(op, sl, res, idx_fn)
             except SimtError:
+                if self.feeds_reductions(res):
+                    # a slice only reductions consume (e.g. the first column of a DPAS C block, the
+                    # accumulator of a row reduction): a view of the source fragments
+                    self.set_lay(res, self.sparse_view(sl, _vshape(res),
+                                                       idx_fn(np.arange(int(np.prod(_vshape(res)))))))
+                    return
                 w = self.want.get(res)
                 if w is None or w[0] != "uniform":
                     raise
@@ -1420,6 +1617,9 @@ class Distributor:
                     sc[p] = rc[d]
                 return np.ravel_multi_index(tuple(sc), sshape)
             src_idx_of_res = idx_fn
+        if sl.form == "sparse":
+            self.set_lay(res, self.sparse_view(sl, rshape, src_idx_of_res(np.arange(int(np.prod(rshape))))))
+            return
         lay = self.derive(op, res, sl, idx_fn)
         need = self.want_layout(res)
         if need is not None and (lay is None or not lay.same(need)) and self.reorder_allowed(op):
@@ -1436,6 +1636,178 @@ class Distributor:
             tbl = inv[sl.tbl]
             lay = Layout(rshape, tbl, (tbl.shape[1],), "gen", None)
         self.set_lay(res, lay)
+
+    # ---- reductions -------------------------------------------------------------------------------
+    def feeds_reductions(self, v) -> bool:
+        """True when every use of `v` is a reduction (source or accumulator) or an element-wise op
+        combining like one (arith.addf, maximumf, ...), directly or through static data movement
+        (slices, shape_cast, transpose) whose results are such values too."""
+        uses = list(v.uses)
+        if not uses:
+            return False
+        for u in uses:
+            o = _op(u.owner)
+            if o.name in _RED_OPS and u.operand_number in (0, 1):
+                continue
+            if o.name in _COMBINE_KIND and _is_vec(o.results[0]):
+                continue
+            if o.name in _VIEW_OPS and u.operand_number == 0 and len(o.operands) == 1 and _is_vec(o.results[0]) \
+                    and self.feeds_reductions(o.results[0]):
+                continue
+            return False
+        return True
+
+    @staticmethod
+    def sparse_view(sl: Layout, rshape, src_of_res) -> Layout:
+        """The "sparse" layout of a data-movement result kept as a view of its source's fragments:
+        each fragment position holds the result element of its source element, or -1 outside."""
+        inv = np.full(int(np.prod(sl.shape)), -1, np.int64)
+        inv[np.asarray(src_of_res, np.int64)] = np.arange(len(src_of_res))
+        tbl = np.where(sl.tbl >= 0, inv[np.maximum(sl.tbl, 0)], -1)
+        return Layout(tuple(rshape), tbl, sl.lane_shape, "sparse")
+
+    def result_target(self, res):
+        """The layout a reduction result should take for its users: the wanted one, else, for a value
+        yielded by a loop, the loop's initial value's (the loop-carried layouts must agree)."""
+        w = self.want_layout(res)
+        if w is not None and not w.special:
+            return w
+        for u in res.uses:
+            o = _op(u.owner)
+            par = _op(o.parent) if o.name == "scf.yield" else None
+            if par is not None and par.name == "scf.for":
+                init = list(par.operands)[3 + u.operand_number]
+                lay = self.lay.get(init)
+                if lay is not None and not lay.special and lay.shape == _vshape(res):
+                    return lay
+        return None
+
+    def keeps_partial(self, res, kind) -> bool:
+        """A cross-work-item reduction result stays partial when its only users are reductions of the
+        same kind (the accumulator chains convert-xetile-to-xegpu builds per block): their own combine
+        across the work-items covers it."""
+        def same_kind(u):
+            o = _op(u.owner)
+            if o.name in _RED_OPS:
+                return u.operand_number in (0, 1) and _red_kind(o) == kind
+            return _COMBINE_KIND.get(o.name) == kind and _is_vec(o.results[0])
+        uses = list(res.uses)
+        return bool(uses) and all(same_kind(u) for u in uses)
+
+    def fwd_combine(self, op):
+        """An element-wise op combining like a reduction kind (arith.addf for add, ...) with an
+        operand held in part ("sparse" view) or as partial results: the result is a partial
+        result of that kind (each work-item combines the operand elements it holds, the identity
+        for the others), combined across the work-items unless only same-kind reductions or
+        combinations consume it (as fwd_reduction)."""
+        kind = _COMBINE_KIND[op.name]
+        res = op.results[0]
+        rshape = _vshape(res)
+        elt = _velt(res)
+        for v in op.operands:
+            lv = self.lay_of(op, v)
+            if lv.form == "partial" and lv.kind != kind:
+                raise SimtError(op, f"'{op.name}': operand {v.get_name()} is a partial <{lv.kind}> result")
+        n = int(np.prod(rshape))
+        keep = self.keeps_partial(res, kind)
+        lay = Layout(rshape, np.tile(np.arange(n, dtype=np.int64), (SG, 1)), rshape, "partial", kind=kind) if keep \
+            else Layout.uniform(rshape)
+        self.red_plan[res] = _RedPlan(kind, elt, np.arange(n, dtype=np.int64), n, rshape, "combine", lay, keep, "none")
+        self.set_lay(res, lay)
+
+    def fwd_reduction(self, op):
+        """vector.multi_reduction / vector.reduction. When every result element a work-item is to
+        hold has all its source elements in that work-item ("local": column sums of a DPAS C
+        block, a source every work-item holds whole), each work-item reduces its own fragment.
+        Otherwise ("cross": row sums of a C block, each work-item holding one column) every
+        work-item reduces the source elements it holds into a partial result of the whole shape
+        (the kind's identity where it holds none; an element several work-items hold counts once),
+        and `gpu.subgroup_reduce` (gpu.shuffle xor butterflies for minui / maxui) combines the
+        partials, leaving the result in every work-item ("uniform"); a result only reductions of
+        the same kind consume stays partial and is combined by them. The accumulator is combined
+        after the cross-work-item step when every work-item holds it, else by the work-items
+        holding its elements, before."""
+        kind = _red_kind(op)
+        src, res = op.operands[0], op.results[0]
+        acc = op.operands[1] if len(op.operands) > 1 else None
+        sshape = _vshape(src)
+        rshape = _vshape(res) if _is_vec(res) else ()
+        elt = _velt(src)
+        try:
+            _identity_attr(kind, elt)
+        except ValueError as e:
+            raise SimtError(op, f"'{op.name}': {e}")
+        ridx, n_r = _reduce_index(sshape, _red_dims(op))
+        sl = self.lay_of(op, src)
+        if acc is not None and _is_vec(acc):
+            al = self.lay_of(op, acc)
+        else:
+            al = self.lay.get(acc) if acc is not None else None     # a scalar: uniform unless partial
+        for what, lay in (("source", sl), ("accumulator", al)):
+            if lay is not None and lay.form == "partial" and lay.kind != kind:
+                raise SimtError(op, f"'{op.name}' <{kind}>: the {what} is a partial <{lay.kind}> result")
+        if sl.form != "partial" and (al is None or al.form != "partial"):
+            ok, lay = self.local_reduction_layout(sl, res, acc, ridx, n_r, rshape)
+            if ok:
+                self.red_plan[res] = _RedPlan(kind, elt, ridx, n_r, rshape, "local", lay, False,
+                                              "none" if acc is None else "local")
+                if lay is not None:
+                    self.set_lay(res, lay)
+                return
+        keep = self.keeps_partial(res, kind)
+        lay = None
+        if keep:
+            lay = Layout(rshape, np.tile(np.arange(n_r, dtype=np.int64), (SG, 1)), rshape, "partial", kind=kind)
+        elif rshape:
+            # after the combine every work-item has the whole result: it keeps the elements its
+            # users want (e.g. a loop-carried value's distribution), else all
+            lay = self.result_target(res)
+            if lay is None:
+                lay = Layout.uniform(rshape)
+        if acc is None:
+            acc_mode = "none"
+        elif al is not None and al.form == "partial":
+            acc_mode = "partial"
+        elif not keep and (al is None if not rshape else self.convertible(acc, lay)):
+            acc_mode = "post"
+        else:
+            acc_mode = "contrib"
+        self.red_plan[res] = _RedPlan(kind, elt, ridx, n_r, rshape, "cross", lay, keep, acc_mode)
+        if lay is not None:
+            self.set_lay(res, lay)
+
+    def local_reduction_layout(self, sl: Layout, res, acc, ridx, n_r, rshape):
+        """(True, layout) when the reduction needs no other work-item's data: a result layout in which
+        every work-item holds all source elements of its result elements (the users' wanted layout,
+        the default distribution, the whole result, or each work-item's complete elements) and the
+        accumulator can be brought to it; layout None for a scalar every work-item computes."""
+        held = [set(int(x) for x in row if x >= 0) for row in sl.tbl]
+        src_of = [[] for _ in range(n_r)]
+        for s_, r in enumerate(ridx):
+            src_of[int(r)].append(s_)
+        full = [frozenset(r for r in range(n_r) if all(x in held[lane] for x in src_of[r])) for lane in range(SG)]
+        if not rshape:
+            return all(len(f) == 1 for f in full), None
+        cands = []
+        w = self.result_target(res)
+        if w is not None:
+            cands.append(w)
+        if len(rshape) in (1, 2):
+            try:
+                cands.append(Layout.plain(rshape, default_sgm(rshape)))
+            except ValueError:
+                pass
+        if all(len(f) == n_r for f in full):
+            cands.append(Layout.uniform(rshape))
+        sizes = {len(f) for f in full}
+        if len(sizes) == 1 and 0 < min(sizes) < n_r and frozenset().union(*full) == frozenset(range(n_r)):
+            tbl = np.array([sorted(f) for f in full], np.int64)
+            cands.append(Layout(rshape, tbl, (tbl.shape[1],), "gen"))
+        for c in cands:
+            if all(set(int(x) for x in c.tbl[lane]) <= full[lane] for lane in range(SG)) and \
+                    (acc is None or self.convertible(acc, c)):
+                return True, c
+        return False, None
 
     # ---- step 3: rewrite ------------------------------------------------------------------------
     def lane_type(self, v, lay=None):
@@ -1534,6 +1906,8 @@ class Distributor:
         lay = self.lay_of(op, v)
         if lay.same(to):
             return rb.one(v)
+        if lay.form == "partial":
+            raise SimtError(op, f"{what} {v.get_name()} is {lay.describe()}; '{op.name}' needs {to.describe()}")
         if self.remat_able(v):
             return self.materialize(rb, v, to, op)
         elt = _velt(v)
@@ -1649,6 +2023,8 @@ class Distributor:
             "xegpu.store_scatter": self.r_scatter,
             "xegpu.atomic_rmw": self.r_atomic,
             "xegpu.prefetch": self.r_prefetch_sc,
+            "vector.multi_reduction": self.r_reduction,
+            "vector.reduction": self.r_reduction,
         }
 
     def r_create(self, rb, op):
@@ -1695,7 +2071,12 @@ class Distributor:
 
     def r_store(self, rb, op):
         kw = {k: _str_attr(op, k) for k in ("l1_hint", "l2_hint", "l3_hint") if k in op.attributes}
-        StoreNdOp.build(value=rb.one(op.operands[0]), tdesc=rb.one(op.operands[1]), **kw)
+        v, d = op.operands[0], rb.one(op.operands[1])
+        tv = TensorDescType(d.type)
+        # (a value held whole, e.g. a reduction result, is picked per work-item)
+        # (the old value may already be a loop's rebuilt block argument: shapes from the layout)
+        need = Layout.plain(self.lay_of(op, v).shape, SgMap(tuple(tv.sg_map.wi_layout), tuple(tv.sg_map.wi_data)))
+        StoreNdOp.build(value=self.convert(rb, v, need, op, "stored value"), tdesc=d, **kw)
         return []
 
     def r_prefetch(self, rb, op):
@@ -1716,6 +2097,8 @@ class Distributor:
         if not _is_vec(res):
             return None         # an element of a vector every work-item holds whole: kept
         sl, rl = self.lay[src], self.lay[res]
+        if rl.form == "sparse":
+            return [rb.one(src)]    # a view for reductions: the source fragment
         idx = self.slice_index_fn(op, sl.shape, rl.shape)(rl.tbl)
         try:
             return [self.move(rb.one(src), sl, rl, idx, _velt(res))]
@@ -1725,6 +2108,8 @@ class Distributor:
     def r_move(self, rb, op):
         src, res = op.operands[0], op.results[0]
         sl, rl = self.lay[src], self.lay[res]
+        if rl.form == "sparse":
+            return [rb.one(src)]    # a view for reductions: the source fragment
         if res in self.reorders:
             src_lay, need_idx = self.reorders[res]
             try:
@@ -1860,6 +2245,8 @@ class Distributor:
         res = [r for r in op.results if _is_vec(r)]
         if not res:
             return None
+        if res[0] in self.red_plan:
+            return [self.r_combine(rb, op)]
         lay = self.lay[res[0]]
         if len(op.results) == 1 and self.remat_able(res[0]):
             return [self.materialize(rb, res[0], lay, op, rebuild=True)]
@@ -1868,6 +2255,231 @@ class Distributor:
         attrs = _attr_dict(op)
         new = ir.Operation.create(op.name, results=types, operands=operands, attributes=attrs)
         return [new.results[i] for i in range(len(types))]
+
+    # ---- reductions (rewrite) -----------------------------------------------------------------------
+    def _flat(self, v, lane_shape, elt):
+        """A work-item's fragment as a 1-D vector (a scalar as vector<1>)."""
+        if len(lane_shape) == 1:
+            return v
+        if tuple(lane_shape) == ():
+            return self.memo("flat", v, lambda: vector.broadcast(_vt((1,), elt), v))
+        return self.memo("flat", v, lambda: vector.shape_cast(_vt((int(np.prod(lane_shape)),), elt), v))
+
+    @staticmethod
+    def _unflat(v, lane_shape, elt):
+        if tuple(lane_shape) == ():
+            return vector.extract(v, [], [0])
+        if len(lane_shape) == 1:
+            return v
+        return vector.shape_cast(_vt(lane_shape, elt), v)
+
+    def identity_vec(self, kind, elt, n):
+        def build():
+            t = _vt((n,), elt)
+            return arith.ConstantOp(t, ir.DenseElementsAttr.get_splat(t, _identity_attr(kind, elt))).result
+        return self.memo("identity", (kind, elt, n), build)
+
+    @staticmethod
+    def combine(kind, elt, a, b):
+        name = _ARITH_COMBINE[kind][1 if _is_int(elt) else 0]
+        return ir.Operation.create(name, results=[a.type], operands=[a, b]).results[0]
+
+    def reduce_rows(self, frag, M, acc_vec, kind, elt):
+        """vector<n_r>: element r the `kind` reduction of the fragment positions M[r] (-1: identity),
+        combined with acc_vec (vector<n_r>) when given; None when nothing contributes."""
+        n_r, k = M.shape
+        if (M < 0).all():
+            return acc_vec
+        n_src = _vshape(frag)[0]
+        mask = M.reshape(-1)
+        if (mask >= 0).all():
+            x = frag if np.array_equal(mask, np.arange(n_src)) else vector.shuffle(frag, frag, [int(i) for i in mask])
+        else:
+            x = vector.shuffle(frag, self.identity_vec(kind, elt, 1), [int(i) if i >= 0 else n_src for i in mask])
+        if k == 1:
+            return x if acc_vec is None else self.combine(kind, elt, x, acc_vec)
+        x = vector.shape_cast(_vt((n_r, k), elt), x)
+        a = acc_vec if acc_vec is not None else self.identity_vec(kind, elt, n_r)
+        return ir.Operation.create("vector.multi_reduction", results=[_vt((n_r,), elt)], operands=[x, a],
+                                   attributes={"kind": ir.Attribute.parse(f"#vector.kind<{kind}>"),
+                                               "reduction_dims": ir.DenseI64ArrayAttr.get([1])}).results[0]
+
+    def select_groups(self, groups: dict, build):
+        """One value per group of work-items (key -> work-items), selected by work-item id."""
+        items = sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[1][0]))
+        out = build(items[0][0])
+        for key, lanes in items[1:]:
+            cand = build(key)
+            if cand != out:
+                out = arith.SelectOp(self.lane_pred(lanes), cand, out).result
+        return out
+
+    def all_reduce(self, x, kind, elt):
+        """The `kind` combination of x over the 16 work-items, in every work-item."""
+        if kind in _SUBGROUP_REDUCE_KINDS:
+            return ir.Operation.create("gpu.subgroup_reduce", results=[x.type], operands=[x],
+                                       attributes={"op": ir.Attribute.parse(f"#gpu<all_reduce_op {kind}>")}).results[0]
+        i32 = ir.IntegerType.get_signless(32)
+        width = self.memo("const_i32", SG, lambda: arith.ConstantOp(i32, SG).result)
+        off = SG // 2
+        while off:
+            o = self.memo("const_i32", off, lambda: arith.ConstantOp(i32, off).result)
+            y = gpu.ShuffleOp(x, o, width, gpu.ShuffleMode.XOR).results[0]
+            x = self.combine(kind, elt, x, y)
+            off //= 2
+        return x
+
+    def r_reduction(self, rb, op):
+        res = op.results[0]
+        plan = self.red_plan[res]
+        src = op.operands[0]
+        acc = op.operands[1] if len(op.operands) > 1 else None
+        sl = self.lay[src]
+        frag = self._flat(rb.one(src), sl.lane_shape, plan.elt)
+        if plan.mode == "local":
+            return [self.red_local(rb, op, plan, sl, frag, acc)]
+        return [self.red_cross(rb, op, plan, sl, frag, acc)]
+
+    def red_local(self, rb, op, plan, sl, frag, acc):
+        kind, elt, lay = plan.kind, plan.elt, plan.res_lay
+        rows = lay.tbl if lay is not None else np.zeros((SG, 1), np.int64)
+        n = rows.shape[1]
+        src_of = [[] for _ in range(plan.n_r)]
+        for s_, r in enumerate(plan.ridx):
+            src_of[int(r)].append(s_)
+        acc_vec = None
+        if acc is not None:
+            if lay is None:
+                acc_vec = self._flat(rb.one(acc), (), elt)
+            else:
+                acc_vec = self.convert(rb, acc, lay.with_lane_shape((n,)), op, "accumulator")
+        groups = {}
+        for lane in range(SG):
+            pos = {}
+            for p, x in enumerate(sl.tbl[lane]):
+                pos.setdefault(int(x), p)
+            key = tuple(tuple(pos[s_] for s_ in src_of[int(r)]) for r in rows[lane])
+            groups.setdefault(key, []).append(lane)
+        out = self.select_groups(groups, lambda key: self.reduce_rows(frag, np.array(key, np.int64), acc_vec, kind,
+                                                                         elt))
+        return self._unflat(out, lay.lane_shape if lay is not None else (), elt)
+
+    def operand_term(self, rb, v, n, elt):
+        """(fragment, per-work-item contribution rows) of an operand of a cross-work-item combination
+        (n elements): every position of a partial result, else each element once."""
+        lay = self.lay[v]
+        frag = self._flat(rb.one(v), lay.lane_shape, elt)
+        return frag, _contributions(lay.tbl, np.arange(n, dtype=np.int64), n, dedupe=lay.form != "partial")
+
+    def partial_of_terms(self, terms, kind, elt, n_r):
+        """This work-item's vector<n_r> partial result of the `kind` combination of the terms (fragment,
+        per-work-item rows: the fragment positions each result element takes). Work-items with the
+        same positions share the code (selected by work-item id); a term whose positions differ in
+        many work-items, one element per result element, is inserted at positions looked up by
+        work-item id instead."""
+        def key_of(rows, lane):
+            return tuple(map(tuple, rows[lane]))
+        merged = []
+        for frag, rows in terms:
+            # views of one fragment (a slice and the rest of the block): one term
+            same = next((i for i, (f, _) in enumerate(merged) if f == frag), None)
+            if same is None:
+                merged.append((frag, [[list(r) for r in lane_rows] for lane_rows in rows]))
+            else:
+                for lane in range(SG):
+                    for r, ps in enumerate(rows[lane]):
+                        merged[same][1][lane][r] += ps
+        terms = merged
+        joint = {}
+        for lane in range(SG):
+            joint.setdefault(tuple(key_of(rows, lane) for _, rows in terms), []).append(lane)
+
+        def build(key):
+            x = None
+            for (frag, _), rows in zip(terms, key):
+                x = self.reduce_rows(frag, _pad_rows(rows), x, kind, elt)
+            return x if x is not None else self.identity_vec(kind, elt, n_r)
+        if len(joint) <= 4:
+            return self.select_groups(joint, build)
+        x = None
+        for frag, rows in terms:
+            groups = {}
+            for lane in range(SG):
+                groups.setdefault(key_of(rows, lane), []).append(lane)
+            slots, slot_rows = _slots(rows, _vshape(frag)[0], n_r)
+            k = max([len(r) for lane_rows in slot_rows for r in lane_rows] + [0])
+            if len(groups) > len(slots) + 1 and k <= 1:
+                # positions that always go to one result element are reduced first (e.g. the 4 rows
+                # of a column a work-item of a [2, 8] layout holds), then inserted by work-item id
+                sv = frag
+                if any(len(ps) > 1 for ps in slots) or [ps[0] for ps in slots] != list(range(_vshape(frag)[0])):
+                    sv = self.reduce_rows(frag, _pad_rows(slots), None, kind, elt)
+                y = self.insert_by_lane(sv, slot_rows, kind, elt, n_r)
+            else:
+                def one(key, frag=frag):
+                    y = self.reduce_rows(frag, _pad_rows(key), None, kind, elt)
+                    return y if y is not None else self.identity_vec(kind, elt, n_r)
+                y = self.select_groups(groups, one)
+            x = y if x is None else self.combine(kind, elt, y, x)
+        return x
+
+    def insert_by_lane(self, frag, rows, kind, elt, n_r):
+        """vector<n_r>: the identity, with each fragment position inserted at the result element it
+        takes in this work-item (a lookup by work-item id; positions a work-item does not put anywhere
+        go to a scratch element past the end)."""
+        n_pos = _vshape(frag)[0]
+        dest = np.full((SG, n_pos), n_r, np.int64)
+        for lane in range(SG):
+            for r, ps in enumerate(rows[lane]):
+                for p in ps:
+                    dest[lane, p] = r
+        x = self.identity_vec(kind, elt, n_r + 1)
+        for p in range(n_pos):
+            col = dest[:, p]
+            if (col == n_r).all():
+                continue
+            e = vector.extract(frag, [], [p])
+            if (col == col[0]).all():
+                x = vector.insert(e, x, [], [int(col[0])])
+            else:
+                x = vector.insert(e, x, [self.lane_index(col)], [_DYN])
+        return vector.extract_strided_slice(_vt((n_r,), elt), x, [0], [n_r], [1])
+
+    def r_combine(self, rb, op):
+        res = op.results[0]
+        plan = self.red_plan[res]
+        kind, elt, n = plan.kind, plan.elt, plan.n_r
+        part = self.partial_of_terms([self.operand_term(rb, v, n, elt) for v in op.operands], kind, elt, n)
+        if not plan.keep:
+            part = self.all_reduce(part, kind, elt)
+        return self._unflat(part, plan.rshape, elt)
+
+    def red_cross(self, rb, op, plan, sl, frag, acc):
+        kind, elt, n_r = plan.kind, plan.elt, plan.n_r
+        terms = [(frag, _contributions(sl.tbl, plan.ridx, n_r, dedupe=sl.form != "partial"))]
+        if plan.acc_mode == "partial":
+            terms.append(self.operand_term(rb, acc, n_r, elt))
+        elif plan.acc_mode == "contrib":
+            if self.lay.get(acc) is None:       # a scalar every work-item holds: added by work-item 0
+                terms.append((self._flat(rb.one(acc), (), elt),
+                               _contributions(np.zeros((SG, 1), np.int64), np.zeros(1, np.int64), 1)))
+            else:
+                terms.append(self.operand_term(rb, acc, n_r, elt))
+        part = self.partial_of_terms(terms, kind, elt, n_r)
+        if plan.keep:
+            return self._unflat(part, plan.rshape, elt)
+        if not plan.rshape:
+            part = vector.extract(part, [], [0])
+        total = self.all_reduce(part, kind, elt)
+        if not plan.rshape:
+            return total if plan.acc_mode != "post" else self.combine(kind, elt, total, rb.one(acc))
+        lay = plan.res_lay
+        n = lay.count
+        if lay.form != "uniform":
+            total = self.lane_extract(total, (plan.n_r,), lay.with_lane_shape((n,)), elt)
+        if plan.acc_mode == "post":
+            total = self.combine(kind, elt, total, self.convert(rb, acc, lay.with_lane_shape((n,)), op, "accumulator"))
+        return self._unflat(total, lay.lane_shape, elt)
 
     # ---- scattered ops ------------------------------------------------------------------------------
     # A scattered chain's access layout says which (lane, chunk element) pairs of the VC access each
