@@ -405,3 +405,29 @@ def test_workgroup_attribution_is_per_workgroup_slm():
     r = simulate(parse_module(text), "main", [np.zeros((3, 4), np.int64)])
     exp = np.array([[w * 4 + (s + 1) % 4 for s in range(4)] for w in range(3)])
     assert np.array_equal(r.buffers[0], exp)
+
+
+def test_subgroup_reduce_unsigned_and_clusters():
+    body = """
+    %tid = gpu.thread_id x
+    %x = memref.load %a[%tid] : memref<16xi32>
+    %u = gpu.subgroup_reduce maxui %x : (i32) -> i32
+    %v = gpu.subgroup_reduce minui %x : (i32) -> i32
+    %c = gpu.subgroup_reduce add %x cluster(size = 4) : (i32) -> i32
+    %d = gpu.subgroup_reduce add %x cluster(size = 2, stride = 4) : (i32) -> i32
+    memref.store %u, %o1[%tid] : memref<16xi32>
+    memref.store %v, %o2[%tid] : memref<16xi32>
+    memref.store %c, %o3[%tid] : memref<16xi32>
+    memref.store %d, %o4[%tid] : memref<16xi32>
+    """
+    args = [("a", "memref<16xi32>")] + [(f"o{i}", "memref<16xi32>") for i in range(1, 5)]
+    text = single_kernel_module(args, body, block=(16, 1, 1))
+    a = np.array([3, -1, 7, 0, 5, -8, 2, 9, 1, 4, -3, 6, 11, 12, 13, 14], np.int32)
+    r = simulate(parse_module(text), "main", [a] + [np.zeros(16, np.int32) for _ in range(4)]).buffers
+    u = a.view(np.uint32)
+    assert (r[1] == np.int32(u.max().astype(np.uint32).view(np.int32))).all() and r[1][0] == -1   # 0xffffffff
+    assert (r[2] == 0).all()                                                                     # unsigned min
+    np.testing.assert_array_equal(r[3], np.repeat(a.reshape(4, 4).sum(axis=1), 4))
+    lanes = np.arange(16)
+    partner = np.where((lanes // 4) % 2 == 0, lanes + 4, lanes - 4)   # clusters {l, l + 4} in blocks of 8
+    np.testing.assert_array_equal(r[4], a + a[partner])

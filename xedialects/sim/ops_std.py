@@ -1847,6 +1847,13 @@ def _sg_reduce(c, o):
            "maximumf": np.maximum, "and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor}[kind]
     val, r = o.ins[0], o.outs[0]
     dt = o.out_types[0].dtype
+    size = o.attr("cluster_size")
+    stride = o.attr("cluster_stride")
+    size = ir.IntegerAttr(size).value if size is not None else SUBGROUP_SIZE
+    stride = ir.IntegerAttr(stride).value if stride is not None else 1
+    if size * stride > SUBGROUP_SIZE or SUBGROUP_SIZE % (size * stride):
+        o.error(f"gpu.subgroup_reduce: clusters of {size} lanes with stride {stride} do not tile a "
+                f"{SUBGROUP_SIZE}-lane subgroup")
 
     def f(env, st):
         v = _lanes(st, env[val])
@@ -1860,8 +1867,15 @@ def _sg_reduce(c, o):
                 first = np.argmax(m.reshape(m.shape[0], -1), axis=1)
                 fill = v[np.arange(v.shape[0]), first][:, None]
             v = np.where(m, v, fill)
-        s = red.reduce(_up(v), axis=1).astype(dt)
-        env[r] = np.repeat(s, SUBGROUP_SIZE, axis=0)
+        x = _up(v)
+        if kind in ("minui", "maxui"):          # unsigned order on the integer bits
+            x = x.view(np.dtype(f"u{x.dtype.itemsize}"))
+        # lanes [subgroups, 16] -> [subgroups, 16 / (size * stride), size, stride]: clusters on axis 2
+        g = x.reshape((x.shape[0], SUBGROUP_SIZE // (size * stride), size, stride) + x.shape[2:])
+        s = np.broadcast_to(red.reduce(g, axis=2, keepdims=True), g.shape).reshape(x.shape)
+        if kind in ("minui", "maxui"):
+            s = s.view(v.dtype)
+        env[r] = s.astype(dt).reshape((-1,) + x.shape[2:])
 
     return f
 
