@@ -5,6 +5,9 @@ both forms are simulated (`xedialects.sim`) and compared with the CPU reference:
 hand-written kernels, upstream MLIR on the CPU (`run_reference`) for linalg GEMMs whose unaligned
 pitches force the scattered fallback of convert-xetile-to-xegpu. The same messages on the same data
 give bit-identical results in both modes."""
+import os
+import sys
+
 import ml_dtypes
 import numpy as np
 import pytest
@@ -14,6 +17,9 @@ from xedialects.diagnostics import DiagnosticError
 from xedialects.passes import run
 from xedialects.sim import simulate
 from xedialects.sim.reference import compare, run_reference
+
+sys.path.insert(0, os.path.dirname(__file__))
+from test_linalg_lowering import residual_scale  # noqa: E402
 
 BF16 = ml_dtypes.bfloat16
 SIMT = "xegpu-simt-distribute"
@@ -192,9 +198,11 @@ def _a_rows_kernel(elt, k, acc, rows_per_gather=16):
 @pytest.mark.parametrize("elt,k,acc", [("bf16", 16, "f32"), ("f16", 16, "f32"), ("i8", 32, "i32")])
 def test_gathered_rows_feed_dpas_a(elt, k, acc):
     # The SIMT DPAS takes a computed A in the packed order (rfc sg_map_a [2, 8] x [1, 32/bits]): a
-    # gathered row belongs to half of the work-items, so each work-item loads the elements its A
-    # fragment needs (2 per work-item for 16-bit, 4 = two 32-lane messages for 8-bit) and keeps
-    # them only where its fragment holds that row (a select on the work-item id)
+    # gathered row belongs to half of the work-items. 16-bit: each work-item loads the 2 elements its
+    # A fragment needs (one 32-lane message, as in VC mode) and keeps them only where its fragment
+    # holds that row (a select on the work-item id). 8-bit: 4 per work-item would take two 32-lane
+    # messages; the rows keep one element per work-item (one message each, as in VC mode) and the
+    # assembled block is reordered across the work-items (gpu.shuffle idx) into the packed order
     rng = np.random.default_rng(1)
     if elt == "i8":
         A = rng.integers(-8, 8, 320).astype(np.int8)
@@ -213,12 +221,15 @@ def test_gathered_rows_feed_dpas_a(elt, k, acc):
         ok, mx, rel = compare(simt.buffers[2], Am.astype(np.float32) @ B.astype(np.float32), elt, acc, k=k)
         assert ok, (mx, rel)
     same(vc, simt)
-    assert f"-> !xegpu.tensor_desc<32x{elt}, #xegpu.tdesc_attr<scattered = true, sg_map = <wi_layout = [1, 16], " \
-           f"wi_data = [1, 2]>>>" in ir_text
-    assert "gpu.lane_id" in ir_text and "arith.select" in ir_text
-    # 8-bit: four elements per work-item are two SIMT messages of 32 lanes each
-    n_msgs = (8 * k // 16) * (2 if elt == "i8" else 1)
-    assert simt.trace.gathers == n_msgs and vc.trace.gathers == 8 * k // 16
+    if elt == "i8":
+        assert f"-> !xegpu.tensor_desc<16x{elt}, #xegpu.tdesc_attr<scattered = true, sg_map = <wi_layout = [1, 16], " \
+               f"wi_data = [1, 1]>>>" in ir_text
+        assert "gpu.shuffle  idx" in ir_text
+    else:
+        assert f"-> !xegpu.tensor_desc<32x{elt}, #xegpu.tdesc_attr<scattered = true, sg_map = <wi_layout = [1, 16], " \
+               f"wi_data = [1, 2]>>>" in ir_text
+        assert "gpu.lane_id" in ir_text and "arith.select" in ir_text
+    assert simt.trace.gathers == vc.trace.gathers == 8 * k // 16
 
 
 def _a_t_rows_kernel(elt, acc, scale=False, store_block=False):
@@ -389,18 +400,23 @@ func.func @f(%A: memref<{M}x{K}x{a}>, %B: memref<{K}x{N}x{a}>, %C: memref<{M}x{N
 }}"""
 
 
-def _vc_and_simt_match_cpu(src, args, a, c, K):
-    """Lower `src` to VC and SIMT XeGPU, simulate both (scattered accesses expected) and check C
-    against the CPU reference; [(result, IR text)] for VC and SIMT."""
-    want = run_reference(src, "f", [x.copy() for x in args])[2]
+def _vc_and_simt_match_cpu(src, args, a, c, K, outputs=(2,)):
+    """Lower `src` to VC and SIMT XeGPU, simulate both (scattered accesses expected) and check the
+    buffers `outputs` (argument indices; None: every memref argument) against the CPU reference;
+    [(result, IR text)] for VC and SIMT."""
+    want = run_reference(src, "f", [x.copy() for x in args])
+    if outputs is None:
+        outputs = [i for i, x in enumerate(args) if np.ndim(x)]
     out = []
     for stage in ("xe-gemm-to-xegpu", "xe-gemm-to-xegpu, xegpu-simt-distribute"):
         m = xedialects.parse(src, "gemm.mlir")
         run(m, f"builtin.module({stage})")
         res = simulate(m, "f", [x.copy() for x in args], trace=True)
         assert res.trace.gathers > 0
-        ok, mx, rel = compare(res.buffers[2], want, a, c, k=K)
-        assert ok, f"{stage}: max abs {mx:.3g}, max rel {rel:.3g}"
+        for i in outputs:
+            ok, mx, rel = compare(res.buffers[i], want[i], a, c if c is not None else np.asarray(want[i]).dtype,
+                                  k=K)
+            assert ok, f"{stage}, argument {i}: max abs {mx:.3g}, max rel {rel:.3g}"
         out.append((res, xedialects.print_ir(m)))
     return out
 
@@ -421,6 +437,9 @@ def test_unaligned_gemm_vc_and_simt_match_cpu(M, N, K, a, c):
     (vc, _), (simt, _) = _vc_and_simt_match_cpu(src, args, a, c, K)
     assert simt.trace.launches[0].level == "simt"
     np.testing.assert_array_equal(simt.buffers[2], vc.buffers[2])
+    # as many gather messages as VC mode (an 8-bit A is gathered one element per work-item and
+    # reordered into the packed A order, not four elements per work-item in two messages)
+    assert simt.trace.gathers == vc.trace.gathers
 
 
 def _mm_ta(M, N, K, a, c, bias=None):
@@ -473,6 +492,65 @@ def test_unaligned_transposed_a_gemm_vc_and_simt_match_cpu(M, N, K, a, c, bias):
     np.testing.assert_array_equal(simt.buffers[2], vc.buffers[2])
     assert simt.trace.gathers == vc.trace.gathers
     assert "vector.transpose" not in ir_text and "gpu.shuffle  idx" in ir_text
+
+
+def _mm_tb(M, N, K, a, c, ta_=False):
+    """C = A x B with B given transposed (an N x K memref, indexing map (n, k)); with `ta_` A is
+    given transposed too (K x M, map (k, m))."""
+    ta = f"memref<{K}x{M}x{a}>" if ta_ else f"memref<{M}x{K}x{a}>"
+    tb, tc = f"memref<{N}x{K}x{a}>", f"memref<{M}x{N}x{c}>"
+    amap = "affine_map<(m, n, k) -> (k, m)>" if ta_ else "affine_map<(m, n, k) -> (m, k)>"
+    return f"""
+func.func @f(%A: {ta}, %B: {tb}, %C: {tc}) {{
+  linalg.matmul indexing_maps = [{amap}, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+      ins(%A, %B : {ta}, {tb}) outs(%C : {tc})
+  return
+}}"""
+
+
+@pytest.mark.parametrize("M,N,K,a,c,ta", [
+    (33, 45, 27, "f16", "f32", False), (32, 32, 27, "bf16", "f32", False), (20, 17, 27, "f16", "f16", False),
+    (33, 45, 27, "f32", "f32", False), (40, 36, 70, "i8", "i32", False), (40, 36, 70, "i8", "i32", True),
+    (33, 45, 27, "bf16", "f32", True),
+], ids=lambda x: str(x))
+def test_unaligned_transposed_b_gemm_keeps_vc_gathers(M, N, K, a, c, ta):
+    # a transposed B the 2D block loads cannot read (pitch K * bytes unaligned) is gathered row by row
+    # (one row of B^T, i.e. one column of B, per message) and transposed in registers; the SIMT form
+    # keeps the gathers' distribution (one element per work-item, as many messages as the VC form;
+    # the transposed DPAS B sg_map would make every work-item gather a whole row: ~5.7x the messages)
+    # and reorders the transposed block across the work-items into the DPAS B (VNNI) order
+    src = _mm_tb(M, N, K, a, c, ta)
+    rng = np.random.default_rng(6)
+    shapes = [((K, M) if ta else (M, K), a), ((N, K), a), ((M, N), c)]
+    if a == "i8":
+        args = [rng.integers(-4, 5, s).astype(DT[t]) for s, t in shapes]
+    else:
+        args = [rng.uniform(-1, 1, s).astype(np.float32).astype(DT[t]) for s, t in shapes]
+    (vc, _), (simt, ir_text) = _vc_and_simt_match_cpu(src, args, a, c, K)
+    assert simt.trace.launches[0].level == "simt"
+    np.testing.assert_array_equal(simt.buffers[2], vc.buffers[2])
+    assert simt.trace.gathers == vc.trace.gathers
+    assert "gpu.shuffle  idx" in ir_text
+
+
+@pytest.mark.parametrize("M,N,K", [(1, 130, 1), (24, 8, 3), (64, 16, 8), (33, 45, 27), (7, 9, 5)],
+                         ids=lambda x: str(x))
+def test_residual_epilogue_gathered_a_vc_and_simt_match_cpu(M, N, K):
+    # D = (A x B) * s + R in f16 with an A too narrow (or a pitch too unaligned) for 2D block loads:
+    # the gathered A rows are assembled in a zero block convert-xetile-to-xegpu shares with the
+    # gathered rows of C and of the residual R. The DPAS A operand fixes the packed A layout of that
+    # constant; the residual's block (whose users want no layout) is assembled in its own layout, the
+    # one its gathered rows and the GEMM result it is added to have (one element per work-item and
+    # row), with as many gather messages as the VC form
+    case = residual_scale(M, N, K)
+    args = case.inputs(3)
+    (vc, _), (simt, _) = _vc_and_simt_match_cpu(case.src, args, "f16", None, K, outputs=None)
+    assert simt.trace.launches[0].level == "simt"
+    for i, x in enumerate(args):
+        if np.ndim(x):
+            np.testing.assert_array_equal(simt.buffers[i], vc.buffers[i])
+    assert simt.trace.gathers == vc.trace.gathers
+    assert simt.trace.scatters == vc.trace.scatters
 
 
 # ------------------------------------------------------------------------------------------------

@@ -31,7 +31,20 @@ messages as in VC mode; the transposed packed-A sg_map would give each row to tw
 each, and every work-item would gather four elements per row), the block takes its default
 distribution, and the transpose is followed by a subgroup reorder to the packed A order (one
 `gpu.shuffle idx` of the fragment per pattern of source work-items, each element then picked by
-work-item id).
+work-item id). A transposed B arriving gathered (one `load_gather` per N row of the N x K memory
+block, `vector.transpose` to K x N, then the VNNI shape_cast / transpose) is handled alike: the
+transposed DPAS B sg_map would give every row to one work-item (each gathering a whole row: ~5.7x the
+VC messages); the rows keep their gathers' distribution and the transpose is followed by a subgroup
+reorder to the DPAS B order. A non-transposed block assembled from gathered rows keeps the layout
+its users want (each work-item gathers the row elements its fragment holds, e.g. 2 per work-item for a
+16-bit packed A: one 32-lane message per row, as in VC mode) unless that takes more than one message
+per gathered piece (an 8-bit packed A, [2, 8] x [1, 4]: 4 per work-item); then the rows keep one
+element per work-item and the last insert is followed by a subgroup reorder to the wanted layout.
+A gathered block assembled in a constant (zeros) that another chain shares (convert-xetile-to-xegpu
+uses one zero block for the gathered rows of A, C and e.g. a residual matrix) takes its own layout:
+its users' when they want one (re-creating the constant in it), else, when the constant's layout
+(fixed by another chain's users, e.g. the packed A order) does not fit its gathered rows, the block's
+default distribution ([1, 16] x [1, 1] for 16 columns: the DPAS C layout a residual is added to).
 Bias epilogues broadcast a row (1 x n) or a column (m x 1) to a block, usually in the DPAS C layout
 ([1, 16] x [1, 1]: each work-item holds one column, all rows). A row takes the block's sg_map (each
 work-item holds its columns' elements: vector<1x1> per 16 columns) and the broadcast becomes a
@@ -73,7 +86,7 @@ The pass works in three steps:
    shapes, and data movement (extract/insert_strided_slice, shape_cast, transpose) is rewritten on
    the fragments -- a strided slice when the fragment elements form a box, a `vector.shuffle`
    otherwise. Data from another work-item is fetched only by the reorders of transposed loads,
-   of transposed gathered A blocks and of broadcast columns, and by the subgroup reductions of
+   of transposed gathered A and B blocks and of broadcast columns, and by the subgroup reductions of
    reductions across work-items (above); anything else that would need it (e.g. an uneven slice
    used other than by reductions, one element of a distributed vector) is reported as an error.
 """
@@ -613,6 +626,7 @@ class Distributor:
         self.errors = []
         self.reorders: dict = {}     # result value -> (source Layout, source index per element): subgroup reorder
         self.red_plan: dict = {}     # reduction result -> _RedPlan (how the work-items combine it)
+        self.gather_reorder: dict = {}   # last insert of a gathered block -> reordered after it
         self._remat: dict = {}       # vector value -> recomputable in any layout
         self._memo: dict = {}        # (what, key, block) -> value built in that block
         self._lane = None
@@ -858,6 +872,10 @@ class Distributor:
                         if _is_vec(v) and (n == "vector.extract_strided_slice" or _vshape(v) == _vshape(res[0])):
                             changed |= self.desire(v, form, sgm)
                 elif n == "vector.insert_strided_slice" or (n == "vector.insert" and _is_vec(op.operands[0])):
+                    if self.reorder_gathered_block(op, form):
+                        # the block is assembled in its gathers' distribution and reordered after
+                        # the last insert (fwd_insert)
+                        continue
                     changed |= self.desire(op.operands[1], form, sgm)
                     p = op.operands[0]
                     if len(_vshape(p)) == len(_vshape(res[0])):
@@ -882,12 +900,14 @@ class Distributor:
                         changed |= self.desire(op.operands[0], "uniform", None)
                 elif n == "vector.transpose":
                     perm = _ints(op.attributes["permutation"])
-                    if perm == [1, 0] and form == "plain" and min(sgm.wl) > 1 and \
+                    if perm == [1, 0] and form == "plain" and sgm.t() != SgMap((1, SG), (1, 1)) and \
                             _gathered_block(op.operands[0]):
-                        # a transposed A assembled from gathered rows: the transposed sg_map would
-                        # give every row to two work-items (half each, every work-item gathering
-                        # four elements per row); the rows keep their gathers' distribution instead
-                        # and a subgroup reorder follows the transpose (fwd_move)
+                        # a transposed operand assembled from gathered rows: the transposed sg_map
+                        # would give every row to fewer than 16 work-items (packed A: two, half
+                        # each, every work-item gathering four elements per row; B: one, gathering
+                        # the whole row); the rows keep their gathers' distribution instead (one
+                        # element per work-item, as in VC mode) and a subgroup reorder follows the
+                        # transpose (fwd_move)
                         pass
                     elif perm == [1, 0]:
                         changed |= self.desire(op.operands[0], "plain", sgm.t())
@@ -898,6 +918,27 @@ class Distributor:
                     if form in ("inter", "vnni", "plain"):
                         f2 = "plain" if len(_vshape(src)) == 2 else ("vnni" if form == "plain" else "inter")
                         changed |= self.desire(src, f2, sgm)
+
+    def reorder_gathered_block(self, op, form) -> bool:
+        """True when the insert `op` completes a block assembled from gathered rows
+        (`_gathered_block`) whose users want a layout that would make the gathers take more messages
+        than in VC mode: each row of the wanted layout split over so few work-items that a gathered
+        row piece needs more than one 32-lane message (e.g. an i8 DPAS A in the packed order,
+        [2, 8] x [1, 4]: a 16-element piece held by 4 work-items, 4 elements each). Such a block is
+        assembled in its rows' gathered distribution (one element per work-item, as in VC mode) and
+        reordered across the work-items after the last insert. Decided once per block."""
+        res = op.results[0]
+        if res in self.gather_reorder:
+            return self.gather_reorder[res]
+        ok = False
+        p = op.operands[0]
+        if form == "plain" and op.name == "vector.insert_strided_slice" and \
+                len(_vshape(p)) < len(_vshape(res)) and _gathered_block(res):
+            dl = self.want_layout(res)
+            need = None if dl is None else piece_layout(dl, self.insert_offsets(op), _vshape(p))
+            ok = need is not None and need.count * SG > _SIMT_MAX_LANES
+        self.gather_reorder[res] = ok
+        return ok
 
     def broadcast_source_want(self, op):
         """What a vector.broadcast's source must hold for the layout the result's users want: each
@@ -1545,6 +1586,11 @@ class Distributor:
             self.set_lay(res, ld)
             return
         want = self.want_layout(res)
+        final = None
+        if self.gather_reorder.get(res):
+            # the last insert of a gathered block its users want reordered: assembled in the
+            # distribution of its gathers, then reordered (below)
+            final, want = want, None
         if want is not None and not want.same(ld) and self.remat_able(dest):
             # a shared constant destination (zeros) is re-created in the layout this chain needs
             ld = want
@@ -1552,6 +1598,19 @@ class Distributor:
         # every destination element a work-item holds inside the piece must come from its own piece
         # fragment (work-items holding none of the piece keep their fragment)
         pairs = insert_pairs(lp, ld, offs)
+        if pairs is None and want is None and self.remat_able(dest) and not self.remat_able(piece):
+            # a shared constant destination (zeros) whose layout the users of another chain assembled
+            # in it fixed (e.g. a gathered DPAS A block), while this chain's users want none (a
+            # residual added to the GEMM result): the block is assembled in a layout its gathered
+            # rows fit instead (the block's default, the DPAS C layout for a 16-column block)
+            for cand in self.insert_dest_candidates(_vshape(dest), lp):
+                if cand.same(ld):
+                    continue
+                cpairs = insert_pairs(lp, cand, offs)
+                if cpairs is not None:
+                    ld, pairs = cand, cpairs
+                    self.dest_need[res] = cand
+                    break
         need = piece_layout(ld, offs, _vshape(piece)) if self.remat_able(piece) else None
         need_pairs = None if need is None else insert_pairs(need, ld, offs)
         if pairs is None:
@@ -1564,7 +1623,26 @@ class Distributor:
             # is recomputed as the elements each work-item inserts, at the same fragment positions
             # in every work-item (rather than picked per work-item from the whole piece)
             self.piece_need[res] = need
+        if final is not None and not final.same(ld) and self.holds_all(ld, final.tbl):
+            # a subgroup reorder of the assembled block into the layout its users want
+            self.reorders[res] = (ld, final.tbl)
+            ld = final
         self.set_lay(res, ld)
+
+    @staticmethod
+    def insert_dest_candidates(dshape, lp: Layout):
+        """Layouts for a constant destination that gathered pieces distributed as `lp` are inserted
+        into: the block's default distribution, then the piece's sg_map spread over the block rows."""
+        sgms = [default_sgm(dshape)]
+        if lp.sgm is not None and len(lp.shape) == 1 and len(dshape) == 2:
+            sgms.append(SgMap((1, SG), (1, lp.sgm.wd[-1])))
+        out = []
+        for s in sgms:
+            try:
+                out.append(Layout.plain(dshape, s))
+            except ValueError:
+                pass
+        return out
 
     def fwd_broadcast(self, op):
         """vector.broadcast of a vector: the result takes the layout its users want when every
@@ -2160,8 +2238,16 @@ class Distributor:
                 continue        # these work-items hold none of the piece: their fragment is unchanged
             cand = self._insert_fragment(pnew, lp, dnew, ldst, pr, elt)
             if len(lanes) == SG:
-                return [cand]
+                out = cand
+                break
             out = arith.SelectOp(self.lane_pred(lanes), cand, out).result
+        if res in self.reorders:
+            # the assembled block reordered across the work-items (fwd_insert)
+            src_lay, need_idx = self.reorders[res]
+            try:
+                out = self.reorder(out, src_lay, need_idx, self.lay[res].lane_shape, elt)
+            except SimtError as e:
+                raise SimtError(op, f"'{op.name}': {e.message}")
         return [out]
 
     def _insert_fragment(self, pnew, lp: Layout, dnew, ldst: Layout, pairs, elt):
