@@ -20,41 +20,16 @@ from xedialects.passes import run
 from xedialects.sim import simulate
 
 sys.path.insert(0, os.path.dirname(__file__))
+# ROW_SUMS: a DPAS result normalised by its row sums (tile_reduce <add> [1] and the broadcast back),
+# the sums stored as a 16x1 tile
+from test_blocking import ROW_SUMS  # noqa: E402
+from reduction_kernels import (REDUCTION_CASES, TRANSPOSE_BROADCAST, reduction_args,  # noqa: E402
+                               reduction_kernel, reduction_mismatches, subgroup_module)
 
 SIMT = "xegpu-simt-distribute"
 BF16 = ml_dtypes.bfloat16
-
-# test_blocking.ROW_SUMS: a DPAS result normalised by its row sums (tile_reduce <add> [1] and the
-# broadcast back), the sums stored as a 16x1 tile
-ROW_SUMS = """
-module attributes {gpu.container_module} {
-  gpu.module @k {
-    gpu.func @row_sums(%A: memref<16x32xbf16>, %B: memref<32x32xbf16>, %C: memref<16x32xf32>, %S: memref<16x1xf32>) kernel
-        attributes {known_block_size = array<i32: 16, 1, 1>, xe.subgroup_size = 16 : i32} {
-      %c0 = arith.constant 0 : index
-      %a = xetile.init_tile %A[%c0, %c0] : memref<16x32xbf16> -> !xetile.tile<16x32xbf16>
-      %b = xetile.init_tile %B[%c0, %c0] : memref<32x32xbf16> -> !xetile.tile<32x32xbf16>
-      %va = xetile.load_tile %a : !xetile.tile<16x32xbf16> -> vector<16x32xbf16>
-      %vb = xetile.load_tile %b : !xetile.tile<32x32xbf16> -> vector<32x32xbf16>
-      %d = xetile.tile_mma %va, %vb : vector<16x32xbf16>, vector<32x32xbf16> -> vector<16x32xf32>
-      %r = xetile.tile_reduce <add> %d [1] : vector<16x32xf32> -> vector<16x1xf32>
-      %rb = xetile.tile_broadcast %r [1] : vector<16x1xf32> -> vector<16x32xf32>
-      %n = arith.divf %d, %rb : vector<16x32xf32>
-      %ct = xetile.init_tile %C[%c0, %c0] : memref<16x32xf32> -> !xetile.tile<16x32xf32>
-      xetile.store_tile %n, %ct : vector<16x32xf32>, !xetile.tile<16x32xf32>
-      %st = xetile.init_tile %S[%c0, %c0] : memref<16x1xf32> -> !xetile.tile<16x1xf32>
-      xetile.store_tile %r, %st : vector<16x1xf32>, !xetile.tile<16x1xf32>
-      gpu.return
-    }
-  }
-  func.func @main(%A: memref<16x32xbf16>, %B: memref<32x32xbf16>, %C: memref<16x32xf32>, %S: memref<16x1xf32>) {
-    %c1 = arith.constant 1 : index
-    %c16 = arith.constant 16 : index
-    gpu.launch_func @k::@row_sums blocks in (%c1, %c1, %c1) threads in (%c16, %c1, %c1)
-        args(%A : memref<16x32xbf16>, %B : memref<32x32xbf16>, %C : memref<16x32xf32>, %S : memref<16x1xf32>)
-    return
-  }
-}"""
+# ROW_SUMS' C = A x B (16x32 bf16 x 32x32 -> %d: vector<16x32xf32>), the GEMM of the tile_reduce kernels
+GEMM_16x32 = ROW_SUMS[ROW_SUMS.index("%c0 = "):ROW_SUMS.index("%r = xetile.tile_reduce")].rstrip()
 
 
 def _xetile_reduce_kernel(kind, dims, elt="f32", acc_elt="f32"):
@@ -67,12 +42,7 @@ module attributes {{gpu.container_module}} {{
   gpu.module @k {{
     gpu.func @red(%A: memref<16x32xbf16>, %B: memref<32x32xbf16>, %S: memref<{r}xf32>) kernel
         attributes {{known_block_size = array<i32: 16, 1, 1>, xe.subgroup_size = 16 : i32}} {{
-      %c0 = arith.constant 0 : index
-      %a = xetile.init_tile %A[%c0, %c0] : memref<16x32xbf16> -> !xetile.tile<16x32xbf16>
-      %b = xetile.init_tile %B[%c0, %c0] : memref<32x32xbf16> -> !xetile.tile<32x32xbf16>
-      %va = xetile.load_tile %a : !xetile.tile<16x32xbf16> -> vector<16x32xbf16>
-      %vb = xetile.load_tile %b : !xetile.tile<32x32xbf16> -> vector<32x32xbf16>
-      %d = xetile.tile_mma %va, %vb : vector<16x32xbf16>, vector<32x32xbf16> -> vector<16x32xf32>
+      {GEMM_16x32}
       %r = xetile.tile_reduce <{kind}> %d {list(dims)} : vector<16x32xf32> -> vector<{r}xf32>
       %st = xetile.init_tile %S[%c0, %c0] : memref<{r}xf32> -> !xetile.tile<{r}xf32>
       xetile.store_tile %r, %st : vector<{r}xf32>, !xetile.tile<{r}xf32>
@@ -157,147 +127,17 @@ def test_tile_reduce_kinds_and_dims(kind, dims):
 
 
 # ------------------------------------------------------------------------------------------------
-# vector.multi_reduction / vector.reduction of every kind (test_opencl_backend's reduction kernels,
-# with the 8-element results stored as 2x8 blocks: a 1x8 block store has no SIMT form, 8 elements
-# cannot be spread over 16 work-items)
-
-FLOAT_KINDS = ["add", "mul", "minimumf", "maximumf", "minnumf", "maxnumf"]
-INT_KINDS = ["add", "mul", "minsi", "maxsi", "minui", "maxui", "and", "or", "xor"]
-RED_RESULTS = ("rows", "rows_slice_acc", "cols", "cols_slice_acc", "all_rows", "all_cols", "all")
-
-
-def _red_acc(kind, elt):
-    if elt.startswith("i"):
-        return {"add": 3, "mul": 1, "and": -1}.get(kind, 2)
-    return {"add": 0.5, "mul": 1.5}.get(kind, 0.25)
-
-
-def _reduction_kernel(elt, kinds):
-    """Per kind the seven RED_RESULTS of an 8x32 block pair (columns on the work-items): rows
-    (across work-items), with the accumulator a slice of the block (all in work-item 0, as
-    convert-xetile-to-xegpu produces it), columns (within work-items), with a row slice as the
-    accumulator, and full reductions; result j broadcast to rows 2j, 2j + 1 of O."""
-    T = elt
-    v816, v8, v16 = f"vector<8x16x{T}>", f"vector<8x{T}>", f"vector<16x{T}>"
-    d816 = f"!xegpu.tensor_desc<8x16x{T}>"
-    lines = [f"%d0 = xegpu.create_nd_tdesc %A[0, 0] {{mode = vc}} : memref<8x32x{T}> -> {d816}",
-             f"%d1 = xegpu.create_nd_tdesc %A[0, 16] {{mode = vc}} : memref<8x32x{T}> -> {d816}",
-             f"%b0 = xegpu.load_nd %d0 {{mode = vc}} : {d816} -> {v816}",
-             f"%b1 = xegpu.load_nd %d1 {{mode = vc}} : {d816} -> {v816}"]
-
-    def slice_(name, src, offs, sizes, res):
-        return (f"{name} = vector.extract_strided_slice {src} {{offsets = {offs}, sizes = {sizes}, "
-                f"strides = [1, 1]}} : {v816} to {res}")
-
-    outs = []
-    for i, k in enumerate(kinds):
-        c = _red_acc(k, T)
-        c = str(c) if T.startswith("i") else f"{c:e}"
-        p = f"%k{i}_"
-        lines += [
-            f"{p}s8 = arith.constant dense<{c}> : {v8}",
-            f"{p}s16 = arith.constant dense<{c}> : {v16}",
-            f"{p}s = arith.constant {c} : {T}",
-            f"{p}r1 = vector.multi_reduction <{k}>, %b0, {p}s8 [1] : {v816} to {v8}",
-            f"{p}r2 = vector.multi_reduction <{k}>, %b1, {p}r1 [1] : {v816} to {v8}",
-            slice_(f"{p}c0", "%b0", [0, 0], [8, 1], f"vector<8x1x{T}>"),
-            f"{p}a0 = vector.shape_cast {p}c0 : vector<8x1x{T}> to {v8}",
-            slice_(f"{p}rest", "%b0", [0, 1], [8, 15], f"vector<8x15x{T}>"),
-            f"{p}x1 = vector.multi_reduction <{k}>, {p}rest, {p}a0 [1] : vector<8x15x{T}> to {v8}",
-            f"{p}x2 = vector.multi_reduction <{k}>, %b1, {p}x1 [1] : {v816} to {v8}",
-            f"{p}q1 = vector.multi_reduction <{k}>, %b0, {p}s16 [0] : {v816} to {v16}",
-            f"{p}q2 = vector.multi_reduction <{k}>, %b1, {p}q1 [0] : {v816} to {v16}",
-            slice_(f"{p}w0", "%b1", [0, 0], [1, 16], f"vector<1x16x{T}>"),
-            f"{p}wa = vector.shape_cast {p}w0 : vector<1x16x{T}> to {v16}",
-            slice_(f"{p}wr", "%b1", [1, 0], [7, 16], f"vector<7x16x{T}>"),
-            f"{p}w1 = vector.multi_reduction <{k}>, {p}wr, {p}wa [0] : vector<7x16x{T}> to {v16}",
-            f"{p}f1 = vector.reduction <{k}>, {p}x2, {p}s : {v8} into {T}",
-            f"{p}f2 = vector.reduction <{k}>, {p}q2 : {v16} into {T}",
-            f"{p}f3 = vector.multi_reduction <{k}>, %b0, {p}s [0, 1] : {v816} to {T}",
-        ]
-        for name, w in (("r2", 8), ("x2", 8), ("q2", 16), ("w1", 16), ("f1", 0), ("f2", 0), ("f3", 0)):
-            v = f"{p}{name}"
-            if w:
-                lines.append(f"{v}_o = vector.broadcast {v} : vector<{w}x{T}> to vector<2x{w}x{T}>")
-            else:
-                w = 16
-                lines.append(f"{v}_o = vector.broadcast {v} : {T} to vector<2x16x{T}>")
-            outs.append((f"{v}_o", w))
-    n = len(outs)
-    for j, (v, w) in enumerate(outs):
-        d = f"!xegpu.tensor_desc<2x{w}x{T}>"
-        lines += [f"%o{j} = xegpu.create_nd_tdesc %O[{2 * j}, 0] {{mode = vc}} : memref<{2 * n}x16x{T}> -> {d}",
-                  f"xegpu.store_nd {v}, %o{j} {{mode = vc}} : vector<2x{w}x{T}>, {d}"]
-    body = "\n      ".join(lines)
-    args = f"%A: memref<8x32x{T}>, %O: memref<{2 * n}x16x{T}>"
-    targs = f"%A : memref<8x32x{T}>, %O : memref<{2 * n}x16x{T}>"
-    return f"""module attributes {{gpu.container_module}} {{
-  func.func @main({args}) {{
-    %c1 = arith.constant 1 : index
-    %c16 = arith.constant 16 : index
-    gpu.launch_func @m::@red blocks in (%c1, %c1, %c1) threads in (%c16, %c1, %c1) args({targs})
-    return
-  }}
-  gpu.module @m {{
-    gpu.func @red({args}) kernel attributes {{known_block_size = array<i32: 16, 1, 1>, xe.subgroup_size = 16 : i32}} {{
-      {body}
-      gpu.return
-    }}
-  }}
-}}
-"""
-
-
-def _np_reduce(kind, x, axis=None):
-    """numpy reference of a reduction kind (floats in f32, integers wrapping in their type)."""
-    if kind in ("minui", "maxui"):
-        u = x.view(np.dtype(f"u{x.dtype.itemsize}"))
-        fn = np.minimum if kind == "minui" else np.maximum
-        return np.asarray(fn.reduce(u, axis=axis)).view(x.dtype)
-    fn = {"add": np.add, "mul": np.multiply, "minimumf": np.minimum, "maximumf": np.maximum, "minnumf": np.fmin,
-          "maxnumf": np.fmax, "minsi": np.minimum, "maxsi": np.maximum, "and": np.bitwise_and,
-          "or": np.bitwise_or, "xor": np.bitwise_xor}[kind]
-    return fn.reduce(x, axis=axis, dtype=x.dtype)
-
-
-def _np_combine(kind, a, b):
-    a, b = np.asarray(a), np.asarray(b, dtype=a.dtype)
-    return _np_reduce(kind, np.stack(np.broadcast_arrays(a, b)), axis=0)
-
-
-def _red_expected(kind, A, acc):
-    x = A.astype(np.float32) if A.dtype.kind == "f" or str(A.dtype) == "bfloat16" else A
-    acc = x.dtype.type(acc)
-    rows = _np_combine(kind, _np_reduce(kind, x, 1), acc)
-    rows_slice = _np_reduce(kind, x, 1)
-    cols = _np_combine(kind, _np_reduce(kind, np.concatenate([x[:, :16], x[:, 16:]]), 0), acc)
-    cols_slice = _np_reduce(kind, x[:, 16:], 0)
-    return [rows, rows_slice, cols, cols_slice, _np_combine(kind, _np_reduce(kind, rows_slice), acc),
-            _np_reduce(kind, cols), _np_combine(kind, _np_reduce(kind, x[:, :16]), acc)]
-
-
-REDUCTION_CASES = {"f32": ("f32", FLOAT_KINDS), "i32": ("i32", INT_KINDS), "f16": ("f16", ["add", "maximumf"]),
-                   "bf16": ("bf16", ["mul", "minnumf"]), "i8": ("i8", ["add", "minui", "xor"]),
-                   # NaNs in a row of each block: propagated by add, minimumf / maximumf, skipped by
-                   # minnumf / maxnumf (also across work-items)
-                   "f32_nan": ("f32", ["add", "minimumf", "maximumf", "minnumf", "maxnumf"])}
+# vector.multi_reduction / vector.reduction of every kind (reduction_kernels, shared with
+# test_opencl_backend, with the 8-element results stored as 2x8 blocks: a 1x8 block store has no
+# SIMT form, 8 elements cannot be spread over 16 work-items)
 
 
 @pytest.mark.parametrize("case", list(REDUCTION_CASES))
 def test_vector_reductions_of_every_kind(case):
     """Every kind and result of the reduction kernels in SIMT mode: bit-identical to VC mode for
     integers, equal up to summation order for floats (NaN where VC has NaN), and equal to numpy."""
-    elt, kinds = REDUCTION_CASES[case]
-    dt = {"f32": np.float32, "f16": np.float16, "bf16": BF16, "i32": np.int32, "i8": np.int8}[elt]
-    rng = np.random.default_rng(3)
-    if elt.startswith("i"):
-        A = (rng.integers(1, 60, (8, 32)) * rng.choice([-1, 1], (8, 32))).astype(dt)   # no 0: tells identities apart
-    else:
-        A = rng.uniform(-1, 1, (8, 32)).astype(np.float32).astype(dt)
-    if case.endswith("_nan"):
-        A[2, 5] = A[6, 17] = np.nan
-    n = len(kinds) * len(RED_RESULTS)
-    src = _reduction_kernel(elt, kinds)
+    elt, kinds, args = reduction_args(case, out_rows=2)
+    src = reduction_kernel(elt, kinds, out_rows=2)
     vc = xedialects.parse(src, "reductions.mlir")
     simt = xedialects.parse(src, "reductions.mlir")
     run(simt, f"builtin.module({SIMT})")
@@ -305,20 +145,8 @@ def test_vector_reductions_of_every_kind(case):
     assert "mode = vc" not in text and "gpu.subgroup_reduce" in text
     if "minui" in kinds:
         assert re.search(r"gpu\.shuffle\s+xor", text)        # (the simulator's subgroup_reduce minui is signed)
-    ref, out = _both(vc, simt, [A, np.zeros((2 * n, 16), dt)])
-    ref, out = ref[1].astype(np.float64), out[1].astype(np.float64)
-    tol = {"f32": 1e-5, "f16": 1e-3, "bf16": 1e-2}.get(elt, 0)
-    bad = []
-    for i, kind in enumerate(kinds):
-        for j, (label, want) in enumerate(zip(RED_RESULTS, _red_expected(kind, A, _red_acc(kind, elt)))):
-            row = 2 * (i * len(RED_RESULTS) + j)
-            w = np.size(want) if np.ndim(want) else 16
-            g = out[row:row + 2, :w]
-            refs = {"vc": ref[row:row + 2, :w],
-                    "numpy": np.broadcast_to(np.asarray(want).astype(dt).astype(np.float64), (2, w))}
-            for ref_name, r in refs.items():
-                if not np.allclose(g, r, rtol=tol, atol=tol, equal_nan=True):
-                    bad.append(f"{kind} {label} vs {ref_name}: {g[0]} != {r[0]}")
+    ref, out = _both(vc, simt, args)
+    bad = reduction_mismatches(elt, kinds, args[0], out[1], {"vc": ref[1]}, out_rows=2)
     assert not bad, "\n".join(bad)
 
 
@@ -336,18 +164,7 @@ def _loop_kernel(rows, dims, kind, init, reshape):
                f"      %o = vector.broadcast %o2 : vector<1x{n}xf32> to vector<2x{n}xf32>")
     else:
         out = f"%o = vector.broadcast %r : vector<{n}xf32> to vector<2x{n}xf32>"
-    args = f"%A: memref<{rows}x48xf32>, %O: memref<2x{n}xf32>"
-    targs = f"%A : memref<{rows}x48xf32>, %O : memref<2x{n}xf32>"
-    return f"""module attributes {{gpu.container_module}} {{
-  func.func @main({args}) {{
-    %c1 = arith.constant 1 : index
-    %c16 = arith.constant 16 : index
-    gpu.launch_func @m::@red blocks in (%c1, %c1, %c1) threads in (%c16, %c1, %c1) args({targs})
-    return
-  }}
-  gpu.module @m {{
-    gpu.func @red({args}) kernel attributes {{known_block_size = array<i32: 16, 1, 1>, xe.subgroup_size = 16 : i32}} {{
-      %c0 = arith.constant 0 : index
+    return subgroup_module(f"%A: memref<{rows}x48xf32>, %O: memref<2x{n}xf32>", f"""%c0 = arith.constant 0 : index
       %c16 = arith.constant 16 : index
       %c48 = arith.constant 48 : index
       %init = arith.constant dense<{init}> : vector<{n}xf32>
@@ -359,12 +176,7 @@ def _loop_kernel(rows, dims, kind, init, reshape):
       }}
       {out}
       %od = xegpu.create_nd_tdesc %O[0, 0] {{mode = vc}} : memref<2x{n}xf32> -> !xegpu.tensor_desc<2x{n}xf32>
-      xegpu.store_nd %o, %od {{mode = vc}} : vector<2x{n}xf32>, !xegpu.tensor_desc<2x{n}xf32>
-      gpu.return
-    }}
-  }}
-}}
-"""
+      xegpu.store_nd %o, %od {{mode = vc}} : vector<2x{n}xf32>, !xegpu.tensor_desc<2x{n}xf32>""")
 
 
 @pytest.mark.parametrize("rows,dims,kind,reshape", [(8, [1], "maximumf", False), (16, [1], "maximumf", False),
@@ -390,64 +202,10 @@ def test_loop_carried_reduction(rows, dims, kind, reshape):
 
 
 # ------------------------------------------------------------------------------------------------
-# rfc-xetile appendix 2.2 at 64x64 (test_opencl_backend.TRANSPOSE_BROADCAST): GEMM with the
+# rfc-xetile appendix 2.2 at 64x64 (reduction_kernels.TRANSPOSE_BROADCAST): GEMM with the
 # transposed B through SLM, the bias broadcast, tile_conv_layout and the row sums (per subgroup:
 # subgroup reductions of each 8x16 C block's rows; across subgroups: partial sums through SLM,
 # added per row by the subgroup holding it)
-
-TRANSPOSE_BROADCAST = """
-#mp_a       = #xetile.wg_map<sg_layout = [2, 2], sg_data = [32, 32]>
-#mp_b       = #xetile.wg_map<sg_layout = [2, 2], sg_data = [32, 32]>
-#mp_bt      = #xetile.wg_map<sg_layout = [2, 2], sg_data = [32, 16]>
-#mp_c       = #xetile.wg_map<sg_layout = [2, 2], sg_data = [32, 32]>
-#mp_bcast   = #xetile.wg_map<sg_layout = [2, 2], sg_data = [1, 32]>
-#mp_reduce  = #xetile.wg_map<sg_layout = [4, 1], sg_data = [16, 1]>
-#mp_reduce2 = #xetile.wg_map<sg_layout = [4, 1], sg_data = [16, 64]>
-module attributes {gpu.container_module} {
-  func.func @main(%a: memref<64x64xf16>, %bt: memref<64x64xf16>, %bcast: memref<64xf32>, %res: memref<64x1xf32>) {
-    %c1 = arith.constant 1 : index
-    %c64 = arith.constant 64 : index
-    gpu.launch_func @kernels::@k blocks in (%c1, %c1, %c1) threads in (%c64, %c1, %c1) args(%a : memref<64x64xf16>, %bt : memref<64x64xf16>, %bcast : memref<64xf32>, %res : memref<64x1xf32>)
-    return
-  }
-  gpu.module @kernels {
-    gpu.func @k(%a: memref<64x64xf16>, %bt: memref<64x64xf16>, %bcast: memref<64xf32>, %res: memref<64x1xf32>) kernel
-        attributes {known_block_size = array<i32: 64, 1, 1>, xe.subgroup_size = 16 : i32} {
-      %c0 = arith.constant 0 : index
-      %c32 = arith.constant 32 : index
-      %c64 = arith.constant 64 : index
-      %1 = xetile.init_tile %a[%c0, %c0] : memref<64x64xf16> -> !xetile.tile<64x32xf16, #xetile.tile_attr<wg_map = #mp_a>>
-      %2 = xetile.init_tile %bt[%c0, %c0] : memref<64x64xf16> -> !xetile.tile<64x32xf16, #xetile.tile_attr<wg_map = #mp_bt>>
-      %bcast2 = memref.expand_shape %bcast [[0, 1]] output_shape [1, 64] : memref<64xf32> into memref<1x64xf32>
-      %7 = xetile.init_tile %bcast2[%c0, %c0] : memref<1x64xf32> -> !xetile.tile<1x64xf32, #xetile.tile_attr<wg_map = #mp_bcast>>
-      %3 = xetile.init_tile %res[%c0, %c0] : memref<64x1xf32> -> !xetile.tile<64x1xf32, #xetile.tile_attr<wg_map = #mp_reduce>>
-      %zero = arith.constant dense<0.0> : vector<64x64xf32>
-      %r:3 = scf.for %k = %c0 to %c64 step %c32
-          iter_args(%at = %1, %btt = %2, %acc = %zero)
-          -> (!xetile.tile<64x32xf16, #xetile.tile_attr<wg_map = #mp_a>>, !xetile.tile<64x32xf16, #xetile.tile_attr<wg_map = #mp_bt>>,
-              vector<64x64xf32>) {
-        %4 = xetile.load_tile %at : !xetile.tile<64x32xf16, #xetile.tile_attr<wg_map = #mp_a>> -> vector<64x32xf16>
-        %10 = xetile.load_tile %btt : !xetile.tile<64x32xf16, #xetile.tile_attr<wg_map = #mp_bt>> -> vector<64x32xf16>
-        %5 = xetile.tile_transpose %10 [1, 0] {wg_map = #mp_b} : vector<64x32xf16> -> vector<32x64xf16>
-        %6 = xetile.tile_mma %4, %5, %acc {wg_map_a = #mp_a, wg_map_b = #mp_b, wg_map_c = #mp_c}
-            : vector<64x32xf16>, vector<32x64xf16>, vector<64x64xf32> -> vector<64x64xf32>
-        %at2 = xetile.update_tile_offset %at, [%c0, %c32] : !xetile.tile<64x32xf16, #xetile.tile_attr<wg_map = #mp_a>>
-        %bt2 = xetile.update_tile_offset %btt, [%c0, %c32] : !xetile.tile<64x32xf16, #xetile.tile_attr<wg_map = #mp_bt>>
-        scf.yield %at2, %bt2, %6
-            : !xetile.tile<64x32xf16, #xetile.tile_attr<wg_map = #mp_a>>, !xetile.tile<64x32xf16, #xetile.tile_attr<wg_map = #mp_bt>>,
-              vector<64x64xf32>
-      }
-      %12 = xetile.load_tile %7 : !xetile.tile<1x64xf32, #xetile.tile_attr<wg_map = #mp_bcast>> -> vector<1x64xf32>
-      %13 = xetile.tile_broadcast %12 [0] {wg_map = #mp_c} : vector<1x64xf32> -> vector<64x64xf32>
-      %14 = arith.addf %r#2, %13 : vector<64x64xf32>
-      %15 = xetile.tile_conv_layout %14 {wg_map = #mp_reduce2, wg_map_source = #mp_c} : vector<64x64xf32> -> vector<64x64xf32>
-      %16 = xetile.tile_reduce <add> %15 [1] {wg_map = #mp_reduce} : vector<64x64xf32> -> vector<64x1xf32>
-      xetile.store_tile %16, %3 : vector<64x1xf32>, !xetile.tile<64x1xf32, #xetile.tile_attr<wg_map = #mp_reduce>>
-      gpu.return
-    }
-  }
-}
-"""
 
 
 def test_appendix_2_2_row_sums_in_simt_mode():

@@ -442,6 +442,22 @@ def test_unaligned_gemm_vc_and_simt_match_cpu(M, N, K, a, c):
     assert simt.trace.gathers == vc.trace.gathers
 
 
+def _gathered_gemm_vc_and_simt(src, seed, shapes, a, c, K):
+    """Random inputs of `shapes` ((shape, type) pairs; small integers for i8) through
+    _vc_and_simt_match_cpu: the SIMT result is identical to the VC one, with as many gather
+    messages. The SIMT IR text."""
+    rng = np.random.default_rng(seed)
+    if a == "i8":
+        args = [rng.integers(-4, 5, s).astype(DT[t]) for s, t in shapes]
+    else:
+        args = [rng.uniform(-1, 1, s).astype(np.float32).astype(DT[t]) for s, t in shapes]
+    (vc, _), (simt, ir_text) = _vc_and_simt_match_cpu(src, args, a, c, K)
+    assert simt.trace.launches[0].level == "simt"
+    np.testing.assert_array_equal(simt.buffers[2], vc.buffers[2])
+    assert simt.trace.gathers == vc.trace.gathers
+    return ir_text
+
+
 def _mm_ta(M, N, K, a, c, bias=None):
     """C = A x B with A given transposed (a K x M memref, indexing map (k, m)), optionally followed by
     a bias (row: n, col: m) + relu epilogue."""
@@ -480,17 +496,8 @@ def test_unaligned_transposed_a_gemm_vc_and_simt_match_cpu(M, N, K, a, c, bias):
     # gathered row by row and transposed in registers (convert-xetile-to-xegpu); the SIMT form
     # reorders the transposed block across the work-items into the packed DPAS A order, with as many
     # gather messages as the VC form
-    src = _mm_ta(M, N, K, a, c, bias)
-    rng = np.random.default_rng(5)
     shapes = [((K, M), a), ((K, N), a), ((M, N), c)] + ([((M if bias == "col" else N,), c)] if bias else [])
-    if a == "i8":
-        args = [rng.integers(-4, 5, s).astype(DT[t]) for s, t in shapes]
-    else:
-        args = [rng.uniform(-1, 1, s).astype(np.float32).astype(DT[t]) for s, t in shapes]
-    (vc, _), (simt, ir_text) = _vc_and_simt_match_cpu(src, args, a, c, K)
-    assert simt.trace.launches[0].level == "simt"
-    np.testing.assert_array_equal(simt.buffers[2], vc.buffers[2])
-    assert simt.trace.gathers == vc.trace.gathers
+    ir_text = _gathered_gemm_vc_and_simt(_mm_ta(M, N, K, a, c, bias), 5, shapes, a, c, K)
     assert "vector.transpose" not in ir_text and "gpu.shuffle  idx" in ir_text
 
 
@@ -519,17 +526,8 @@ def test_unaligned_transposed_b_gemm_keeps_vc_gathers(M, N, K, a, c, ta):
     # keeps the gathers' distribution (one element per work-item, as many messages as the VC form;
     # the transposed DPAS B sg_map would make every work-item gather a whole row: ~5.7x the messages)
     # and reorders the transposed block across the work-items into the DPAS B (VNNI) order
-    src = _mm_tb(M, N, K, a, c, ta)
-    rng = np.random.default_rng(6)
     shapes = [((K, M) if ta else (M, K), a), ((N, K), a), ((M, N), c)]
-    if a == "i8":
-        args = [rng.integers(-4, 5, s).astype(DT[t]) for s, t in shapes]
-    else:
-        args = [rng.uniform(-1, 1, s).astype(np.float32).astype(DT[t]) for s, t in shapes]
-    (vc, _), (simt, ir_text) = _vc_and_simt_match_cpu(src, args, a, c, K)
-    assert simt.trace.launches[0].level == "simt"
-    np.testing.assert_array_equal(simt.buffers[2], vc.buffers[2])
-    assert simt.trace.gathers == vc.trace.gathers
+    ir_text = _gathered_gemm_vc_and_simt(_mm_tb(M, N, K, a, c, ta), 6, shapes, a, c, K)
     assert "gpu.shuffle  idx" in ir_text
 
 

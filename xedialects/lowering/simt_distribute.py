@@ -99,7 +99,8 @@ from mlir import ir
 from mlir.dialects import arith, gpu, scf, vector
 
 from ..arch import ArchError, elem_bits, get_arch
-from ..passes.ir_walk import as_op as _op, owner_op as _owner, walk as _walk
+from ..passes.ir_walk import (as_op as _op, attr_dict as _attr_dict, functions as _functions, owner_op as _owner,
+                              walk as _walk)
 from ..passes.rebuild import Rebuilder, RewriteError
 from ..xegpu.attributes import TensorDescType
 from ..xegpu.ops import (AtomicRmwOp, CreateNdTdescOp, CreateTdescOp, DpasOp, LoadGatherOp, LoadNdOp,
@@ -2923,22 +2924,6 @@ def _opt(options, name, default):
     return default
 
 
-def _functions(module_op):
-    out = []
-
-    def visit(op):
-        for region in op.regions:
-            for block in region.blocks:
-                for child in block.operations:
-                    child = child.operation
-                    if child.name in ("gpu.func", "func.func"):
-                        out.append(child)
-                    elif child.name in ("builtin.module", "gpu.module"):
-                        visit(child)
-    visit(module_op.operation if hasattr(module_op, "operation") else module_op)
-    return out
-
-
 def distribute_module(module_op, ctx, arch="pvc", options=None) -> bool:
     a = get_arch(arch)
     ok = True
@@ -2962,14 +2947,3 @@ def xegpu_simt_distribute(module_op, options, ctx):
         ctx.error(module_op, str(e))
         return False
     return distribute_module(module_op, ctx, arch, options)
-
-
-def _attr_dict(op) -> dict:
-    """Name -> attribute of an op's attributes (iteration yields names or NamedAttributes)."""
-    out = {}
-    for a in op.attributes:
-        if isinstance(a, str):
-            out[a] = op.attributes[a]
-        else:
-            out[a.name] = a.attr
-    return out
