@@ -98,9 +98,8 @@ import numpy as np
 from mlir import ir
 from mlir.dialects import arith, gpu, scf, vector
 
-from ..arch import ArchError, elem_bits, get_arch
-from ..passes.ir_walk import (as_op as _op, attr_dict as _attr_dict, functions as _functions, owner_op as _owner,
-                              walk as _walk)
+from ..arch import elem_bits
+from ..passes.ir_walk import as_op as _op, attr_dict as _attr_dict, owner_op as _owner, walk as _walk
 from ..passes.rebuild import Rebuilder, RewriteError
 from ..xegpu.attributes import TensorDescType
 from ..xegpu.ops import (AtomicRmwOp, CreateNdTdescOp, CreateTdescOp, DpasOp, LoadGatherOp, LoadNdOp,
@@ -611,7 +610,7 @@ class _RedPlan:
 
 
 class Distributor:
-    def __init__(self, func, arch, ctx, options=None):
+    def __init__(self, func, arch, options, ctx):
         self.func = func
         self.arch = arch
         self.ctx = ctx
@@ -2716,7 +2715,7 @@ class Distributor:
     def run(self) -> bool:
         if not self.is_vc():
             return True
-        if _opt(self.options, "split-a-loads", True):
+        if self.options["split-a-loads"]:
             try:
                 self.split_a_loads()
             except (RewriteError, SimtError) as e:
@@ -2913,25 +2912,7 @@ def _tdesc_fields(tv):
     return fields
 
 
-def _opt(options, name, default):
-    if options is None:
-        return default
-    if isinstance(options, dict):
-        return options.get(name, options.get(name.replace("-", "_"), default))
-    for n in (name, name.replace("-", "_")):
-        if hasattr(options, n):
-            return getattr(options, n)
-    return default
-
-
-def distribute_module(module_op, ctx, arch="pvc", options=None) -> bool:
-    a = get_arch(arch)
-    ok = True
-    for func in _functions(module_op):
-        ok = Distributor(func, a, ctx, options).run() and ok
-    return ok
-
-
+from ..passes.driver import run_per_function  # noqa: E402
 from ..passes.registry import Option, register_pass  # noqa: E402
 
 
@@ -2941,9 +2922,4 @@ from ..passes.registry import Option, register_pass  # noqa: E402
                         Option("split-a-loads", bool, True,
                                "give each DPAS A operand its own block load (hardware A layout)")])
 def xegpu_simt_distribute(module_op, options, ctx):
-    try:
-        arch = get_arch(_opt(options, "arch", "pvc"))
-    except ArchError as e:
-        ctx.error(module_op, str(e))
-        return False
-    return distribute_module(module_op, ctx, arch, options)
+    return run_per_function(module_op, options, ctx, Distributor)
