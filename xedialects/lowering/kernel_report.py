@@ -106,18 +106,7 @@ def _counts(block_ops):
 
 def _direct_ops(loop):
     """Ops of a loop body, including nested non-loop regions (scf.if), excluding nested loops."""
-    out = []
-
-    def visit(op):
-        for region in op.regions:
-            for block in region.blocks:
-                for child in block.operations:
-                    child = child.operation
-                    out.append(child)
-                    if child.name not in ("scf.for", "scf.while", "scf.parallel"):
-                        visit(child)
-    visit(loop)
-    return out
+    return list(_walk(loop, into=lambda op: op.name not in ("scf.for", "scf.while", "scf.parallel")))
 
 
 _VIEWS = ("vector.extract_strided_slice", "vector.shape_cast")

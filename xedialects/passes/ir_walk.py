@@ -23,14 +23,16 @@ def functions(module_op, kinds=("gpu.func", "func.func")) -> list:
     return out
 
 
-def walk(op):
-    """Every op nested in `op` (pre-order)."""
+def walk(op, into=None):
+    """Every op nested in `op` (pre-order); with `into`, only the regions of ops for which
+    `into(op)` holds are entered (the ops themselves are still yielded)."""
     for region in op.regions:
         for block in region.blocks:
             for child in block.operations:
                 child = child.operation
                 yield child
-                yield from walk(child)
+                if into is None or into(child):
+                    yield from walk(child, into)
 
 
 def owner_op(v):
