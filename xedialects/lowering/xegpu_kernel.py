@@ -20,7 +20,7 @@ from mlir import ir
 from mlir.dialects import arith, scf
 
 from ..core.kinds import DYNAMIC
-from ..passes.ir_walk import attr_dict as _attr_dict
+from ..passes.ir_walk import attr_dict as _attr_dict, owner_op
 from ..xegpu.attributes import TensorDescType
 from . import spirv_builtins as bi
 from .spirv_lanes import DVal, Lanes, LoweringError, bits_of, elt_name, is_float, storage_type
@@ -136,25 +136,21 @@ def _vshape(t):
     return tuple(ir.VectorType(t).shape)
 
 
-
 def static_int(v):
     """The value of an int or of an index/integer Value defined by arith.constant, else None."""
     if isinstance(v, int):
         return v
-    o = v.owner
-    if isinstance(o, ir.Block):
-        return None
-    o = o.operation if hasattr(o, "operation") else o
-    if o.name == "arith.constant" and isinstance(v.type, (ir.IndexType, ir.IntegerType)):
+    o = owner_op(v)
+    if o is not None and o.name == "arith.constant" and isinstance(v.type, (ir.IndexType, ir.IntegerType)):
         return ir.IntegerAttr(o.attributes["value"]).value
     return None
 
+
 def _is_constant(v) -> bool:
     """Whether a lowered value is a constant (arith.constant or spirv.Constant)."""
-    o = v.owner
-    if isinstance(o, ir.Block):
-        return False
-    return (o.operation if hasattr(o, "operation") else o).name in ("arith.constant", "spirv.Constant")
+    o = owner_op(v)
+    return o is not None and o.name in ("arith.constant", "spirv.Constant")
+
 
 def _is_vec(t) -> bool:
     return str(t).startswith("vector<")
@@ -347,8 +343,7 @@ class KernelLowering:
         try:
             return self.env[v]
         except KeyError:
-            raise LoweringError(v.owner if not isinstance(v.owner, ir.Block) else self.old,
-                                "value defined outside the kernel or by an unsupported op") from None
+            raise LoweringError(self.where(v), "value defined outside the kernel or by an unsupported op") from None
 
     def scalar(self, v, op=None):
         x = self.get(v)
@@ -360,7 +355,12 @@ class KernelLowering:
         x = self.get(v)
         if isinstance(x, DVal):
             return x
-        raise LoweringError(v.owner if not isinstance(v.owner, ir.Block) else self.old, "expected a vector value")
+        raise LoweringError(self.where(v), "expected a vector value")
+
+    def where(self, v):
+        """The op to locate an error about `v` at: its defining op, else the op being lowered."""
+        o = owner_op(v)
+        return o if o is not None else self.old
 
     # ---- structural ops -------------------------------------------------------------------------
     def h_gpu_return(self, op):
@@ -1133,18 +1133,24 @@ class KernelLowering:
             if not el:
                 vals.append(None)
                 continue
-            rt = {ln: int(rows[e]) for ln, e in el.items()}
-            ct = {ln: int(cols[e]) for ln, e in el.items()}
-            where = self.static_bounds(d, rt, ct)
-            if where == "out":
-                vals.append(L.zero(st))
-                continue
-            r = L.add(d.row, L.lane_table(rt))
-            c = L.add(d.col, L.lane_table(ct))
-            ok = self.in_bounds(p, r, c, el, where == "in")
-            lin = L.add(p.lead, L.add(L.mul(r, p.pitch), c))
-            vals.append(self.load_elem(p.ptr, st, lin, ok))
+            acc = self.slot_access(d, el, rows, cols)
+            vals.append(L.zero(st) if acc is None else self.load_elem(p.ptr, st, *acc))
         return DVal(lay, vals, p.elt)
+
+    def slot_access(self, d: NdDesc, el: dict, rows, cols):
+        """(linear element index, i1 guard or None) of the block elements `el` (lane -> element,
+        at block `rows` / `cols`) of one register slot; None when all are outside the surface."""
+        L = self.lanes
+        p = d.plan
+        rt = {ln: int(rows[e]) for ln, e in el.items()}
+        ct = {ln: int(cols[e]) for ln, e in el.items()}
+        where = self.static_bounds(d, rt, ct)
+        if where == "out":
+            return None
+        r = L.add(d.row, L.lane_table(rt))
+        c = L.add(d.col, L.lane_table(ct))
+        ok = self.in_bounds(p, r, c, el, where == "in")
+        return L.add(p.lead, L.add(L.mul(r, p.pitch), c)), ok
 
     @staticmethod
     def static_bounds(d: NdDesc, rows: dict, cols: dict):
@@ -1222,23 +1228,15 @@ class KernelLowering:
             if blk is not None:
                 self.block_write(d, blk, v)
                 return []
-        L = self.lanes
         st = storage_type(p.elt)
         rows, cols = [a.reshape(-1) for a in np.indices(v.shape)]
         for s in range(v.layout.nslots):
             el = v.layout.lane_elements(s)
             if not el or v.vals[s] is None:
                 continue
-            rt = {ln: int(rows[e]) for ln, e in el.items()}
-            ct = {ln: int(cols[e]) for ln, e in el.items()}
-            where = self.static_bounds(d, rt, ct)
-            if where == "out":
-                continue
-            r = L.add(d.row, L.lane_table(rt))
-            c = L.add(d.col, L.lane_table(ct))
-            ok = self.in_bounds(p, r, c, el, where == "in")
-            lin = L.add(p.lead, L.add(L.mul(r, p.pitch), c))
-            self.store_elem(p.ptr, st, lin, v.vals[s], ok)
+            acc = self.slot_access(d, el, rows, cols)
+            if acc is not None:
+                self.store_elem(p.ptr, st, acc[0], v.vals[s], acc[1])
         return []
 
     def h_xegpu_prefetch_nd(self, op):
@@ -1401,6 +1399,15 @@ class KernelLowering:
         a2 = L.relayout(a, Layout.canonical((M, K), 1))      # A[m, k] in lane k % 16, slot m * kc + k // 16
         i32 = ir.IntegerType.get_signless(32)
         var = self.variable(lane_type, LANES, "dpas_b")
+
+        def mac(acc, m, ci, lane, bk):
+            """acc + A[m, k] * B[k, n]: A from `lane` of chunk `ci` (a shuffle), B this lane's `bk`."""
+            av = a2.vals[m * kc + ci]
+            cv = conv(L.shuffle(av if av is not None else L.zero(ea), lane), ea)
+            if integer:
+                return arith.AddIOp(acc, arith.MulIOp(cv, bk).result).result
+            return arith.AddFOp(acc, arith.MulFOp(cv, bk).result).result
+
         for ci in range(kc):
             n = min(LANES, K - ci * LANES)
             ks = range(ci * LANES, ci * LANES + n)
@@ -1410,11 +1417,7 @@ class KernelLowering:
                 # constant stores into a private array read with a dynamic index (the loop then
                 # reads garbage). Such chunks are unrolled with a constant source lane per k.
                 for k in ks:
-                    for m in range(M):
-                        av = a2.vals[m * kc + ci]
-                        cv = conv(L.shuffle(av if av is not None else L.zero(ea), k % LANES), ea)
-                        prod = (arith.MulIOp if integer else arith.MulFOp)(cv, bcol[k]).result
-                        accs[m] = (arith.AddIOp if integer else arith.AddFOp)(accs[m], prod).result
+                    accs = [mac(acc, m, ci, k % LANES, bcol[k]) for m, acc in enumerate(accs)]
                 continue
             for k in range(n):
                 ir.Operation.create("spirv.Store", operands=[self.var_elem(var, lane_type, k), bcol[ci * LANES + k]])
@@ -1423,15 +1426,7 @@ class KernelLowering:
                 k32 = arith.IndexCastOp(i32, loop.induction_variable).result
                 bk = ir.Operation.create("spirv.Load", results=[acc_t],
                                          operands=[self.var_elem(var, lane_type, k32)]).results[0]
-                out = []
-                for m, acc in enumerate(loop.inner_iter_args):
-                    av = a2.vals[m * kc + ci]
-                    cv = conv(L.shuffle(av if av is not None else L.zero(ea), k32), ea)
-                    if integer:
-                        out.append(arith.AddIOp(acc, arith.MulIOp(cv, bk).result).result)
-                    else:
-                        out.append(arith.AddFOp(acc, arith.MulFOp(cv, bk).result).result)
-                scf.YieldOp(out)
+                scf.YieldOp([mac(acc, m, ci, k32, bk) for m, acc in enumerate(loop.inner_iter_args)])
             accs = list(loop.results)
         return DVal(c.layout, [x if integer else L.from_f32(x, er) for x in accs], er)
 

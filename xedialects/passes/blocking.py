@@ -59,6 +59,11 @@ def shape2d(t):
     return (s[0] * s[2], s[1] * s[3]) if len(s) == 4 else tuple(s)
 
 
+def collapsed(blocks, dims):
+    """The blocks of a 2D vector whose dimensions `dims` are reduced to (or broadcast from) size 1."""
+    return tuple(1 if d in dims else b for d, b in enumerate(blocks))
+
+
 def blocked_type(t, blocks):
     """The vector type of `t` (2D or 4D) in `blocks` (None: the 2D form)."""
     vt = ir.VectorType(t)
@@ -200,7 +205,7 @@ class Blocker:
             if w in (None, FLEX) or len(ir.VectorType(op.operands[0].type).shape) != 2:
                 return None
             dims = set(TileReduceOp(op).reduction_dims)
-            return (1 if 0 in dims else w[0], 1 if 1 in dims else w[1])
+            return collapsed(w, dims)
         if is_elementwise(op):
             got = [self.want.get(v) for v in op.operands if is_vector(v.type)]
             blocked = [b for b in got if b not in (None, FLEX)]
@@ -276,8 +281,7 @@ class Blocker:
             src = prod.operands[0]
             if len(ir.VectorType(src.type).shape) != 2:
                 return None
-            sblocks = (1 if 0 in dims else target[0], 1 if 1 in dims else target[1])
-            src = self.coerce(src, sblocks, user)
+            src = self.coerce(src, collapsed(target, dims), user)
             return TileBroadcastOp.build(vector=src, broadcast_dims=dims + [d + 2 for d in dims],
                                          result_types=[t]).op.results[0]
         if prod.name == "arith.constant":
@@ -338,7 +342,7 @@ class Blocker:
                 w = self.want[op.results[0]]
                 src_blocks = blocks_of(op.operands[0].type)
                 dims = sorted(TileReduceOp(op).reduction_dims)
-                if (1 if 0 in dims else src_blocks[0], 1 if 1 in dims else src_blocks[1]) == w:
+                if collapsed(src_blocks, dims) == w:
                     op.attributes["reduction_dims"] = ir.DenseI64ArrayAttr.get(dims + [d + 2 for d in dims])
                     self.retype(op.results[0], w)
                     continue

@@ -299,6 +299,11 @@ class TileTransposeOp(Op):
         yield from _check_map_shape(r, self.wg_map, "wg_map")
 
 
+def _whole_blocked_dims(dims) -> bool:
+    """Dims of a blocked 4D vector [R/bm, C/bn, bm, bn] that name whole 2D dimensions: d with d + 2."""
+    return set(dims) == {d % 2 for d in dims} | {d % 2 + 2 for d in dims}
+
+
 @xetile.op
 class TileReduceOp(Op):
     name = "tile_reduce"
@@ -316,7 +321,7 @@ class TileReduceOp(Op):
         if not dims or any(d < 0 or d >= len(s) for d in dims) or len(set(dims)) != len(dims):
             yield f"reduction_dims {list(dims)} must be distinct dimensions of the rank-{len(s)} source"
             return
-        if len(s) == 4 and set(dims) != {d % 2 for d in dims} | {d % 2 + 2 for d in dims}:
+        if len(s) == 4 and not _whole_blocked_dims(dims):
             yield (f"reduction_dims {list(dims)} of a blocked 4D vector must reduce whole dimensions: d together "
                    "with d + 2 (e.g. [1, 3] for the rows' elements, [0, 2] for the columns')")
             return
@@ -345,7 +350,7 @@ class TileBroadcastOp(Op):
             yield f"source {_shape_str(s)}x{e} and result {_shape_str(r)}x{er} must have the same rank and element type"
             return
         dims = self.broadcast_dims
-        if len(s) == 4 and set(dims) != {d % 2 for d in dims} | {d % 2 + 2 for d in dims}:
+        if len(s) == 4 and not _whole_blocked_dims(dims):
             yield (f"broadcast_dims {list(dims)} of a blocked 4D vector must broadcast whole dimensions: d "
                    "together with d + 2 (e.g. [0, 2] for a row, [1, 3] for a column)")
             return
