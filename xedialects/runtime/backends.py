@@ -33,15 +33,16 @@ def compare_results(a, b, labels, in_dtype, k: int):
 
 
 def run_backend(backend: str, module, entry: str, inputs, *, trace: bool = False, labels=(), k: int = 1,
-                in_dtype=None, target: str = "portable"):
+                in_dtype=None, target: str = "portable", build_timeout: float | None = None):
     """Run `entry` with `backend` ("opencl" or "both"); (result, agree). Raises OpenCLError (e.g.
-    runtime not installed) before anything runs."""
+    runtime not installed, or the kernels' build exceeded `build_timeout` seconds) before anything
+    runs."""
     from ..sim import simulate
 
     if backend not in ("opencl", "both"):
         raise ValueError(f"unknown backend {backend!r}; choose from {', '.join(BACKENDS)}")
     runtime = load()
-    program = program_for_module(module, runtime, target)
+    program = program_for_module(module, runtime, target, build_timeout=build_timeout)
     sim = None
     if backend == "both":
         sim = simulate(module, entry, [np.array(a, copy=True) for a in inputs], trace=trace)

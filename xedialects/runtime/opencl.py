@@ -15,13 +15,16 @@ sees every result. The module may already hold `spirv.module`s (e.g. after the
 hand-written `spirv.module` without the lowering's ABI get their metadata from the `gpu.func` of
 the same name (no appended arguments).
 
+The build runs in a worker process within a time limit (`opencl_build`; 120 s unless
+`XE_OPENCL_BUILD_TIMEOUT` or `build_timeout=` says otherwise) and a compiler that takes longer is
+stopped with a `BuildTimeout` naming the kernels.
+
 `Program` and `Launcher.run` also work without a module: a SPIR-V binary, its metadata and numpy
 arrays (see test/python/test_opencl_backend.py).
 """
 from __future__ import annotations
 
 import time
-import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -30,11 +33,12 @@ from ..sim.core import fail
 from ..sim.memory import MemRef, row_major_strides
 from ..sim.trace import LaunchRecord
 from ..sim.typeinfo import DYN, parse_type, scalar_dtype
+from .opencl_build import BuildTimeout, build_program
 from .opencl_env import OpenCLError, OpenCLUnavailable, Runtime, load
 from .spirv_check import BadSpirv, check_binary
 
 __all__ = ["Program", "Launcher", "Stats", "OpenCLRun", "run_opencl", "program_for_module", "OpenCLError",
-           "OpenCLUnavailable"]
+           "OpenCLUnavailable", "BuildTimeout"]
 
 DPAS_EXTENSION = "cl_intel_subgroup_matrix_multiply_accumulate"
 
@@ -53,9 +57,13 @@ class Stats:
 
 
 class Program:
-    """A SPIR-V binary built for the device, with the per-kernel metadata of the export contract."""
+    """A SPIR-V binary built for the device, with the per-kernel metadata of the export contract.
 
-    def __init__(self, runtime: Runtime, binary: bytes, meta: dict | None = None, *, validate: bool = True):
+    The build runs within a time limit (`opencl_build`: `build_timeout` seconds, else
+    $XE_OPENCL_BUILD_TIMEOUT, else 120; 0 = none); past it `BuildTimeout` names the kernels."""
+
+    def __init__(self, runtime: Runtime, binary: bytes, meta: dict | None = None, *, validate: bool = True,
+                 build_timeout: float | None = None):
         self.runtime = runtime
         self.meta = dict(meta or {})
         self.kernels = {k["name"]: k for k in self.meta.get("kernels", [])}
@@ -68,15 +76,8 @@ class Program:
         if missing:
             raise OpenCLError(f"the metadata describes kernel(s) {', '.join(missing)} that the SPIR-V module does "
                               f"not define (entry points: {', '.join(self.info.entry_points)})")
-        cl = runtime.cl
         t0 = time.perf_counter()
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")   # pyopencl's "non-empty compiler output"
-                self.program = cl.Program(runtime.context, bytes(binary)).build()
-        except cl.Error as e:
-            raise OpenCLError(f"the OpenCL runtime failed to build the SPIR-V module on {runtime.device_name}:\n"
-                              f"{_cl_message(e)}") from None
+        self.program = build_program(runtime, bytes(binary), self.info.entry_points, timeout=build_timeout)
         self.build_seconds = time.perf_counter() - t0
         self._cl_kernels = {}
 
@@ -353,9 +354,9 @@ def infer_kernel_meta(func) -> dict:
 
 
 def program_for_module(module, runtime: Runtime | None = None, target: str = "portable",
-                       validate: bool = True) -> Program:
+                       validate: bool = True, build_timeout: float | None = None) -> Program:
     """Build the SPIR-V of a module (its spirv.modules, or its XeGPU kernels converted with
-    `target`) for the device."""
+    `target`) for the device (within `build_timeout` seconds, see `Program`)."""
     from ..lowering.spirv_export import SpirvExportError, export_spirv, spirv_modules
 
     runtime = runtime or load()
@@ -371,7 +372,7 @@ def program_for_module(module, runtime: Runtime | None = None, target: str = "po
     for name, func in kernels.items():
         if name not in described:
             meta["kernels"].append(infer_kernel_meta(func))
-    return Program(runtime, binary, meta, validate=validate)
+    return Program(runtime, binary, meta, validate=validate, build_timeout=build_timeout)
 
 
 @dataclass

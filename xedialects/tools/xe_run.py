@@ -2,6 +2,7 @@
 
     xe-run FILE [--entry FUNC] [--pipeline NAME|'builtin.module(...)'] [--seed N]
            [--inputs in.npz] [--output out.npz] [--check] [--trace] [--backend sim|opencl|both]
+           [--build-timeout SECONDS]
 
 The input is either a host function that launches kernels (`gpu.launch_func`) or a plain linalg
 function plus a `--pipeline` that lowers it. Arguments are random (seeded) or read from `--inputs`
@@ -13,7 +14,8 @@ upstream MLIR; exit status 1 on FAIL or on any error. A function on tensors is b
 `--backend opencl` runs the kernels' SPIR-V (`convert-xegpu-to-spirv{target=portable}`, applied
 here when the pipeline stops at XeGPU) on an OpenCL device, e.g. Intel's OpenCL CPU runtime
 (`pip install -e '.[run]'`); the host function is still interpreted. `--backend both` runs the
-simulator and OpenCL and also fails when they disagree.
+simulator and OpenCL and also fails when they disagree. The OpenCL build of the SPIR-V is stopped
+after `--build-timeout` seconds (default: $XE_OPENCL_BUILD_TIMEOUT, else 120; 0: no limit).
 """
 from __future__ import annotations
 
@@ -41,6 +43,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--backend", default="sim", choices=["sim", "opencl", "both"],
                    help="execution backend: sim (functional simulator, default), opencl (SPIR-V on an OpenCL "
                    "device; pip install -e '.[run]'), both (run both, compare them)")
+    p.add_argument("--build-timeout", type=float, metavar="SECONDS",
+                   help="stop the OpenCL build of the kernels after this long (default: $XE_OPENCL_BUILD_TIMEOUT, "
+                   "else 120; 0: no limit)")
     return p
 
 
@@ -125,6 +130,21 @@ def run(argv=None) -> int:
     if entry not in hosts:
         print(f"xe-run: error: no host function @{entry} in {name}", file=sys.stderr)
         return 1
+    if args.backend != "sim":
+        from ..runtime.opencl_build import build_timeout, prestart
+        from ..runtime.opencl_env import OpenCLError, load
+
+        try:
+            build_timeout(args.build_timeout)
+        except OpenCLError as e:
+            where = "" if args.build_timeout is None else f"--build-timeout {args.build_timeout:g}: "
+            print(f"xe-run: error: {where}{e}", file=sys.stderr)
+            return 1
+        try:   # no runtime: say so before lowering; else the build worker starts while we lower
+            prestart(load(), args.build_timeout)
+        except OpenCLError as e:
+            print(f"xe-run: error: {e}", file=sys.stderr)
+            return 1
     from mlir import ir
 
     def entry_type():
@@ -169,7 +189,7 @@ def run(argv=None) -> int:
 
         try:
             result, agree = run_backend(args.backend, module, entry, inputs, trace=args.trace, labels=labels, k=k,
-                                        in_dtype=_narrowest_float(types))
+                                        in_dtype=_narrowest_float(types), build_timeout=args.build_timeout)
         except OpenCLError as e:
             print(f"xe-run: error: {e}", file=sys.stderr)
             return 1
