@@ -150,6 +150,14 @@ def _result_descriptor(t):
     return ctypes.pointer(ctypes.pointer(desc)), to_numpy
 
 
+_SCALAR_CTYPES = {np.dtype(np.float32): ctypes.c_float, np.dtype(np.float64): ctypes.c_double,
+                  np.dtype(np.int8): ctypes.c_int8, np.dtype(np.int16): ctypes.c_int16,
+                  np.dtype(np.int32): ctypes.c_int32, np.dtype(np.int64): ctypes.c_int64,
+                  np.dtype(np.uint8): ctypes.c_uint8, np.dtype(np.uint16): ctypes.c_uint16,
+                  np.dtype(np.uint32): ctypes.c_uint32, np.dtype(np.uint64): ctypes.c_uint64,
+                  np.dtype(np.bool_): ctypes.c_bool}
+
+
 def run_reference(module_or_text, entry: str, args, *, returns: bool = False):
     """Run host function `entry` (linalg on memrefs) on copies of `args`; returns the arrays after
     the call (same order), and with `returns=True` the pair (arrays, returned arrays) for an entry
@@ -173,8 +181,10 @@ def run_reference(module_or_text, entry: str, args, *, returns: bool = False):
         elif t.kind == "scalar":
             v = np.asarray(a).astype(t.dtype)
             arrays.append(v)
-            ct = {np.dtype(np.float32): ctypes.c_float, np.dtype(np.float64): ctypes.c_double,
-                  np.dtype(np.int32): ctypes.c_int32, np.dtype(np.int64): ctypes.c_int64}.get(v.dtype)
+            if v.dtype.itemsize == 2 and v.dtype.kind in "fV":     # f16 / bf16: passed as their bits
+                ptrs.append(ctypes.pointer(ctypes.c_uint16(int(v.reshape(()).view(np.uint16)))))
+                continue
+            ct = _SCALAR_CTYPES.get(v.dtype)
             if ct is None:
                 _err(f"reference: unsupported scalar argument type {t.text}")
             ptrs.append(ctypes.pointer(ct(v.item())))

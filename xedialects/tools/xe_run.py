@@ -1,15 +1,18 @@
 """xe-run: run a program's kernels in the functional simulator and check them against upstream MLIR.
 
     xe-run FILE [--entry FUNC] [--pipeline NAME|'builtin.module(...)'] [--seed N]
-           [--inputs in.npz] [--output out.npz] [--check] [--trace] [--backend sim|opencl|both]
-           [--build-timeout SECONDS]
+           [--inputs in.npz | --dims SIZES] [--output out.npz] [--check] [--trace]
+           [--backend sim|opencl|both] [--build-timeout SECONDS]
 
 The input is either a host function that launches kernels (`gpu.launch_func`) or a plain linalg
 function plus a `--pipeline` that lowers it. Arguments are random (seeded) or read from `--inputs`
-(keyed by the argument names of the source, `%A` -> `A`, or by position `arg0`). With `--check`
-every buffer after the run is compared with the *original* linalg function compiled for the CPU by
-upstream MLIR; exit status 1 on FAIL or on any error. A function on tensors is bufferized first
-(`xe-bufferize`) and runs as that memref function; its returned buffer is checked too.
+(keyed by the argument names of the source, `%A` -> `A`, or by position `arg0`). Random memrefs
+and scalars hold integers -4..4 (unsigned and index: 0..4, i1: 0/1) or floats uniform in [-1, 1);
+the sizes of dynamic memrefs and index/integer arguments that are sizes come from `--dims` (below).
+With `--check` every buffer after the run is compared with the *original* linalg function compiled
+for the CPU by upstream MLIR, on the same arguments; exit status 1 on FAIL or on any error. A
+function on tensors is bufferized first (`xe-bufferize`) and runs as that memref function; its
+returned buffer is checked too.
 
 `--backend opencl` runs the kernels' SPIR-V (`convert-xegpu-to-spirv{target=portable}`, applied
 here when the pipeline stops at XeGPU) on an OpenCL device, e.g. Intel's OpenCL CPU runtime
@@ -28,15 +31,29 @@ import numpy as np
 
 from ..diagnostics import DiagnosticError
 
+DIMS_HELP = """\
+sizes (--dims, comma-separated, may be repeated; for random inputs):
+  ARG=D0xD1...  the shape of memref argument %ARG (or argN): every dimension, each a
+                number or a size name; static dimensions must match the type
+  NAME=N        a size name usable in shapes; an index/integer argument %NAME gets N
+examples, for @mm(%A: memref<?x?xbf16>, %B: memref<?x?xbf16>, %C: memref<?x?xf32>):
+  xe-run mm.mlir --pipeline=xe-gemm-to-xegpu --check --dims A=200x96,B=96x72,C=200x72
+  xe-run mm.mlir --pipeline=xe-gemm-to-xegpu --check --dims M=200,N=72,K=96,A=MxK,B=KxN,C=MxN
+and for @f(%A: memref<?x8xf32>, %n: index): --dims n=100,A=nx8 (n = 100, A is 100x8)"""
+
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="xe-run", description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(prog="xe-run", description=__doc__.split("\n\n")[0], epilog=DIMS_HELP,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("input", help="input .mlir file ('-' for stdin)")
     p.add_argument("--entry", help="host function to run (default: the only host function)")
     p.add_argument("--pipeline", default="", help="pass pipeline applied before running: a registered "
                    "pipeline/pass name or a textual 'builtin.module(...)' pipeline")
     p.add_argument("--seed", type=int, default=0, help="seed for random inputs (default 0)")
     p.add_argument("--inputs", help=".npz file with input arrays keyed by argument name or position")
+    p.add_argument("--dims", action="append", metavar="SIZES",
+                   help="shapes of dynamic memref arguments and values of size arguments for random inputs: "
+                   "ARG=200x96 or NAME=200 (then ARG=NAMEx96), comma-separated; see below")
     p.add_argument("--output", help="write every buffer after the run to this .npz file")
     p.add_argument("--check", action="store_true", help="compare with the CPU result of the original program")
     p.add_argument("--trace", action="store_true", help="print per-op execution counts (DPAS, block IO, bytes)")
@@ -49,14 +66,20 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-_SIG = re.compile(r"func\.func\s+(?:private\s+)?@([\w$.]+)\s*\(([^)]*)\)")
+_FUNC = re.compile(r"func\.func\s+(?:(?:private|public|nested)\s+)?@([\w$.-]+)\s*\(")
+_ARG = re.compile(r"%([\w$.-]+)\s*:")
 
 
 def arg_names(source: str, entry: str) -> list[str]:
     """Argument names of `entry` as written in the source (`%A` -> `A`)."""
-    for m in _SIG.finditer(source):
-        if m.group(1) == entry:
-            return [a.split(":")[0].strip().lstrip("%") for a in m.group(2).split(",") if a.strip()]
+    for m in _FUNC.finditer(source):
+        if m.group(1) != entry:
+            continue
+        depth, i = 1, m.end()
+        while i < len(source) and depth:      # the balanced argument list (types may hold parentheses)
+            depth += {"(": 1, ")": -1}.get(source[i], 0)
+            i += 1
+        return _ARG.findall(source[m.end():i - 1])
     return []
 
 
@@ -71,19 +94,178 @@ def host_functions(module) -> list[str]:
     return names
 
 
-def random_inputs(types, rng):
+class InputError(ValueError):
+    """A user error in the arguments of the run (reported as `xe-run: error: ...`)."""
+
+
+def _random_values(dtype, shape, rng):
+    """Random integers -4..4 (unsigned: 0..4, i1: 0/1) or floats uniform in [-1, 1)."""
+    dtype = np.dtype(dtype)
+    if dtype.kind == "b":
+        return rng.integers(0, 2, shape).astype(dtype)
+    if dtype.kind == "u":
+        return rng.integers(0, 5, shape).astype(dtype)
+    if dtype.kind == "i":
+        return rng.integers(-4, 5, shape).astype(dtype)
+    return rng.uniform(-1, 1, shape).astype(np.float32).astype(dtype)
+
+
+def random_inputs(types, rng, shapes=None, scalars=None, labels=None):
+    """Random arguments for `types` (seeded `rng`, drawn in argument order): memrefs of their static
+    shape or of `shapes[i]`, scalars `scalars[i]` or random (index: 0..4)."""
+    shapes, scalars = shapes or {}, scalars or {}
     arrays = []
     for i, t in enumerate(types):
+        what = f"argument %{labels[i]}" if labels and i < len(labels) else f"argument {i}"
+        if t.kind == "scalar":
+            if i in scalars:
+                arrays.append(np.asarray(scalars[i]).astype(t.dtype))
+            elif t.elem == "index":
+                arrays.append(np.asarray(rng.integers(0, 5)).astype(t.dtype))
+            else:
+                arrays.append(_random_values(t.dtype, (), rng))
+            continue
         if t.kind != "memref":
-            raise ValueError(f"argument {i}: only memref arguments can be generated; pass --inputs")
-        shape = tuple(int(d) for d in t.shape)
+            raise InputError(f"{what} of type {t.text} cannot be generated; pass it with --inputs")
+        shape = shapes.get(i) or tuple(int(d) for d in t.shape)
         if any(d < 0 for d in shape):
-            raise ValueError(f"argument {i} has a dynamic shape ({t.text}); give its array with --inputs")
-        if t.dtype.kind in "iu":
-            arrays.append(rng.integers(-4, 5, shape).astype(t.dtype))
-        else:
-            arrays.append(rng.uniform(-1, 1, shape).astype(np.float32).astype(t.dtype))
+            raise InputError(f"{what} has a dynamic shape ({t.text}); give its sizes with --dims")
+        arrays.append(_random_values(t.dtype, shape, rng))
     return arrays
+
+
+def parse_dims(texts) -> dict[str, str]:
+    """The `--dims` options (each a comma-separated list of NAME=VALUE) as {name: value}."""
+    out = {}
+    for text in texts or []:
+        for item in text.split(","):
+            item = item.strip()
+            if not item:
+                continue
+            name, eq, value = item.partition("=")
+            name, value = name.strip().lstrip("%"), value.strip().replace(" ", "")
+            if not eq or not name or not value:
+                raise InputError(f"--dims: '{item}' is not NAME=VALUE (e.g. A=200x96 for a memref argument %A, "
+                                 "or M=200)")
+            if out.get(name, value) != value:
+                raise InputError(f"--dims gives {name} twice: {name}={out[name]} and {name}={value}")
+            out[name] = value
+    return out
+
+
+def _split_shape(text: str, sizes) -> list[str] | None:
+    """`200xK` -> ['200', 'K'] with K a size name (names may contain 'x': every split is tried)."""
+    for j in range(1, len(text) + 1):
+        head = text[:j]
+        if (head.isdigit() or head in sizes) and (j == len(text) or text[j] == "x"):
+            if j == len(text):
+                return [head]
+            rest = _split_shape(text[j + 1:], sizes)
+            if rest is not None:
+                return [head] + rest
+    return None
+
+
+def resolve_dims(dims: dict[str, str], labels, types, entry: str):
+    """({arg index: shape} for memref arguments, {arg index: value} for index/integer arguments)
+    from parsed `--dims` (see DIMS_HELP)."""
+    from ..sim.typeinfo import DYN
+    index = _arg_index(labels)
+    memrefs = ", ".join(f"%{labels[i]}" for i, t in enumerate(types) if t.kind == "memref") or "none"
+    sizes, shape_specs, named = {}, {}, {}
+    for name, value in dims.items():
+        i = index.get(name)
+        t = types[i] if i is not None else None
+        if i is not None:
+            if i in named:
+                raise InputError(f"--dims names argument %{labels[i]} twice: {named[i]}={dims[named[i]]} and "
+                                 f"{name}={value}")
+            named[i] = name
+        if t is not None and t.kind == "memref":
+            shape_specs[i] = (name, value)
+            continue
+        if t is not None and (t.kind != "scalar" or t.dtype.kind not in "iub"):
+            raise InputError(f"--dims {name}={value}: argument %{name} has type {t.text}; --dims gives the shapes of "
+                             "memref arguments and the values of index/integer arguments")
+        if not value.isdigit():
+            raise InputError(f"--dims {name}={value}: a size is a whole number; {name} is not a memref argument of "
+                             f"@{entry} (memref arguments: {memrefs})")
+        sizes[name] = int(value)
+    scalars = {index[n]: v for n, v in sizes.items() if n in index}
+    used = set()
+    shapes = {}
+    for i, (name, text) in shape_specs.items():
+        t = types[i]
+        parts = _split_shape(text, sizes)
+        if parts is None:
+            unknown = [w for w in text.split("x") if w and not w.isdigit() and w not in sizes]
+            hint = (f"; define {', '.join(unknown)} (e.g. --dims {unknown[0]}=64,{name}={text})" if unknown else "")
+            raise InputError(f"--dims {name}={text}: a shape is sizes joined by 'x', each a number or a size name "
+                             f"given a value in --dims{hint}")
+        used.update(p for p in parts if not p.isdigit())
+        shape = tuple(int(p) if p.isdigit() else sizes[p] for p in parts)
+        if len(shape) != len(t.shape):
+            raise InputError(f"--dims {name}={text}: {len(shape)} size{'s' if len(shape) != 1 else ''} for "
+                             f"%{labels[i]} of type {t.text} (rank {len(t.shape)})")
+        for d, (want, got) in enumerate(zip(t.shape, shape)):
+            if want >= 0 and want != got:
+                raise InputError(f"--dims {name}={text}: dimension {d} of %{labels[i]} ({t.text}) is {want}, "
+                                 f"not {got}")
+        shapes[i] = shape
+    unused = [n for n in sizes if n not in used and n not in index]
+    if unused:
+        n = unused[0]
+        ranked = sorted((i for i, t in enumerate(types) if t.kind == "memref" and t.shape),
+                        key=lambda i: DYN not in types[i].shape)       # a dynamic one first
+        example = "" if not ranked else f", e.g. --dims {n}={sizes[n]},{labels[ranked[0]]}=" + \
+            "x".join([n] + ["64"] * (len(types[ranked[0]].shape) - 1))
+        raise InputError(f"--dims {n}={sizes[n]}: @{entry} has no argument %{n} and no shape in --dims uses {n}; "
+                         f"a size name stands for a number in shapes{example} (memref arguments: {memrefs})")
+    return shapes, scalars
+
+
+def _arg_index(labels) -> dict[str, int]:
+    index = {}
+    for i, lab in enumerate(labels):
+        index.setdefault(lab, i)
+        index.setdefault(f"arg{i}", i)
+    return index
+
+
+def missing_dims_message(argv, dims: dict[str, str], labels, types) -> str | None:
+    """The error for dynamic memref arguments that `--dims` gives no shape, with an example
+    command line that does (None when every one has a shape)."""
+    import shlex
+
+    index = _arg_index(labels)
+    given = {index[n] for n in dims if n in index}
+    missing = [i for i, t in enumerate(types) if t.kind == "memref" and i not in given and any(d < 0 for d in t.shape)]
+    if not missing:
+        return None
+    kept, skip = [], False
+    for a in argv:
+        if skip:
+            skip = False
+        elif a == "--dims":
+            skip = True
+        elif not a.startswith("--dims="):
+            kept.append(a)
+    words = {w for n, v in dims.items() if n in index for w in v.split("x")}
+    spec = {n: v for n, v in dims.items() if n in index or n in words}   # sizes no shape uses are left out
+    for i in missing:
+        spec[labels[i]] = "x".join("64" if d < 0 else str(d) for d in types[i].shape)
+    example = shlex.join(["xe-run", *kept, "--dims", ",".join(f"{k}={v}" for k, v in spec.items())])
+    what = ", ".join(f"%{labels[i]} ({types[i].text})" for i in missing)
+    plural = len(missing) > 1
+    return (f"argument{'s' if plural else ''} {what} {'have' if plural else 'has'} a dynamic shape and no size; "
+            f"give {'their shapes' if plural else 'its shape'} with --dims, e.g.\n  {example}\n"
+            "(every dimension of each shape; a size may be named and reused: --dims M=200,K=96,A=MxK; "
+            "or pass the arrays with --inputs FILE.npz)")
+
+
+def _scalar_text(value) -> str:
+    v = np.asarray(value).reshape(())[()]
+    return str(bool(v)).lower() if isinstance(v, np.bool_) else str(v)
 
 
 def _narrowest_float(types):
@@ -164,12 +346,27 @@ def run(argv=None) -> int:
     types = [parse_type(t) for t in ftype.inputs]
     ret_types = [parse_type(t) for t in ftype.results]
     names = arg_names(source, entry)
+    labels = [names[i] if i < len(names) else f"arg{i}" for i in range(len(types))]
     try:
-        inputs = load_inputs(args.inputs, names, types) if args.inputs else \
-            random_inputs(types, np.random.default_rng(args.seed))
+        dims = parse_dims(args.dims)
+        if args.inputs:
+            if dims:
+                raise InputError("--dims sizes random inputs; with --inputs the arrays give the shapes (use one "
+                                 "of them)")
+            inputs = load_inputs(args.inputs, names, types)
+        else:
+            message = missing_dims_message(sys.argv[1:] if argv is None else list(argv), dims, labels, types)
+            if message:
+                raise InputError(message)
+            shapes, scalars = resolve_dims(dims, labels, types, entry)
+            inputs = random_inputs(types, np.random.default_rng(args.seed), shapes, scalars, labels)
     except (ValueError, OSError) as e:
         print(f"xe-run: error: {e}", file=sys.stderr)
         return 1
+    scalar_args = [f"%{lab} = {_scalar_text(a)} : {t.elem}" for lab, a, t in zip(labels, inputs, types)
+                   if t.kind == "scalar"]
+    if scalar_args:
+        print(f"scalar arguments: {', '.join(scalar_args)}")
     reference = None
     if args.check:
         reference, ref_returns = run_reference(reference_program, entry, inputs, returns=True)
@@ -178,7 +375,6 @@ def run(argv=None) -> int:
 
         pipeline = args.pipeline if "(" in args.pipeline else f"builtin.module({args.pipeline})"
         run_pipeline(module, pipeline)
-    labels = [names[i] if i < len(names) else f"arg{i}" for i in range(len(types))]
     k = max((max(np.shape(a)) for a in inputs if np.ndim(a)), default=1)
     agree = True
     if args.backend == "sim":
@@ -204,7 +400,7 @@ def run(argv=None) -> int:
     if reference is None:
         return 0 if agree else 1
     ok_all = agree
-    checks = list(zip(labels, result.buffers, reference, types))
+    checks = [c for c in zip(labels, result.buffers, reference, types) if c[3].kind == "memref"]
     checks += list(zip(ret_labels, result.returns, ref_returns, ret_types))
     for lab, got, want, t in checks:
         ok, mx, rel = compare(got, want, _narrowest_float(types) or t.dtype, t.dtype, k=k)

@@ -1,0 +1,291 @@
+"""xe-run's generated arguments: scalars (random like the memrefs, or sizes from --dims) and the
+shapes of dynamic memrefs (`--dims A=200x96,...` or named sizes `--dims M=200,K=96,A=MxK,...`).
+
+* a dynamic-shape linalg.matmul lowered with xe-gemm-to-xegpu and checked against the CPU
+  reference with each --dims form (also on OpenCL with the portable SPIR-V pipeline);
+* a host function with index / i32 / i8 / i64 / f16 / bf16 scalar arguments: generated, given as
+  sizes, the same values reach the simulator and the CPU reference (--check) and --output;
+* scalar arguments through the GEMM pipeline (alpha * A x B + beta * C, dynamic shapes);
+* errors: no size for a dynamic memref (the message's example command line runs), wrong rank,
+  static size mismatch, undefined size names, unused sizes, float arguments, bad syntax,
+  --dims with --inputs; always `xe-run: error: ...`, exit 1, no traceback.
+"""
+import os
+import shlex
+import subprocess
+import sys
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+from xedialects.runtime import opencl_env
+from xedialects.sim.typeinfo import parse_type
+from xedialects.tools.xe_run import _split_shape, arg_names, main, parse_dims, random_inputs, resolve_dims
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+DYNAMIC_MM = """
+func.func @mm(%A: memref<?x?xbf16>, %B: memref<?x?xbf16>, %C: memref<?x?xf32>) {
+  linalg.matmul ins(%A, %B : memref<?x?xbf16>, memref<?x?xbf16>) outs(%C : memref<?x?xf32>)
+  return
+}
+"""
+
+# D[i] = n + h + b for i < n, E[i, :] = k + u + w: every scalar reaches the result
+SCALARS = """
+func.func @f(%D: memref<?xf32>, %E: memref<?x4xi32>, %n: index, %k: i32, %h: f16, %u: i8, %b: bf16, %w: i64) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %ni = arith.index_cast %n : index to i32
+  %nf = arith.sitofp %ni : i32 to f32
+  %hf = arith.extf %h : f16 to f32
+  %bf = arith.extf %b : bf16 to f32
+  %x = arith.addf %nf, %hf : f32
+  %y = arith.addf %x, %bf : f32
+  %u32 = arith.extsi %u : i8 to i32
+  %s = arith.addi %k, %u32 : i32
+  %wi = arith.trunci %w : i64 to i32
+  %t = arith.addi %s, %wi : i32
+  scf.for %i = %c0 to %n step %c1 {
+    memref.store %y, %D[%i] : memref<?xf32>
+    scf.for %j = %c0 to %c4 step %c1 {
+      memref.store %t, %E[%i, %j] : memref<?x4xi32>
+    }
+  }
+  return
+}
+"""
+
+ALPHA_BETA = """
+func.func @f(%A: memref<?x?xf16>, %B: memref<?x?xf16>, %C: memref<?x?xf32>, %alpha: f32, %beta: f32) {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %m = memref.dim %C, %c0 : memref<?x?xf32>
+  %n = memref.dim %C, %c1 : memref<?x?xf32>
+  %t = memref.alloc(%m, %n) : memref<?x?xf32>
+  linalg.fill ins(%zero : f32) outs(%t : memref<?x?xf32>)
+  linalg.matmul ins(%A, %B : memref<?x?xf16>, memref<?x?xf16>) outs(%t : memref<?x?xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%t : memref<?x?xf32>) outs(%C : memref<?x?xf32>) {
+  ^bb0(%p: f32, %old: f32):
+    %ap = arith.mulf %alpha, %p : f32
+    %bc = arith.mulf %beta, %old : f32
+    %r = arith.addf %ap, %bc : f32
+    linalg.yield %r : f32
+  }
+  memref.dealloc %t : memref<?x?xf32>
+  return
+}
+"""
+
+
+@pytest.fixture
+def xe_run(tmp_path, capsys):
+    """xe-run in this process: (exit status, stdout, stderr)."""
+    def run(src, *args):
+        path = tmp_path / "prog.mlir"
+        path.write_text(src)
+        capsys.readouterr()
+        rc = main([str(path), *args])
+        out, err = capsys.readouterr()
+        return rc, out, err
+    return run
+
+
+def _have_opencl():
+    try:
+        opencl_env.load()
+        return True
+    except opencl_env.OpenCLError:
+        return False
+
+
+# ----------------------------------------------------------------------------------------------
+# dynamic shapes
+
+
+@pytest.mark.parametrize("dims", [
+    ["--dims", "A=200x96,B=96x72,C=200x72"],
+    ["--dims", "M=200,N=72,K=96,A=MxK,B=KxN,C=MxN"],
+    ["--dims", "M=200,N=72", "--dims=K=96,A=MxK", "--dims", "B=KxN,arg2=200x72"],   # repeated; argN
+])
+def test_dynamic_matmul_sizes_from_dims(xe_run, tmp_path, dims):
+    out = tmp_path / "out.npz"
+    rc, stdout, stderr = xe_run(DYNAMIC_MM, "--pipeline=xe-gemm-to-xegpu", "--check", *dims, "--output", str(out))
+    assert rc == 0, stdout + stderr
+    assert stdout.rstrip().endswith("PASS") and "C: max abs error" in stdout
+    got = np.load(out)
+    assert got["A"].shape == (200, 96) and got["B"].shape == (96, 72) and got["C"].shape == (200, 72)
+    a, b = (got[k].view(ml_dtypes.bfloat16).astype(np.float32) for k in "AB")
+    assert np.abs(a).max() <= 1 and np.abs(b).max() <= 1
+
+
+@pytest.mark.skipif(not _have_opencl(), reason="OpenCL runtime unavailable (pip install -e '.[run]')")
+def test_dynamic_matmul_on_opencl(xe_run):
+    rc, stdout, stderr = xe_run(DYNAMIC_MM, "--pipeline=xe-gemm-to-spirv-portable", "--backend=both", "--check",
+                                "--dims", "M=100,N=40,K=56,A=MxK,B=KxN,C=MxN")
+    assert rc == 0, stdout + stderr
+    assert "backends agree" in stdout and stdout.rstrip().endswith("PASS")
+
+
+def test_static_dims_may_be_repeated_and_must_match(xe_run):
+    src = DYNAMIC_MM.replace("memref<?x?xbf16>, %B", "memref<?x96xbf16>, %B").replace(
+        "ins(%A, %B : memref<?x?xbf16>", "ins(%A, %B : memref<?x96xbf16>")
+    rc, stdout, stderr = xe_run(src, "--check", "--pipeline=xe-gemm-to-xegpu", "--dims", "A=64x96,B=96x32,C=64x32")
+    assert rc == 0 and stdout.rstrip().endswith("PASS"), stdout + stderr
+    rc, _, stderr = xe_run(src, "--dims", "A=64x95,B=96x32,C=64x32")
+    assert rc == 1 and stderr == ("xe-run: error: --dims A=64x95: dimension 1 of %A (memref<?x96xbf16>) is 96, "
+                                  "not 95\n")
+
+
+# ----------------------------------------------------------------------------------------------
+# scalar arguments
+
+
+def test_scalar_arguments_generated_given_and_checked(xe_run, tmp_path):
+    out = tmp_path / "out.npz"
+    rc, stdout, stderr = xe_run(SCALARS, "--check", "--dims", "n=5,D=n,E=nx4", "--seed", "3", "--output", str(out))
+    assert rc == 0 and stdout.rstrip().endswith("PASS"), stdout + stderr
+    assert stdout.startswith("scalar arguments: %n = 5 : index, %k = ")
+    got = np.load(out)
+    n, k, h, u, w = (got[x][()] for x in "nkhuw")
+    b = got["b"].view(ml_dtypes.bfloat16)[()]
+    assert n == 5 and got["D"].shape == (5,) and got["E"].shape == (5, 4)
+    assert all(-4 <= int(v) <= 4 for v in (k, u, w)) and -1 <= float(h) < 1 and -1 <= float(b) < 1
+    assert np.all(got["D"] == np.float32(5) + np.float32(h) + np.float32(b))
+    assert np.all(got["E"] == int(k) + int(u) + int(w))
+    # the same seed draws the same values, another seed others
+    again = tmp_path / "again.npz"
+    assert xe_run(SCALARS, "--dims", "n=5,D=n,E=nx4", "--seed", "3", "--output", str(again))[0] == 0
+    assert all(np.array_equal(got[x], np.load(again)[x]) for x in got.files)
+    other = xe_run(SCALARS, "--dims", "n=5,D=n,E=nx4", "--seed", "4")[1]
+    assert other.splitlines()[0] != stdout.splitlines()[0]
+
+
+def test_size_argument_value_and_shape_agree(xe_run, tmp_path):
+    """`--dims k=3,n=7,...`: an integer argument named like a size gets it; without a size an index
+    argument is random in 0..4."""
+    out = tmp_path / "out.npz"
+    rc, stdout, stderr = xe_run(SCALARS, "--check", "--dims", "n=7,k=3,D=n,E=nx4", "--output", str(out))
+    assert rc == 0, stdout + stderr
+    got = np.load(out)
+    assert got["n"] == 7 and got["k"] == 3 and got["D"].shape == (7,)
+    types = [parse_type(t) for t in ["index", "memref<2xi8>", "i1", "ui8"]]
+    for seed in range(20):
+        n, a, flag, u = random_inputs(types, np.random.default_rng(seed))
+        assert 0 <= n <= 4 and a.min() >= -4 and a.max() <= 4 and flag.dtype == np.bool_ and 0 <= u <= 4
+
+
+def test_scalar_arguments_through_the_gemm_pipeline(xe_run):
+    rc, stdout, stderr = xe_run(ALPHA_BETA, "--pipeline=xe-gemm-to-xegpu", "--check",
+                                "--dims", "M=72,N=40,K=56,A=MxK,B=KxN,C=MxN")
+    assert rc == 0 and stdout.rstrip().endswith("PASS"), stdout + stderr
+    assert stdout.startswith("scalar arguments: %alpha = ") and " : f32, %beta = " in stdout
+    assert "alpha: max abs" not in stdout     # only buffers are compared
+
+
+def test_inputs_file_gives_scalars_too(xe_run, tmp_path):
+    path = tmp_path / "in.npz"
+    np.savez(path, D=np.zeros(3, np.float32), E=np.zeros((3, 4), np.int32), n=np.int64(3), k=np.int32(1),
+             h=np.float16(0.5), u=np.int8(2), b=np.zeros((), ml_dtypes.bfloat16).view(np.uint16), w=np.int64(4))
+    rc, stdout, stderr = xe_run(SCALARS, "--check", "--inputs", str(path))
+    assert rc == 0 and stdout.rstrip().endswith("PASS"), stdout + stderr
+    assert "%n = 3 : index, %k = 1 : i32, %h = 0.5 : f16, %u = 2 : i8" in stdout
+
+
+# ----------------------------------------------------------------------------------------------
+# errors
+
+
+def test_missing_sizes_error_shows_a_command_that_works(xe_run):
+    rc, stdout, stderr = xe_run(DYNAMIC_MM, "--pipeline=xe-gemm-to-xegpu", "--check")
+    assert rc == 1 and stdout == ""
+    lines = stderr.splitlines()
+    assert lines[0] == ("xe-run: error: arguments %A (memref<?x?xbf16>), %B (memref<?x?xbf16>), %C (memref<?x?xf32>) "
+                        "have a dynamic shape and no size; give their shapes with --dims, e.g.")
+    assert lines[1].startswith("  xe-run ") and lines[1].endswith(
+        "prog.mlir --pipeline=xe-gemm-to-xegpu --check --dims A=64x64,B=64x64,C=64x64")
+    assert "--dims M=200,K=96,A=MxK" in lines[2] and "--inputs FILE.npz" in lines[2]
+    # the example runs
+    rc = main(shlex.split(lines[1])[1:])
+    assert rc == 0
+
+
+def test_missing_size_of_one_argument(xe_run):
+    rc, _, stderr = xe_run(DYNAMIC_MM, "--check", "--dims", "M=200,K=96,A=MxK", "--dims", "B=96x72,Q=5")
+    assert rc == 1
+    assert stderr.startswith("xe-run: error: argument %C (memref<?x?xf32>) has a dynamic shape and no size; give its "
+                             "shape with --dims, e.g.\n")
+    assert stderr.splitlines()[1].endswith("--check --dims M=200,K=96,A=MxK,B=96x72,C=64x64")   # unused Q left out
+
+
+@pytest.mark.parametrize("dims,message", [
+    ("A=200x96x1,B=96x72,C=200x72", "--dims A=200x96x1: 3 sizes for %A of type memref<?x?xbf16> (rank 2)"),
+    ("A=200,B=96x72,C=200x72", "--dims A=200: 1 size for %A of type memref<?x?xbf16> (rank 2)"),
+    ("M=200,A=MxK,B=96x72,C=200x72",
+     "--dims A=MxK: a shape is sizes joined by 'x', each a number or a size name given a value in --dims; "
+     "define K (e.g. --dims K=64,A=MxK)"),
+    ("A=200x96,B=96x72,C=200x72,Z=4",
+     "--dims Z=4: @mm has no argument %Z and no shape in --dims uses Z; a size name stands for a number in shapes, "
+     "e.g. --dims Z=4,A=Zx64 (memref arguments: %A, %B, %C)"),
+    ("A=200x96,B=96x72,C=200x72,M=big",
+     "--dims M=big: a size is a whole number; M is not a memref argument of @mm (memref arguments: %A, %B, %C)"),
+    ("A=200x96,A=3x3", "--dims gives A twice: A=200x96 and A=3x3"),
+    ("A=200x96,B=96x72,C=200x72,arg0=200x96", "--dims names argument %A twice: A=200x96 and arg0=200x96"),
+    ("A", "--dims: 'A' is not NAME=VALUE (e.g. A=200x96 for a memref argument %A, or M=200)"),
+])
+def test_dims_errors(xe_run, dims, message):
+    rc, stdout, stderr = xe_run(DYNAMIC_MM, "--check", "--dims", dims)
+    assert rc == 1 and stdout == ""
+    assert stderr == f"xe-run: error: {message}\n"
+
+
+def test_dims_for_a_float_argument(xe_run):
+    rc, _, stderr = xe_run(SCALARS, "--dims", "n=5,D=n,E=nx4,h=3")
+    assert rc == 1 and stderr == ("xe-run: error: --dims h=3: argument %h has type f16; --dims gives the shapes of "
+                                  "memref arguments and the values of index/integer arguments\n")
+
+
+def test_dims_with_inputs(xe_run, tmp_path):
+    path = tmp_path / "in.npz"
+    np.savez(path, A=np.zeros((4, 4)), B=np.zeros((4, 4)), C=np.zeros((4, 4)))
+    rc, _, stderr = xe_run(DYNAMIC_MM, "--inputs", str(path), "--dims", "A=4x4")
+    assert rc == 1 and stderr.startswith("xe-run: error: --dims sizes random inputs; with --inputs the arrays give")
+
+
+def test_errors_without_traceback_in_a_subprocess(tmp_path):
+    path = tmp_path / "mm.mlir"
+    path.write_text(DYNAMIC_MM)
+    r = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "xe-run.py"), str(path), "--check"],
+                       capture_output=True, text=True, cwd=ROOT)
+    assert r.returncode == 1 and r.stderr.startswith("xe-run: error: arguments %A") and "Traceback" not in r.stderr
+    assert "--dims" in r.stdout + r.stderr
+    r = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "xe-run.py"), "--help"], capture_output=True,
+                       text=True, cwd=ROOT)
+    assert r.returncode == 0 and "--dims SIZES" in r.stdout and "M=200,N=72,K=96,A=MxK,B=KxN,C=MxN" in r.stdout
+
+
+# ----------------------------------------------------------------------------------------------
+# pieces
+
+
+def test_argument_names_with_layouts_and_attributes():
+    src = ("func.func @g(%A: memref<?x?xf32, strided<[?, 1], offset: ?>> {llvm.noalias}, "
+           "%map: memref<4x4xf32, affine_map<(d0, d1) -> (d1, d0)>>, %n_x: index) {\n  return\n}\n"
+           "func.func private @h(%z: f32)")
+    assert arg_names(src, "g") == ["A", "map", "n_x"]
+    assert arg_names(src, "h") == ["z"]
+
+
+def test_size_names_containing_x():
+    assert _split_shape("nxx8", {"nx"}) == ["nx", "8"]
+    assert _split_shape("nx8", {"n", "nx"}) == ["n", "8"]
+    assert _split_shape("xxx", {"x"}) == ["x", "x"]
+    assert _split_shape("Mx", {"M"}) is None
+    types = [parse_type("memref<?x8xf32>"), parse_type("index")]
+    shapes, scalars = resolve_dims(parse_dims(["nx=100,A=nxx8"]), ["A", "nx"], types, "f")
+    assert shapes == {0: (100, 8)} and scalars == {1: 100}
