@@ -182,7 +182,7 @@ def check(module, M, N, K, elt="bf16", seed=0, scale=1, trace=False, transpose_b
         return bool(np.array_equal(out, ref)), (int(np.abs(out - ref).max()),), res
     if elt == "f32":
         # the DPAS rounds f32 operands to tf32
-        from xedialects.sim.ops_xe import _round_tf32
+        from xedialects.sim.numerics import round_tf32 as _round_tf32
         ref = scale * (C + _round_tf32(A).astype(np.float64) @ _round_tf32(B).astype(np.float64))
     else:
         ref = scale * (C + A.astype(np.float32) @ B.astype(np.float32))

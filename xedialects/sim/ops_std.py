@@ -15,6 +15,7 @@ from mlir import ir
 from .core import (SUBGROUP_SIZE, ExecState, FuncCompiler, OpInfo, SimError, alloc_in_kernel, attr_ints, enum_text,
                    handler)
 from .memory import MemRef
+from .numerics import elem_name_of, multiply_accumulate
 from .typeinfo import BF16, DYN, TypeInfo
 
 # ----------------------------------------------------------------------------------------------
@@ -864,14 +865,6 @@ def _vbitcast(c, o):
     return f
 
 
-def _acc_dtype(dt):
-    if dt.kind == "f" or dt == BF16:
-        return np.float64 if dt == np.float64 else np.float32
-    if dt.kind in "iu":
-        return np.int64
-    return dt
-
-
 def _up(x):
     """Promote bf16/f16 to f32 for accumulation."""
     if x.dtype == BF16 or x.dtype == np.float16:
@@ -910,11 +903,9 @@ def _vcontract(c, o):
         flops *= n
 
     def f(env, st):
-        x, y = _up(env[a]), _up(env[b])
-        adt = _acc_dtype(np.result_type(x.dtype, y.dtype))
-        x, y = x.astype(adt, copy=False), y.astype(adt, copy=False)
-        p = np.matmul(x, y) if is_mm else np.einsum(spec, x, y)
-        env[r] = (p + env[acc].astype(adt)).astype(dt)
+        x, y = env[a], env[b]
+        env[r] = multiply_accumulate(x, y, env[acc], dt, elem_name_of(x.dtype), elem_name_of(y.dtype),
+                                     spec=None if is_mm else spec)
         if st.trace is not None:
             st.trace.mma_flops += flops * st.active_count()
 

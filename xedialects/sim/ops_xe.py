@@ -11,6 +11,7 @@ import numpy as np
 
 from .core import SUBGROUP_SIZE, ExecState, FuncCompiler, NBarState, OpInfo, SimError, handler
 from .memory import MemRef, SelectError
+from .numerics import multiply_accumulate, operand
 from .ops_std import _reduce_fn, atomic_apply, check_active, scalar_value
 from .typeinfo import DYN, SgMap, TypeInfo, decode_wg_map_attr, elem_bits, vnni_factor
 
@@ -220,7 +221,38 @@ def nd_access(st: ExecState, d: NdDesc, rel: list, bshape: tuple, what: str, cli
     return lin, valid
 
 
+def _row_starts(d: NdDesc, bshape: tuple):
+    """For a plain block (unit innermost stride, every element inside the surface and the
+    allocation, non-negative strides): the linear index of each innermost row's first element,
+    shaped (nb, *bshape[:-1]). None when the general `nd_access` path is needed."""
+    r = len(bshape)
+    data = d.data
+    if r == 0 or data.ndim != 1 or data.strides[0] != data.itemsize or data.size < bshape[-1]:
+        return None
+    if (d.strides[:, r - 1] != 1).any() or (d.strides < 0).any():
+        return None
+    if not ((d.offsets >= 0) & (d.offsets + np.asarray(bshape, np.int64) <= d.shape)).all():
+        return None
+    ext = (1,) * (r - 1)
+    start = d.base.reshape((-1,) + ext)
+    for k in range(r - 1):
+        start = start + (d.offsets[:, k].reshape((-1,) + ext) + _ar(bshape[k], k, r - 1)) \
+            * d.strides[:, k].reshape((-1,) + ext)
+    start = start + d.offsets[:, r - 1].reshape((-1,) + ext)
+    flat = start.reshape(start.shape[0], -1)
+    if ((flat[:, 0] < d.lo) | (flat[:, -1] + (bshape[-1] - 1) >= d.hi)).any():
+        return None
+    return start
+
+
 def nd_load(st, d: NdDesc, rel, bshape, what, clip, pad=0):
+    if rel is None:
+        starts = _row_starts(d, bshape)
+        if starts is not None:  # gather whole rows from a window view: much faster than per element
+            data, n = d.data, bshape[-1]
+            rows = np.lib.stride_tricks.as_strided(data, shape=(data.size - n + 1, n),
+                                                   strides=(data.itemsize, data.itemsize), writeable=False)
+            return rows[starts]
     lin, valid = nd_access(st, d, rel, bshape, what, clip)
     data = d.data
     if valid is None:
@@ -442,26 +474,6 @@ def _prefetch_tile(c, o):
     return f
 
 
-def _round_tf32(x: np.ndarray) -> np.ndarray:
-    x = np.ascontiguousarray(x, np.float32)
-    u = x.view(np.uint32)
-    lsb = (u >> np.uint32(13)) & np.uint32(1)
-    u = (u + np.uint32(0x0FFF) + lsb) & np.uint32(0xFFFFE000)
-    return u.view(np.float32)
-
-
-def _mma_inputs(a: np.ndarray, b: np.ndarray, ea: str, eb: str, dpas: bool = False):
-    """Inputs converted for the multiply: 16-bit floats exactly to f32, ints to int64; f32 operands
-    of a DPAS (and tf32 anywhere) are rounded to tf32 (10-bit mantissa), as the hardware does."""
-    if ea in ("f32", "tf32") and eb in ("f32", "tf32") and (dpas or ea == "tf32" or eb == "tf32"):
-        return _round_tf32(a), _round_tf32(b), np.float32
-    if a.dtype.kind in "iu" and b.dtype.kind in "iu":
-        return a.astype(np.int64), b.astype(np.int64), np.int64
-    if a.dtype == np.float64 or b.dtype == np.float64:
-        return a.astype(np.float64), b.astype(np.float64), np.float64
-    return a.astype(np.float32), b.astype(np.float32), np.float32
-
-
 @handler("xetile.tile_mma")
 def _tile_mma(c, o):
     a, b = o.ins[:2]
@@ -491,14 +503,12 @@ def _tile_mma(c, o):
         x, y = env[a], env[b]
         if four:
             x, y = _unblock(x), _unblock(y)
-        x, y, adt = _mma_inputs(x, y, ea, eb)
-        p = np.matmul(x, y)
+        cv = None
         if acc is not None:
             cv = env[acc]
             if four:
                 cv = _unblock(cv)
-            p = p + cv.astype(adt)
-        p = p.astype(dt)
+        p = multiply_accumulate(x, y, cv, dt, ea, eb)
         if four:
             p = _block(p, rt.shape[2], rt.shape[3])
         env[r] = p
@@ -965,14 +975,16 @@ def _dpas(c, o):
                     f"{vnni_factor(eb)}>)")
         flops = 2 * M * N * K
 
+        def a_matrix(v):
+            return _dpas_operand_2d(v, "a", As)
+
+        def b_matrix(v):
+            return _dpas_operand_2d(v, "b", Bs)
+
         def f(env, st):
-            x = _dpas_operand_2d(env[a], "a", As)
-            y = _dpas_operand_2d(env[b], "b", Bs)
-            x, y, adt = _mma_inputs(x, y, ea, eb, dpas=True)
-            p = np.matmul(x, y)
-            if acc is not None:
-                p = p + env[acc].astype(adt)
-            env[r] = p.astype(dt)
+            A = operand(env[a], ea, dpas=True, view=(a_matrix, ("dpas-a", As)), remember=True)
+            B = operand(env[b], eb, dpas=True, view=(b_matrix, ("dpas-b", Bs)), remember=True)
+            env[r] = multiply_accumulate(A, B, env[acc] if acc is not None else None, dt)
             tr = st.trace
             if tr is not None:
                 n = st.active_count()
@@ -1012,11 +1024,8 @@ def _dpas(c, o):
         B = st.B
         A = gather(np.broadcast_to(env[a], (B,) + at.shape), ra, ca, (M, K))
         Bm = gather(np.broadcast_to(env[b], (B,) + bt.shape), rb, cb, (K, N))
-        A, Bm, adt = _mma_inputs(A, Bm, ea, eb, dpas=True)
-        p = np.matmul(A, Bm)
-        if acc is not None:
-            p = p + gather(np.broadcast_to(env[acc], (B,) + rt.shape), racc, cacc, (M, N)).astype(adt)
-        out = p.astype(dt)[:, rc, cc]  # (nsg, 16, n)
+        C = gather(np.broadcast_to(env[acc], (B,) + rt.shape), racc, cacc, (M, N)) if acc is not None else None
+        out = multiply_accumulate(A, Bm, C, dt, ea, eb, dpas=True)[:, rc, cc]  # (nsg, 16, n)
         env[r] = out.reshape((B,) + rt.shape)
         tr = st.trace
         if tr is not None:
