@@ -2,7 +2,8 @@
 
 * the limit: XE_OPENCL_BUILD_TIMEOUT / build_timeout= / xe-run --build-timeout, 0 = none, bad values;
 * normal builds go through the worker process and come back as device binaries (the program runs,
-  a second build of the same SPIR-V is not compiled again);
+  a second build of the same SPIR-V is not compiled again); a forked copy of the process does not
+  touch the worker;
 * a build past the limit: BuildTimeout naming the kernels, the limit and how to change it; the
   worker's whole process group is killed (a fake worker that hangs, with a child of its own) and
   the next build starts a new worker; the real compiler stopped by a tiny limit;
@@ -36,8 +37,8 @@ def _runtime_or_reason():
 
 
 RT, WHY = _runtime_or_reason()
-if RT is None and os.environ.get("XE_REQUIRE_OPENCL") == "1":   # CI installs the runtime: never skip there
-    raise RuntimeError(f"XE_REQUIRE_OPENCL=1 but the OpenCL runtime is unavailable: {WHY}")
+if RT is None and os.environ.get("XE_NO_SKIPS") == "1":   # CI installs the runtime: never skip there
+    raise RuntimeError(f"XE_NO_SKIPS=1 but the OpenCL runtime is unavailable: {WHY}")
 needs_rt = pytest.mark.skipif(RT is None, reason=f"OpenCL runtime unavailable: {WHY}")
 
 
@@ -143,6 +144,20 @@ def test_build_goes_through_the_worker_and_runs(own_worker):
     y2 = np.zeros(32, np.float32)
     Launcher(again).run("scale", (2, 1, 1), (16, 1, 1), [x, y2])
     assert np.array_equal(y2, y)
+
+
+@needs_rt
+def test_forked_process_leaves_the_worker_alone(own_worker):
+    Program(RT, *_fresh()[:2])
+    pid = opencl_build.worker_pid()
+    child = os.fork()
+    if child == 0:                                   # e.g. a multiprocessing child exiting normally
+        opencl_build.stop_worker()
+        os._exit(0 if opencl_build.worker_pid() is None else 1)
+    assert os.waitpid(child, 0)[1] == 0
+    assert opencl_build.worker_pid() == pid and not _gone(pid, wait=0)
+    Program(RT, *_fresh()[:2])                       # still serving this process
+    assert opencl_build.worker_pid() == pid
 
 
 @needs_rt

@@ -84,6 +84,7 @@ class _Worker:
     def __init__(self, library: str | None):
         self.library = library
         self.ready = False
+        self.owner = os.getpid()      # a forked copy of this process must not use or kill it
         req_r, req_w = os.pipe()
         rep_r, rep_w = os.pipe()
         env = dict(os.environ)
@@ -151,6 +152,8 @@ _BINARIES: dict = {}            # (spirv hash, device, options) -> device binary
 def _worker(library: str | None) -> _Worker:
     """The running worker for `library` (started when there is none or it died)."""
     global _WORKER
+    if _WORKER is not None and _WORKER.owner != os.getpid():
+        _WORKER = None                # started by the process we were forked from: its worker
     if _WORKER is not None and (not _WORKER.alive() or _WORKER.library != library):
         _WORKER.kill()
         _WORKER = None
@@ -163,9 +166,9 @@ def stop_worker() -> None:
     """Kill the build worker, if any (also registered with atexit)."""
     global _WORKER
     with _LOCK:
-        if _WORKER is not None:
+        if _WORKER is not None and _WORKER.owner == os.getpid():
             _WORKER.kill()
-            _WORKER = None
+        _WORKER = None
 
 
 atexit.register(stop_worker)
@@ -174,7 +177,7 @@ atexit.register(stop_worker)
 def worker_pid() -> int | None:
     """The process id of the running build worker (for tests and diagnostics)."""
     w = _WORKER
-    return w.proc.pid if w is not None and w.alive() else None
+    return w.proc.pid if w is not None and w.owner == os.getpid() and w.alive() else None
 
 
 def prestart(runtime, timeout=None) -> None:
