@@ -1,19 +1,35 @@
 #!/usr/bin/env bash
 # The project's one test command (used by the README and by CI): lit tests, then pytest.
-# Runs both even if the first fails; exits non-zero if either fails.
+# Runs both even if the first fails; exits non-zero if either fails. Ends with one line that
+# names every skipped test's reason (only the `run` extra may be left out: Intel's OpenCL CPU
+# runtime); with XE_NO_SKIPS=1 (CI) any skip or unsupported test is a failure.
 # Uses the Python found first on PATH (activate the venv first) or $PYTHON.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 PY="${PYTHON:-$(command -v python || command -v python3)}"
 status=0
+log="$(mktemp -d)"
+trap 'rm -rf "$log"' EXIT
 
 echo "== lit test/lit"
-"$PY" -c 'import sys; from lit.main import main; sys.argv[0] = "lit"; sys.exit(main())' -sv test/lit || status=1
+"$PY" -c 'import sys; from lit.main import main; sys.argv[0] = "lit"; sys.exit(main())' -sv test/lit \
+    2>&1 | tee "$log/lit" || status=1
+lit_unsupported="$(sed -n 's/^ *Unsupported *: *\([0-9][0-9]*\).*/\1/p' "$log/lit" | tail -n 1)"
 
 echo "== pytest test/python"
-"$PY" -m pytest -q test/python || status=1
+"$PY" -m pytest -q -rs test/python 2>&1 | tee "$log/pytest" || status=1
+pytest_skips="$(grep -E '^[0-9]+ skipped: ' "$log/pytest" | tail -n 1)"
 
+summary="skips: none"
+if [ -n "$lit_unsupported" ] || [ -n "$pytest_skips" ]; then
+    summary="skips:${lit_unsupported:+ lit $lit_unsupported unsupported (REQUIRES not met);}${pytest_skips:+ pytest $pytest_skips}"
+    if [ "${XE_NO_SKIPS:-}" = "1" ]; then
+        echo "scripts/test.sh: XE_NO_SKIPS=1 and tests were skipped" >&2
+        status=1
+    fi
+fi
+echo "scripts/test.sh: $summary"
 if [ "$status" -ne 0 ]; then
     echo "scripts/test.sh: FAILED" >&2
 fi

