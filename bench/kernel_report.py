@@ -10,7 +10,7 @@ import time
 
 import xedialects
 from gemm_source import gemm_source
-from xedialects.lowering.kernel_report import format_report, kernel_report
+from xedialects.passes.analysis.kernel_report import format_report, kernel_report
 from xedialects.passes import run
 
 

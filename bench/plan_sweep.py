@@ -16,7 +16,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from xedialects.arch import elem_bytes, get_arch  # noqa: E402
-from xedialects.lowering.gemm_plan import plan_gemm  # noqa: E402
+from xedialects.lowering.linalg_to_xetile.gemm_plan import plan_gemm  # noqa: E402
 
 # (label, M, N, K, a, b, c, kwargs)
 SWEEP = [

@@ -1,4 +1,4 @@
-"""Hardware table (xedialects.arch) and GEMM planner (xedialects.lowering.gemm_plan): the rfc-xetile
+"""Hardware table (xedialects.arch) and GEMM planner (xedialects.lowering.linalg_to_xetile.gemm_plan): the rfc-xetile
 appendix 2.1 plan, DPAS shapes, 2D block limits from xe-cute-architecture.md, wg_map/DPAS/register
 rules over a sweep, overrides and their errors, split-K."""
 import importlib.util
@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from xedialects.arch import ARCHS, ArchError, elem_bits, elem_bytes, get_arch
-from xedialects.lowering.gemm_plan import GemmPlan, PlanError, plan_gemm, wg_map_rule_error
+from xedialects.lowering.linalg_to_xetile.gemm_plan import GemmPlan, PlanError, plan_gemm, wg_map_rule_error
 
 ROOT = Path(__file__).resolve().parents[2]
 PVC = get_arch("pvc")

@@ -546,7 +546,7 @@ def test_awkward_shapes(M, N, K):
 
 
 def test_awkward_shape_plans_are_sane():
-    from xedialects.lowering.gemm_plan import plan_gemm
+    from xedialects.lowering.linalg_to_xetile.gemm_plan import plan_gemm
     from xedialects.arch import get_arch
 
     hw = get_arch("pvc")

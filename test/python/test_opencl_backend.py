@@ -27,7 +27,7 @@ import pytest
 
 import xedialects
 from xedialects.diagnostics import DiagnosticError
-from xedialects.lowering.spirv_export import export_spirv, serialize
+from xedialects.lowering.xegpu_to_spirv.spirv_export import export_spirv, serialize
 from xedialects.mlir_tools import spirv_val_path
 from xedialects.passes import lookup, run
 from xedialects.runtime import opencl_env, spirv_check

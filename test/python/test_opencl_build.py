@@ -21,7 +21,7 @@ import uuid
 import numpy as np
 import pytest
 
-from xedialects.lowering.spirv_export import serialize
+from xedialects.lowering.xegpu_to_spirv.spirv_export import serialize
 from xedialects.runtime import opencl_build, opencl_env
 from xedialects.runtime.opencl import BuildTimeout, Launcher, OpenCLError, Program
 

@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 
 import xedialects
-from xedialects.lowering import spirv_builtins as bi
-from xedialects.lowering.spirv_export import export_spirv, validate
+from xedialects.lowering.xegpu_to_spirv import spirv_builtins as bi
+from xedialects.lowering.xegpu_to_spirv.spirv_export import export_spirv, validate
 from xedialects.passes import lookup, run
 
 sys.path.insert(0, os.path.dirname(__file__))

@@ -291,7 +291,7 @@ def test_unaligned_dynamic_shapes_block_path():
 
 
 def test_kernel_report_api():
-    from xedialects.lowering.kernel_report import format_report, kernel_report
+    from xedialects.passes.analysis.kernel_report import format_report, kernel_report
 
     m = lower(stage3_gemm(256, 256, 256), VC)
     (r,) = kernel_report(m)
@@ -445,7 +445,7 @@ def _illegal_blocks(module):
     """Every 2D block message of a converted module checked against the architecture table."""
     from xedialects.arch import get_arch
     from xedialects.core.typeinfo import our_type
-    from xedialects.lowering.xetile_to_xegpu import _walk_ops, memref_view
+    from xedialects.lowering.xetile_to_xegpu.convert import _walk_ops, memref_view
 
     a = get_arch("pvc")
     bad = []

@@ -10,11 +10,14 @@ from __future__ import annotations
 # Every module that calls `register_pass` / `register_pipeline`, imported lazily by
 # `registry.load_pass_modules()`. ADD NEW PASS MODULES HERE (absolute module names).
 _PASS_MODULES: list[str] = [
-    "xedialects.lowering.linalg_to_xetile",
-    "xedialects.passes.canonicalize",
-    "xedialects.passes.wg_to_sg", "xedialects.passes.blocking", "xedialects.passes.check_hw",
-    "xedialects.lowering.xetile_to_xegpu", "xedialects.lowering.simt_distribute", "xedialects.lowering.kernel_report",
-    "xedialects.lowering.xegpu_to_spirv",
+    "xedialects.lowering.linalg_to_xetile.convert",                       # stage 1
+    "xedialects.passes.xetile.wg_to_sg",                                  # stage 2
+    "xedialects.passes.xetile.canonicalize", "xedialects.passes.xetile.blocking",
+    "xedialects.passes.xetile.check_hw",                                  # stage 3
+    "xedialects.lowering.xetile_to_xegpu.convert",                        # stage 4
+    "xedialects.passes.xegpu.simt_distribute",                            # stage 5
+    "xedialects.lowering.xegpu_to_spirv.convert",                         # stage 6
+    "xedialects.passes.analysis.kernel_report",
 ]
 # -------------------------------------------------------------------------------------------------
 

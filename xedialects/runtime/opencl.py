@@ -357,7 +357,7 @@ def program_for_module(module, runtime: Runtime | None = None, target: str = "po
                        validate: bool = True, build_timeout: float | None = None) -> Program:
     """Build the SPIR-V of a module (its spirv.modules, or its XeGPU kernels converted with
     `target`) for the device (within `build_timeout` seconds, see `Program`)."""
-    from ..lowering.spirv_export import SpirvExportError, export_spirv, spirv_modules
+    from ..lowering.xegpu_to_spirv.spirv_export import SpirvExportError, export_spirv, spirv_modules
 
     runtime = runtime or load()
     kernels = _gpu_kernels(module)

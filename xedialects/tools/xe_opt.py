@@ -40,7 +40,7 @@ _DRIVER_OPTIONS = [
     ("mlir-disable-threading", "no", "", "run passes on one thread"),
     ("emit-irdl", "no", "", "print the IRDL definition of the xetile and xegpu dialects and exit"),
     ("emit", "required", "mlir|spirv-binary", "output kind: MLIR text (default) or, with -o FILE, the SPIR-V "
-     "binary of the converted kernels plus FILE.json (kernel metadata; see xedialects.lowering.spirv_export)"),
+     "binary of the converted kernels plus FILE.json (kernel metadata; see xedialects.lowering.xegpu_to_spirv.spirv_export)"),
     ("xe-target", "required", "pvc|portable", "SPIR-V target of --xe-gemm-to-spirv / --convert-xegpu-to-spirv "
      "without options and of --emit=spirv-binary (default pvc)"),
     ("xe-print-plan", "no", "", "print every GEMM plan convert-linalg-to-xetile chooses (as its print-plan=1 "
@@ -471,7 +471,7 @@ class Driver:
         """--emit=spirv-binary: the binary and metadata of the module's kernels (kept on the
         driver until the output is written); None after reporting an error."""
         from ..diagnostics import Diagnostic, DiagnosticError
-        from ..lowering.spirv_export import SpirvExportError, export_spirv
+        from ..lowering.xegpu_to_spirv.spirv_export import SpirvExportError, export_spirv
 
         try:
             self.spirv = export_spirv(module, self.args.xe_target or "pvc")
@@ -565,7 +565,7 @@ def _plan_printing(enabled: bool):
 
     if not enabled:
         return contextlib.nullcontext()
-    from ..lowering.linalg_to_xetile import plan_printing
+    from ..lowering.linalg_to_xetile.convert import plan_printing
 
     return plan_printing()
 
@@ -616,7 +616,7 @@ def write_spirv_output(path: str, binary: bytes, meta: dict) -> None:
     """The SPIR-V binary at `path` and its kernel metadata at `path + '.json'`."""
     import json
 
-    from ..lowering.spirv_export import sidecar_path
+    from ..lowering.xegpu_to_spirv.spirv_export import sidecar_path
 
     try:
         with open(path, "wb") as f:

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from mlir import ir
 
-from ..xetile.attributes import TileType
-from ..xetile.ops import LoadTileOp
-from .ir_walk import owner_op, walk
+from ...xetile.attributes import TileType
+from ...xetile.ops import LoadTileOp
+from ..utils.ir_walk import owner_op, walk
 
 _MMA_ROLES = ("A", "B", "C")
 

@@ -2,7 +2,7 @@
 an unknown architecture) and runs one checker/rewriter object per gpu.func / func.func."""
 from __future__ import annotations
 
-from ..arch import ArchError, get_arch
+from ...arch import ArchError, get_arch
 from .ir_walk import functions
 
 

@@ -22,8 +22,8 @@ import sys
 
 from mlir import ir
 
-from ..arch import elem_bits, get_arch
-from ..passes.ir_walk import functions, walk as _walk
+from ...arch import elem_bits, get_arch
+from ..utils.ir_walk import functions, walk as _walk
 
 SUBGROUP = 16
 DESCRIPTOR_BYTES = 32  # a 2D block message header: base, surface width/height/pitch, offsets, block shape (8 DW)
@@ -53,7 +53,7 @@ def _bits(elt):
 
 def _tdesc_block(t):
     """(shape, element type) of a tensor_desc type, read from its generic text."""
-    from ..core.typeinfo import our_type
+    from ...core.typeinfo import our_type
 
     tv = our_type(t)
     if tv is None or not str(t).startswith("!xegpu.tensor_desc"):
@@ -375,7 +375,7 @@ def format_report(reports) -> str:
     return "\n".join(lines) + "\n"
 
 
-from ..passes.registry import Option, register_pass  # noqa: E402
+from ..registry import Option, register_pass  # noqa: E402
 
 
 @register_pass("xe-kernel-report",

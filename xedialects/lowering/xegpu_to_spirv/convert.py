@@ -26,7 +26,7 @@ import re
 
 from mlir import ir, passmanager
 
-from ..passes.registry import Option, register_pass, register_pipeline
+from ...passes.registry import Option, register_pass, register_pipeline
 from .spirv_lanes import LoweringError
 from .xegpu_kernel import KernelLowering
 
@@ -127,7 +127,7 @@ def convert_gpu_module(gm, target: str, ctx) -> bool:
     try:
         pm.run(scratch.operation)
     except ir.MLIRError as e:
-        from ..diagnostics import from_mlir
+        from ...diagnostics import from_mlir
 
         for d in e.error_diagnostics:
             ctx.emit(from_mlir(d))

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 
 from mlir import ir
 
-from ..core.typeinfo import memref_info
+from ...core.typeinfo import memref_info
 from .linalg_match import identity_layout
 
 NAMED_ELEMENTWISE = frozenset(f"linalg.{n}" for n in (

@@ -18,8 +18,8 @@ import sys
 from mlir import ir
 from mlir.dialects import arith, memref
 
-from ..diagnostics import DiagnosticError
-from ..passes.registry import Option, register_pass, register_pipeline
+from ...diagnostics import DiagnosticError
+from ...passes.registry import Option, register_pass, register_pipeline
 from .gemm_epilogue import Fusion, KernelIO, plan_fusion, rewrite_host
 from .gemm_kernel import kernel_text
 from .linalg_match import NotAMatmul, is_contraction_like, match_matmul
@@ -124,7 +124,7 @@ def _plan_with_fusion(spec, fusion, options):
 @register_pass("convert-linalg-to-xetile", "Outline matmul-class linalg ops into work-group XeTile GPU kernels",
                options=_OPTIONS, dependent_dialects=["gpu", "scf", "arith", "memref"])
 def convert_linalg_to_xetile(module_op, options, ctx):
-    from ..syntax import parse_source
+    from ...syntax import parse_source
 
     module_op = module_op.operation
     report = ctx.error if _opt(options, "strict") else ctx.remark

@@ -14,14 +14,14 @@ accesses and are not checked here.
 """
 from __future__ import annotations
 
-from ..arch import ArchError, elem_bits
-from ..core.typeinfo import vector_info
-from ..xetile.attributes import TileType
-from ..xetile.ops import TileMmaOp
-from .registry import Option, register_pass
-from .driver import run_per_function
-from .ir_walk import walk
-from .tile_uses import mma_uses
+from ...arch import ArchError, elem_bits
+from ...core.typeinfo import vector_info
+from ...xetile.attributes import TileType
+from ...xetile.ops import TileMmaOp
+from ..registry import Option, register_pass
+from ..utils.driver import run_per_function
+from ..utils.ir_walk import walk
+from ..analysis.tile_uses import mma_uses
 
 _ACCESS = {"xetile.load_tile": "load", "xetile.store_tile": "store", "xetile.prefetch_tile": "prefetch"}
 

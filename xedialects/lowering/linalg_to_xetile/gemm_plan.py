@@ -56,7 +56,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field, fields
 
-from ..arch import ArchError, XeArch, canonical_type, elem_bytes, get_arch
+from ...arch import ArchError, XeArch, canonical_type, elem_bytes, get_arch
 
 __all__ = ["PlanError", "GemmPlan", "plan_gemm", "validate_plan", "wg_map_rule_error", "OVERRIDABLE"]
 

@@ -19,9 +19,9 @@ import numpy as np
 from mlir import ir
 from mlir.dialects import arith, scf
 
-from ..core.kinds import DYNAMIC
-from ..passes.ir_walk import attr_dict as _attr_dict, owner_op
-from ..xegpu.attributes import TensorDescType
+from ...core.kinds import DYNAMIC
+from ...passes.utils.ir_walk import attr_dict as _attr_dict, owner_op
+from ...xegpu.attributes import TensorDescType
 from . import spirv_builtins as bi
 from .spirv_lanes import DVal, Lanes, LoweringError, bits_of, elt_name, is_float, storage_type
 from .spirv_layout import LANES, Layout

@@ -38,16 +38,16 @@ from __future__ import annotations
 from mlir import ir
 from mlir.dialects import arith, gpu, memref, scf, vector
 
-from ..core.opdef import attr_value
-from ..core.typeinfo import element_bits, vector_info
-from ..xetile.attributes import WG_MAP, TileType
-from ..xetile.ops import (InitTileOp, LoadTileOp, StoreTileOp, TileBroadcastOp,
+from ...core.opdef import attr_value
+from ...core.typeinfo import element_bits, vector_info
+from ...xetile.attributes import WG_MAP, TileType
+from ...xetile.ops import (InitTileOp, LoadTileOp, StoreTileOp, TileBroadcastOp,
                           TileConvLayoutOp, TileMmaOp, TileReduceOp, TileTransposeOp)
 from .distribution import Layout, distribution_errors, local_plan, local_reduce_plan
-from .rebuild import Rebuilder
-from .registry import Option, register_pass
-from .ir_walk import functions as _functions, owner_op as _owner_op, walk as _walk
-from .tile_uses import is_elementwise as _is_elementwise
+from ..utils.rebuild import Rebuilder
+from ..registry import Option, register_pass
+from ..utils.ir_walk import functions as _functions, owner_op as _owner_op, walk as _walk
+from ..analysis.tile_uses import is_elementwise as _is_elementwise
 
 _RFC_MMA = ("RFC: the A, B and C maps of tile_mma must have the same sg_layout, sg_data for the M and N "
             "dimensions must be the same as wg_map_c's, and sg_data for the K dimension the same for A and B")

@@ -12,7 +12,7 @@ from __future__ import annotations
 from mlir import ir
 from mlir.dialects import scf
 
-from ..diagnostics import DiagnosticError, at
+from ...diagnostics import DiagnosticError, at
 
 
 class RewriteError(Exception):

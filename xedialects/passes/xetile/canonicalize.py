@@ -31,12 +31,12 @@ from __future__ import annotations
 from mlir import ir
 from mlir.dialects import scf
 
-from ..core.typeinfo import vector_info
-from ..xetile.attributes import TileType
-from ..xetile.ops import (AtomicRmwTileOp, InitTileOp, LoadTileOp, StoreTileOp, TilePackOp,
+from ...core.typeinfo import vector_info
+from ...xetile.attributes import TileType
+from ...xetile.ops import (AtomicRmwTileOp, InitTileOp, LoadTileOp, StoreTileOp, TilePackOp,
                           TileTransposeOp, TileUnpackOp, UpdateTileOffsetOp)
-from .registry import Option, register_pass
-from .ir_walk import as_op as _op, attr_dict as _attr_dict, owner_op as _owner_op, walk as _walk
+from ..registry import Option, register_pass
+from ..utils.ir_walk import as_op as _op, attr_dict as _attr_dict, owner_op as _owner_op, walk as _walk
 
 _ACCESS = ("xetile.load_tile", "xetile.store_tile", "xetile.prefetch_tile", "xetile.atomic_rmw_tile",
            "xetile.load_gather", "xetile.store_scatter")

@@ -30,14 +30,14 @@ from __future__ import annotations
 from mlir import ir
 from mlir.dialects import arith, vector
 
-from ..arch import ArchError, elem_bits
-from ..core.typeinfo import vector_info
-from ..xetile.attributes import TileType
-from ..xetile.ops import TileBroadcastOp, TileMmaOp, TilePackOp, TileReduceOp, TileUnpackOp
-from .registry import Option, register_pass
-from .driver import run_per_function
-from .ir_walk import owner_op, walk
-from .tile_uses import TileGroups, is_elementwise, is_vector
+from ...arch import ArchError, elem_bits
+from ...core.typeinfo import vector_info
+from ...xetile.attributes import TileType
+from ...xetile.ops import TileBroadcastOp, TileMmaOp, TilePackOp, TileReduceOp, TileUnpackOp
+from ..registry import Option, register_pass
+from ..utils.driver import run_per_function
+from ..utils.ir_walk import owner_op, walk
+from ..analysis.tile_uses import TileGroups, is_elementwise, is_vector
 
 FLEX = "flex"   # a splat constant / scalar broadcast: materialized in whatever blocking its user needs
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from mlir import ir
 
-from ..core.typeinfo import memref_info
+from ...core.typeinfo import memref_info
 
 SUPPORTED_TYPES = {
     ("bf16", "bf16", "f32"), ("f16", "f16", "f32"), ("f16", "f16", "f16"),

@@ -1,7 +1,7 @@
 """SPIR-V export: serialize the `spirv.module` produced by `convert-xegpu-to-spirv` and describe its
 kernels for a runtime.
 
-    from xedialects.lowering.spirv_export import export_spirv
+    from xedialects.lowering.xegpu_to_spirv.spirv_export import export_spirv
     binary, meta = export_spirv(module, target="portable")
 
 `module` may be at any stage: a module that already holds a `spirv.module` is serialized as it is;
@@ -41,7 +41,7 @@ import tempfile
 
 from mlir import ir
 
-from ..mlir_tools import SPIRV_VAL_ADVICE, spirv_val_path, tool_path
+from ...mlir_tools import SPIRV_VAL_ADVICE, spirv_val_path, tool_path
 
 VAL_TARGET_ENV = "spv1.4"
 ABI_ATTR = "xe.kernel_abi"
@@ -77,7 +77,7 @@ def _has(module, name) -> bool:
 
 def lower_to_spirv(module, target: str = "pvc"):
     """A copy of `module` converted to SPIR-V (see the module docstring for the stages accepted)."""
-    from ..passes import Pipeline
+    from ...passes import Pipeline
 
     op = module.operation if hasattr(module, "operation") else module
     with op.context:

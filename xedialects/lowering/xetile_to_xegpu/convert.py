@@ -27,16 +27,16 @@ from dataclasses import dataclass, field
 from mlir import ir
 from mlir.dialects import arith, vector
 
-from ..arch import ArchError, elem_bits, get_arch
-from ..core.kinds import DYNAMIC
-from ..core.typeinfo import memref_info, vector_info
-from ..passes.ir_walk import attr_dict as _attr_dict, functions as _functions, walk as _walk_ops
-from ..passes.rebuild import Rebuilder, RewriteError
-from ..xegpu.attributes import TensorDescType
-from ..xegpu.ops import (AtomicRmwOp, CreateNdTdescOp, CreateTdescOp, DpasOp, LoadGatherOp, LoadNdOp,
+from ...arch import ArchError, elem_bits, get_arch
+from ...core.kinds import DYNAMIC
+from ...core.typeinfo import memref_info, vector_info
+from ...passes.utils.ir_walk import attr_dict as _attr_dict, functions as _functions, walk as _walk_ops
+from ...passes.utils.rebuild import Rebuilder, RewriteError
+from ...xegpu.attributes import TensorDescType
+from ...xegpu.ops import (AtomicRmwOp, CreateNdTdescOp, CreateTdescOp, DpasOp, LoadGatherOp, LoadNdOp,
                          PrefetchNdOp, StoreNdOp, StoreScatterOp, UpdateNdOffsetOp)
-from ..xetile.attributes import TileType
-from ..xetile.ops import (AtomicRmwTileOp, InitTileOp, LoadGatherOp as XtLoadGatherOp, LoadTileOp,
+from ...xetile.attributes import TileType
+from ...xetile.ops import (AtomicRmwTileOp, InitTileOp, LoadGatherOp as XtLoadGatherOp, LoadTileOp,
                           StoreScatterOp as XtStoreScatterOp, TileBroadcastOp, TileMmaOp, TilePackOp, TileReduceOp,
                           TileTransposeOp, UpdateTileOffsetOp)
 
@@ -1350,7 +1350,7 @@ def convert_module(module_op, ctx, arch="pvc", options=None) -> bool:
 # ------------------------------------------------------------------------------------------------
 # registration
 
-from ..passes.registry import Option, register_pass, register_pipeline  # noqa: E402
+from ...passes.registry import Option, register_pass, register_pipeline  # noqa: E402
 
 
 @register_pass("convert-xetile-to-xegpu",

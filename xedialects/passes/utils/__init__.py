@@ -1,0 +1,2 @@
+"""Shared helpers of the passes and conversions: `ir_walk` (walking and reading IR), `rebuild`
+(the `Rebuilder` that rewrites ops with 1:N value mapping) and `driver` (per-function passes)."""
