@@ -18,6 +18,7 @@ import sys
 from mlir import ir
 from mlir.dialects import arith, memref
 
+from ...arch import ArchError, XeArch, get_arch
 from ...diagnostics import DiagnosticError
 from ...passes.registry import Option, register_pass, register_pipeline
 from .gemm_epilogue import Fusion, KernelIO, plan_fusion, rewrite_host
@@ -61,13 +62,13 @@ def _opt(options, name, default=None):
     return getattr(options, name.replace("-", "_"), default)
 
 
-def plan_for(spec, options, extra: dict | None = None):
+def plan_for(spec, options, hw: XeArch, extra: dict | None = None):
     from .gemm_plan import plan_gemm
 
     overrides = dict(_overrides(options))
     overrides.update(extra or {})
     return plan_gemm(spec.m, spec.n, spec.k, spec.a_type, spec.b_type, spec.c_type,
-                     arch=_opt(options, "arch", "pvc"), batch=spec.batch if spec.batch and spec.batch > 0 else 1,
+                     arch=hw, batch=spec.batch if spec.batch and spec.batch > 0 else 1,
                      transpose_a=spec.transpose_a, transpose_b=spec.transpose_b,
                      overrides=overrides or None)
 
@@ -102,10 +103,10 @@ def _walk(op, out):
     return out
 
 
-def _plan_with_fusion(spec, fusion, options):
+def _plan_with_fusion(spec, fusion, options, hw: XeArch):
     """The plan for `spec`; split-K (atomic partial sums) and a fused fill/epilogue exclude each
     other: an explicit k-slices > 1 drops the fusion, otherwise the plan keeps K whole."""
-    plan = plan_for(spec, options)
+    plan = plan_for(spec, options, hw)
     if not fusion.fused or plan.k_slices <= 1:
         return plan, fusion
     if (_opt(options, "k-slices") or 0) > 1:
@@ -113,7 +114,7 @@ def _plan_with_fusion(spec, fusion, options):
         dropped.notes = fusion.notes + [(spec.op, f"fill/epilogue not fused: k-slices={plan.k_slices} adds partial "
                                                   "results atomically, the fused ops need the complete sum")]
         return plan, dropped
-    plan = plan_for(spec, options, {"k_slices": 1})
+    plan = plan_for(spec, options, hw, {"k_slices": 1})
     plan.overrides.pop("k_slices", None)
     plan.reasons = [r for r in plan.reasons if not r.startswith("k_slices 1: override")]
     plan.reasons.append("no split-K: the fused fill/epilogue needs the complete sum in one work-group "
@@ -127,6 +128,11 @@ def convert_linalg_to_xetile(module_op, options, ctx):
     from ...syntax import parse_source
 
     module_op = module_op.operation
+    try:
+        hw = get_arch(_opt(options, "arch", "pvc"))
+    except ArchError as e:
+        ctx.error(module_op, str(e))
+        return False
     report = ctx.error if _opt(options, "strict") else ctx.remark
     printing = _opt(options, "print-plan") or _FORCE_PRINT_PLAN[0]
     converted = 0
@@ -146,7 +152,7 @@ def convert_linalg_to_xetile(module_op, options, ctx):
                 continue
             fusion = plan_fusion(spec)
             try:
-                plan, fusion = _plan_with_fusion(spec, fusion, options)
+                plan, fusion = _plan_with_fusion(spec, fusion, options, hw)
             except ValueError as e:
                 ctx.error(op, f"GEMM plan: {e}")
                 continue
