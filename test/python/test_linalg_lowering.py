@@ -382,7 +382,7 @@ def test_epilogue_through_simt(name):
     """Every fused epilogue through xe-gemm-to-xegpu and xegpu-simt-distribute, simulated in SIMT
     mode: row biases (block loads of 1 x n, scattered loads when unaligned) and column biases
     (one-lane scattered loads, or an m x 1 block load reordered across work-items) broadcast to the
-    DPAS C blocks per work-item (test/lit/Conversion/simt/broadcast.mlir)."""
+    DPAS C blocks per work-item (test/lit/Transforms/simt-distribute/broadcast.mlir)."""
     kind, key = name.split(":")
     case = (EPILOGUES if kind == "epilogue" else TENSORS)[key]
     mod = lower(case, "simt")
