@@ -1,0 +1,2 @@
+"""The XeTile dialect (rfc-xetile.md): `attributes.py` defines its types and attributes with their
+Python API, `ops.py` one class per op (operands, attributes, syntax, verifier)."""

@@ -3,48 +3,9 @@
 `plan_gemm(M, N, K, a_type, b_type, c_type, ...)` returns a `GemmPlan`: the work-group tile, the
 subgroup layout, the `wg_map`s of A/B/C and of the cooperative prefetch tiles, the K step, the
 prefetch distance, split-K, the launch grid, the group order and the register mode, with a
-`reasons` list explaining every choice. Pure Python: hardware numbers come from
-`xedialects.arch.get_arch(arch)`; the numbers below are policy, not hardware facts.
-
-Rules (following xetla-programming-guidelines.md "The Key Things for Better Performance": number of
-work-groups/subgroups, K slicing, group remapping; and rfc-xetile.md appendix 2.1):
-
-1. DPAS shape from the arch table for (A, B, accumulator); the accumulator is f32 for float inputs
-   (also when C is f16/bf16: the result is converted once at the end) and i32 for 8-bit ints.
-   f32 inputs run as tf32.
-2. K step = one full 2D block row of A: 64 bytes / element size (bf16/f16 32, f32/tf32 16,
-   i8 64), always a multiple of DPAS K (= 2 x DPAS K on PVC). Smaller when K itself is smaller.
-3. Work-group tile: start from 256x256 (appendix 2.1), clamp each dimension to the problem
-   (rounded up to a power of two, at least 8 for M and 16 for N). While the work-groups
-   (M tiles x N tiles x batch) do not fill the Xe-cores, halve the larger tile dimension (N on
-   ties) down to a floor of 32x64 -- 8xN / Mx16 for GEMV-like shapes (M or N <= 16), and 128x128
-   when split-K will be used instead (tall K keeps big tiles and slices K).
-4. Subgroup tile: 32x64 for C (appendix 2.1), clamped to the work-group tile and shrunk
-   (N to 32, then M to 8, then N to 16) until the work-group has >= 8 subgroups -- one per
-   vector engine of the Xe-core it runs on. sg_layout = wg_tile / sg_data (so layout x data
-   equals the tile: each C element belongs to exactly one subgroup).
-5. wg_maps by the rfc-xetile tile_mma rule: A = (sg_layout, [sg_m, k_step]),
-   B = (sg_layout, [k_step, sg_n]), C = (sg_layout, [sg_m, sg_n]). Every map must satisfy the RFC
-   rule: per dimension, sg_layout x sg_data divides the tile size or is divisible by it.
-6. Registers: per subgroup, the C accumulator must fit in half the GRF file and A + B + C in the
-   whole file; 128 GRFs x 64 B by default, else large-GRF mode (256 GRFs, half the threads per
-   vector engine -- the work-group must then fit in 32 hardware threads). 32x64 f32 (8 KiB)
-   therefore needs large-GRF mode, as XeTLA's PVC GEMMs use.
-7. Cooperative prefetch (appendix 2.1 #mp_a_pfh / #mp_b_pfh): the work-group's A tile
-   [wg_m, k_step] and B tile [k_step, wg_n] are split over ALL subgroups, each prefetching blocks of
-   at most one 64-byte row of the memory-contiguous dimension (transposed operands are split along
-   their memory layout). Prefetch distance 3 K steps (appendix 2.1 starts the prefetch tiles at
-   K = 96 = 3 x 32), capped by the K steps of a slice.
-8. Split-K ("l3 k-slicing" in XeTLA), atomic mode: only when C is f32/i32 (atomic add of partial
-   results), M, N, K are known, K is tall (K >= 4 x max(M, N) and >= 2 x 16 K steps), and the
-   work-groups cover at most half the Xe-cores. k_slices = the largest power of two keeping
-   work-groups <= Xe-cores and >= 16 K steps per slice. Also for occupancy: when work-groups x
-   subgroups is at most half the vector engines (GEMV-like shapes: 1 x 4096 x 4096 gives 128
-   work-groups of 2 subgroups) and K has >= 2 x 16 K steps, K is sliced until subgroups reach one
-   per vector engine (same C and K-step conditions; no fused epilogue).
-9. Group order: "swizzle" (group remapping, XeTLA dispatch policy) with group_size g rows of
-   work-groups when the grid needs several waves and g + W/g row/column panels per wave of W
-   concurrent work-groups is fewer than row-major's; else "row_major".
+`reasons` list explaining every choice. Pure Python: hardware numbers come from the `XeArch`
+table; the numbers here are policy, not hardware facts. The nine rules it follows are in
+docs/planner.md.
 
 Dynamic sizes (None) are planned as 4096; split-K is then not used.
 `overrides` may set wg_tile, sg_layout, sg_data, k_step, prefetch_distance, a_prefetch_map,
