@@ -17,7 +17,8 @@ import numpy as np
 import xedialects
 from gemm_source import gemm_source
 from xedialects.passes import run
-from xedialects.sim import numerics, ops_xe, simulate
+from xedialects.sim import numerics, simulate
+from xedialects.sim.ops import xegpu as ops_xe
 from xedialects.sim.reference import compare
 
 

@@ -16,8 +16,7 @@ import numpy as np
 
 from .. import diagnostics
 from ..diagnostics import DiagnosticError
-from . import ops_std as _ops_std  # noqa: F401  (registers handlers)
-from . import ops_xe as _ops_xe  # noqa: F401  (registers handlers)
+from . import ops as _ops  # noqa: F401  (registers every op handler)
 from .core import Simulator
 from .memory import MemRef
 from .trace import Trace

@@ -12,11 +12,11 @@ import re
 import numpy as np
 from mlir import ir
 
-from .core import (SUBGROUP_SIZE, ExecState, FuncCompiler, OpInfo, SimError, alloc_in_kernel, attr_ints, enum_text,
+from ..core import (SUBGROUP_SIZE, ExecState, FuncCompiler, OpInfo, SimError, alloc_in_kernel, attr_ints, enum_text,
                    handler)
-from .memory import MemRef
-from .numerics import elem_name_of, multiply_accumulate
-from .typeinfo import BF16, DYN, TypeInfo
+from ..memory import MemRef
+from ..numerics import elem_name_of, multiply_accumulate
+from ..typeinfo import BF16, DYN, TypeInfo
 
 # ----------------------------------------------------------------------------------------------
 # constants
@@ -358,7 +358,7 @@ def _select(c, o):
                 cv = cv.reshape(cv.shape + (1,) * extra)
             env[r] = np.where(cv, x, y)
         else:
-            from .core import bselect
+            from ..core import bselect
             cvb = np.broadcast_to(cv, (st.B,))
             env[r] = bselect(cvb, x, y)
 

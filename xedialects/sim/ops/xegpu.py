@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from .core import SUBGROUP_SIZE, ExecState, FuncCompiler, NBarState, OpInfo, SimError, handler
-from .memory import MemRef, SelectError
-from .numerics import multiply_accumulate, operand
-from .ops_std import _reduce_fn, atomic_apply, check_active, scalar_value
-from .typeinfo import DYN, SgMap, TypeInfo, decode_wg_map_attr, elem_bits, vnni_factor
+from ..core import SUBGROUP_SIZE, ExecState, FuncCompiler, NBarState, OpInfo, SimError, handler
+from ..memory import MemRef, SelectError
+from ..numerics import multiply_accumulate, operand
+from .vector import _reduce_fn, atomic_apply, check_active, scalar_value
+from ..typeinfo import DYN, SgMap, TypeInfo, decode_wg_map_attr, elem_bits, vnni_factor
 
 # ----------------------------------------------------------------------------------------------
 # descriptors
