@@ -3,7 +3,7 @@ to SPIR-V (Physical64 / OpenCL, Kernel capability), plus the named pipelines `xe
 (= xe-gemm-to-xegpu, then this pass) and `xe-gemm-to-spirv-portable`.
 
 For every `gpu.module` the pass
-1. lowers a copy of each kernel in a scratch module (`xegpu_kernel.KernelLowering`): subgroup
+1. lowers a copy of each kernel in a scratch module (`kernel_lowering.KernelLowering`): subgroup
    vectors become per-lane registers, XeGPU ops become scalar upstream ops, `spirv.*` ops and
    calls of imported Intel builtins (target pvc: DPAS and 2D block IO builtins, split barriers);
 2. runs upstream MLIR there: convert-gpu-to-spirv{use-64bit-index} (GPU, arith, scf, math, ...),
@@ -28,7 +28,7 @@ from mlir import ir, passmanager
 
 from ...passes.registry import Option, register_pass, register_pipeline
 from .spirv_lanes import LoweringError
-from .xegpu_kernel import KernelLowering
+from .kernel_lowering import KernelLowering
 
 TARGETS = ("pvc", "portable")
 
