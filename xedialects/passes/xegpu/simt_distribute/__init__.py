@@ -98,11 +98,11 @@ import numpy as np
 from mlir import ir
 from mlir.dialects import arith, gpu, scf, vector
 
-from ...arch import elem_bits
-from ..utils.ir_walk import as_op as _op, attr_dict as _attr_dict, owner_op as _owner, walk as _walk
-from ..utils.rebuild import Rebuilder, RewriteError
-from ...xegpu.attributes import TensorDescType
-from ...xegpu.ops import (AtomicRmwOp, CreateNdTdescOp, CreateTdescOp, DpasOp, LoadGatherOp, LoadNdOp,
+from ....arch import elem_bits
+from ...utils.ir_walk import as_op as _op, attr_dict as _attr_dict, owner_op as _owner, walk as _walk
+from ...utils.rebuild import Rebuilder, RewriteError
+from ....xegpu.attributes import TensorDescType
+from ....xegpu.ops import (AtomicRmwOp, CreateNdTdescOp, CreateTdescOp, DpasOp, LoadGatherOp, LoadNdOp,
                          PrefetchNdOp, PrefetchOp, StoreNdOp, StoreScatterOp, UpdateNdOffsetOp, UpdateOffsetOp,
                          simt_shape)
 
@@ -2912,8 +2912,8 @@ def _tdesc_fields(tv):
     return fields
 
 
-from ..utils.driver import run_per_function  # noqa: E402
-from ..registry import Option, register_pass  # noqa: E402
+from ...utils.driver import run_per_function  # noqa: E402
+from ...registry import Option, register_pass  # noqa: E402
 
 
 @register_pass("xegpu-simt-distribute",
