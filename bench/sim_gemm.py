@@ -18,7 +18,7 @@ import xedialects
 from gemm_source import gemm_source
 from xedialects.passes import run
 from xedialects.sim import numerics, simulate
-from xedialects.sim.ops import xegpu as ops_xe
+from xedialects.sim.ops import xegpu, xetile
 from xedialects.sim.reference import compare
 
 
@@ -48,6 +48,12 @@ class ModelTimer:
         self.blas += time.perf_counter() - t1
         self.calls += 1
         return r
+
+
+def use_model(operand, multiply_accumulate):
+    """Point the xetile (tile_mma) and xegpu (dpas) handlers at these model functions."""
+    xetile.multiply_accumulate = multiply_accumulate
+    xegpu.operand, xegpu.multiply_accumulate = operand, multiply_accumulate
 
 
 def main():
@@ -82,11 +88,11 @@ def main():
               f"({res.trace.dpas} DPAS, {res.trace.block_loads} block loads) "
               f"{'PASS' if ok else 'FAIL'} max abs err {max_abs:.2e}")
         timer = ModelTimer()
-        ops_xe.operand, ops_xe.multiply_accumulate = timer.operand, timer.multiply_accumulate
+        use_model(timer.operand, timer.multiply_accumulate)
         try:
             simulate(module, "gemm", [A, B, np.zeros((M, N), np.float32)])
         finally:
-            ops_xe.operand, ops_xe.multiply_accumulate = numerics.operand, numerics.multiply_accumulate
+            use_model(numerics.operand, numerics.multiply_accumulate)
         print(f"  {'':<12} multiply-accumulate model {timer.model:6.3f} s in {timer.calls} calls "
               f"(plain f32 BLAS on the same operands: {timer.blas:6.3f} s)")
 

@@ -1,714 +1,23 @@
-"""Simulator handlers for our dialects: XeTile (`xetile.*`, subgroup and work-group level, 2D and
-blocked 4D forms) and XeGPU (`xegpu.*`, VC mode and SIMT mode with sg_map distribution).
-
-Descriptors (tiles, nd/scattered tensor descriptors, named barriers) are small batched structs.
-2D block accesses clip out-of-bounds elements (loads fill the padding value, stores drop them);
-scattered and unchecked accesses outside the buffer are reported as errors.
+"""Simulator handlers for `xegpu.*` in VC mode (a batch element is a subgroup) and SIMT mode (a
+work-item: ops compute the subgroup block and distribute it per lane by `sg_map`; SIMT `dpas`
+reassembles A/B/C from the lanes). Descriptor memory access is in descriptors.py, the dpas
+multiply-accumulate model in numerics.py; `xegpu.update_nd_offset` is handled in xetile.py.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from ..core import SUBGROUP_SIZE, ExecState, FuncCompiler, NBarState, OpInfo, SimError, handler
-from ..memory import MemRef, SelectError
+from ..memory import MemRef
 from ..numerics import multiply_accumulate, operand
-from .vector import _reduce_fn, atomic_apply, check_active, scalar_value
-from ..typeinfo import DYN, SgMap, TypeInfo, decode_wg_map_attr, elem_bits, vnni_factor
-
-# ----------------------------------------------------------------------------------------------
-# descriptors
-
-
-def _sel(mask, a, b):
-    if a is b:
-        return a
-    m = mask.reshape((-1,) + (1,) * (a.ndim - 1))
-    return np.where(m, a, b)
-
-
-class NdDesc:
-    """A 2D (or N-D) block descriptor: xetile tile or xegpu nd tensor_desc."""
-
-    __slots__ = ("buf", "data", "base", "shape", "strides", "offsets", "lo", "hi")
-
-    def __init__(self, buf, data, base, shape, strides, offsets, lo, hi):
-        self.buf, self.data = buf, data
-        self.base, self.shape, self.strides, self.offsets, self.lo, self.hi = base, shape, strides, offsets, lo, hi
-
-    def moved(self, delta):
-        return NdDesc(self.buf, self.data, self.base, self.shape, self.strides, self.offsets + delta, self.lo, self.hi)
-
-    def select(self, mask, other):
-        if other.buf is not self.buf:
-            raise SelectError("descriptors of different buffers selected per batch element")
-        return NdDesc(self.buf, self.data, _sel(mask, self.base, other.base), _sel(mask, self.shape, other.shape),
-                      _sel(mask, self.strides, other.strides), _sel(mask, self.offsets, other.offsets),
-                      _sel(mask, self.lo, other.lo), _sel(mask, self.hi, other.hi))
-
-
-class ScatterDesc:
-    """Scattered descriptor: per-element (or per-lane chunk) element offsets from a base."""
-
-    __slots__ = ("buf", "data", "base", "offs", "lo", "hi")
-
-    def __init__(self, buf, data, base, offs, lo, hi):
-        self.buf, self.data, self.base, self.offs, self.lo, self.hi = buf, data, base, offs, lo, hi
-
-    def select(self, mask, other):
-        if other.buf is not self.buf:
-            raise SelectError("descriptors of different buffers selected per batch element")
-        return ScatterDesc(self.buf, self.data, _sel(mask, self.base, other.base), _sel(mask, self.offs, other.offs),
-                           _sel(mask, self.lo, other.lo), _sel(mask, self.hi, other.hi))
-
-
-class NBarrier:
-    __slots__ = ("id", "role", "producers", "consumers")
-
-    def __init__(self, bid, role, producers, consumers):
-        self.id, self.role, self.producers, self.consumers = bid, role, producers, consumers
-
-    def select(self, mask, other):
-        return NBarrier(_sel(mask, self.id, other.id), _sel(mask, self.role, other.role), self.producers,
-                        self.consumers)
-
-
-def _stack(cols):
-    nb = max(x.shape[0] for x in cols)
-    return np.stack([np.broadcast_to(np.asarray(x, np.int64).reshape(-1), (nb,)) for x in cols], axis=1)
-
-
-def _mixed(o: OpInfo, name: str, dyn_slots, env, n_default=None):
-    vals = o.ints(name, [])
-    it = iter(dyn_slots)
-    out = []
-    for v in vals:
-        if v == DYN:
-            out.append(np.asarray(env[next(it)], np.int64).reshape(-1))
-        else:
-            out.append(np.array([v], np.int64))
-    # tolerate absent static list with dynamic operands only
-    if not vals and dyn_slots:
-        out = [np.asarray(env[s], np.int64).reshape(-1) for s in dyn_slots]
-    return out
-
-
-def _addr_source(st: ExecState, addr, dtype, what):
-    """(buffer, data, base elements (nb,), lo, hi) of an i64 fake address."""
-    buf, byte_off = st.mem.decode(addr)
-    if buf is None:
-        raise SimError(f"{what}: address does not point into a simulator buffer")
-    isz = np.dtype(dtype).itemsize
-    if (byte_off % isz).any():
-        raise SimError(f"{what}: address not aligned to the element size {isz}")
-    try:
-        data = buf.view_as(dtype)
-    except ValueError as e:
-        raise SimError(f"{what}: {e}")
-    base = byte_off // isz
-    scale = buf.dtype.itemsize / isz
-    region = int(buf.region * scale)
-    if buf.space == "slm":
-        reg0 = st.wg * region
-    elif buf.space == "private":
-        reg0 = np.arange(st.B, dtype=np.int64) * region
-    else:
-        reg0 = np.zeros(1, np.int64)
-    return buf, data, base + reg0, reg0, reg0 + region
-
-
-def _memref_source(m: MemRef, dtype, what):
-    if np.dtype(dtype).itemsize != m.dtype.itemsize:
-        raise SimError(f"{what}: element type {np.dtype(dtype)} differs in size from the memref's {m.dtype}")
-    return m.buf, m.buf.view_as(dtype), m.offset, m.lo, m.hi
-
-
-def make_nd(st: ExecState, o: OpInfo, t: TypeInfo, src, off_slots, shape_slots, stride_slots, env) -> NdDesc:
-    what = o.name
-    rank = len(t.shape)
-    offs = _mixed(o, "static_offsets", off_slots, env)
-    if isinstance(src, MemRef):
-        buf, data, base, lo, hi = _memref_source(src, t.dtype, what)
-        if shape_slots or o.ints("static_shape", []):
-            shape = _mixed(o, "static_shape", shape_slots, env)
-            strides = _mixed(o, "static_strides", stride_slots, env)
-        else:
-            shape = [src.sizes[:, d] for d in range(src.rank)]
-            strides = [src.strides[:, d] for d in range(src.rank)]
-            if t.kind == "tile" and t.order == (0, 1) and src.rank == 2:
-                s0, s1 = strides[0], strides[1]
-                if ((s1 == 1) & (s0 != 1) & (shape[0] > 1) & (shape[1] > 1)).any():
-                    raise SimError("tile with order = [0, 1] needs a column-major memref (strides [1, N]); "
-                                   "the memref is row-major")
-    else:
-        buf, data, base, lo, hi = _addr_source(st, np.asarray(src, np.int64), t.dtype, what)
-        shape = _mixed(o, "static_shape", shape_slots, env)
-        strides = _mixed(o, "static_strides", stride_slots, env)
-        if not shape:
-            if rank != 1:
-                raise SimError(f"{what}: an address source needs shape and strides")
-            shape = [np.array([1 << 62], np.int64)]
-            strides = [np.array([1], np.int64)]
-    if len(offs) != len(shape) or len(strides) != len(shape):
-        raise SimError(f"{what}: {len(offs)} offsets for a rank-{len(shape)} base with {len(strides)} strides")
-    if len(shape) < rank:
-        raise SimError(f"{what}: rank-{rank} descriptor on a rank-{len(shape)} base")
-    # descriptors of lower rank than the base address its innermost dims
-    k = len(shape) - rank
-    for d in range(k):
-        base = base + offs[d] * strides[d]
-    return NdDesc(buf, data, np.asarray(base, np.int64).reshape(-1), _stack(shape[k:]), _stack(strides[k:]),
-                  _stack(offs[k:]), np.asarray(lo, np.int64).reshape(-1), np.asarray(hi, np.int64).reshape(-1))
-
-
-_AR_CACHE = {}
-
-
-def _ar(n, k, r):
-    key = (n, k, r)
-    a = _AR_CACHE.get(key)
-    if a is None:
-        a = np.arange(n, dtype=np.int64).reshape((1,) + (1,) * k + (n,) + (1,) * (r - k - 1))
-        _AR_CACHE[key] = a
-    return a
-
-
-def nd_access(st: ExecState, d: NdDesc, rel: list, bshape: tuple, what: str, clip: bool):
-    """Linear indices (nb', *bshape) and validity (or None = all valid) of a block access.
-    rel[k]: relative index grid for dim k (broadcastable to (nb', *bshape)), or None for arange."""
-    r = len(bshape)
-    ext = (1,) * r
-    lin = d.base.reshape((-1,) + ext)
-    valid = None
-    for k in range(r):
-        o_k = d.offsets[:, k]
-        sz_k = d.shape[:, k]
-        g = rel[k] if rel is not None else None
-        if g is None:
-            g = _ar(bshape[k], k, r)
-            gmin, gmax = 0, bshape[k] - 1
-        else:
-            gmin, gmax = int(g.min()), int(g.max())
-        ix = o_k.reshape((-1,) + ext) + g
-        lin = lin + ix * d.strides[:, k].reshape((-1,) + ext)
-        if not ((o_k + gmin >= 0) & (o_k + gmax < sz_k)).all():
-            v = (ix >= 0) & (ix < sz_k.reshape((-1,) + ext))
-            valid = v if valid is None else (valid & v)
-    if valid is not None and not clip:
-        check_active(st, ~valid, lambda b: f"{what}: out-of-bounds block access with boundary_check = false "
-                                           f"(offsets {list(d.offsets[min(b, d.offsets.shape[0] - 1)])}, "
-                                           f"shape {list(d.shape[min(b, d.shape.shape[0] - 1)])})")
-        valid = None if st.mask is None else valid
-    # memory safety: accessed elements must lie inside the allocation
-    lo = d.lo.reshape((-1,) + ext)
-    hi = d.hi.reshape((-1,) + ext)
-    if valid is None and (d.strides >= 0).all():
-        first = lin[(slice(None),) + (0,) * r] if rel is None else lin.reshape(lin.shape[0], -1).min(axis=1)
-        last = lin[(slice(None),) + (-1,) * r] if rel is None else lin.reshape(lin.shape[0], -1).max(axis=1)
-        bad = (first < d.lo) | (last >= d.hi)
-        if bad.any():
-            bad_full = (lin < lo) | (lin >= hi)
-            check_active(st, bad_full, lambda b: f"{what}: block access outside the allocated buffer "
-                                                 f"'{d.buf.name}' (base shape/strides exceed the allocation)")
-            valid = ~bad_full
-    else:
-        bad_full = (lin < lo) | (lin >= hi)
-        if valid is not None:
-            bad_full &= valid
-        if bad_full.any():
-            check_active(st, bad_full, lambda b: f"{what}: block access outside the allocated buffer "
-                                                 f"'{d.buf.name}' (base shape/strides exceed the allocation)")
-            valid = ~bad_full if valid is None else (valid & ~bad_full)
-    return lin, valid
-
-
-def _row_starts(d: NdDesc, bshape: tuple):
-    """For a plain block (unit innermost stride, every element inside the surface and the
-    allocation, non-negative strides): the linear index of each innermost row's first element,
-    shaped (nb, *bshape[:-1]). None when the general `nd_access` path is needed."""
-    r = len(bshape)
-    data = d.data
-    if r == 0 or data.ndim != 1 or data.strides[0] != data.itemsize or data.size < bshape[-1]:
-        return None
-    if (d.strides[:, r - 1] != 1).any() or (d.strides < 0).any():
-        return None
-    if not ((d.offsets >= 0) & (d.offsets + np.asarray(bshape, np.int64) <= d.shape)).all():
-        return None
-    ext = (1,) * (r - 1)
-    start = d.base.reshape((-1,) + ext)
-    for k in range(r - 1):
-        start = start + (d.offsets[:, k].reshape((-1,) + ext) + _ar(bshape[k], k, r - 1)) \
-            * d.strides[:, k].reshape((-1,) + ext)
-    start = start + d.offsets[:, r - 1].reshape((-1,) + ext)
-    flat = start.reshape(start.shape[0], -1)
-    if ((flat[:, 0] < d.lo) | (flat[:, -1] + (bshape[-1] - 1) >= d.hi)).any():
-        return None
-    return start
-
-
-def nd_load(st, d: NdDesc, rel, bshape, what, clip, pad=0):
-    if rel is None:
-        starts = _row_starts(d, bshape)
-        if starts is not None:  # gather whole rows from a window view: much faster than per element
-            data, n = d.data, bshape[-1]
-            rows = np.lib.stride_tricks.as_strided(data, shape=(data.size - n + 1, n),
-                                                   strides=(data.itemsize, data.itemsize), writeable=False)
-            return rows[starts]
-    lin, valid = nd_access(st, d, rel, bshape, what, clip)
-    data = d.data
-    if valid is None:
-        return data[lin]
-    safe = np.where(valid, lin, d.lo.reshape((-1,) + (1,) * len(bshape)))
-    np.clip(safe, 0, data.size - 1, out=safe)
-    return np.where(valid, data[safe], np.asarray(pad, data.dtype))
-
-
-def nd_store(st, d: NdDesc, rel, bshape, val, what, clip):
-    lin, valid = nd_access(st, d, rel, bshape, what, clip)
-    data = d.data
-    val = np.asarray(val)
-    if val.dtype != data.dtype:
-        val = val.astype(data.dtype)
-    m = st.mask
-    if valid is None and m is None:
-        if val.shape != lin.shape:
-            shp = np.broadcast_shapes(val.shape, lin.shape)
-            val, lin = np.broadcast_to(val, shp), np.broadcast_to(lin, shp)
-        data[lin] = val
-        return
-    shp = np.broadcast_shapes(val.shape, lin.shape)
-    if m is not None:
-        shp = np.broadcast_shapes(shp, (m.shape[0],) + (1,) * len(bshape))
-    w = np.ones(shp, bool) if valid is None else np.broadcast_to(valid, shp)
-    if m is not None:
-        w = w & m.reshape((-1,) + (1,) * len(bshape))
-    data[np.broadcast_to(lin, shp)[w]] = np.broadcast_to(val, shp)[w]
-
-
-def _trace_block(st, kind, nbytes):
-    tr = st.trace
-    if tr is None:
-        return
-    n = st.active_count()
-    if st.level == "simt":
-        n = n // SUBGROUP_SIZE
-    if kind == "load":
-        tr.block_loads += n
-        tr.block_load_bytes += n * nbytes
-    elif kind == "store":
-        tr.block_stores += n
-        tr.block_store_bytes += n * nbytes
-    else:
-        tr.prefetches += n
-        tr.prefetch_bytes += n * nbytes
-
-
-def _block(x, bm, bn):
-    """(nb, M, N) -> (nb, M/bm, N/bn, bm, bn)."""
-    nb, M, N = x.shape
-    return x.reshape(nb, M // bm, bm, N // bn, bn).transpose(0, 1, 3, 2, 4)
-
-
-def _unblock(x):
-    nb, a, b, bm, bn = x.shape
-    return x.transpose(0, 1, 3, 2, 4).reshape(nb, a * bm, b * bn)
-
-
-def _pad_value(o: OpInfo, dtype):
-    a = o.attr("padding")
-    if a is None:
-        return np.zeros((), dtype)
-    return scalar_value(a, np.dtype(dtype))
-
-
-def _check_wg_map(o: OpInfo, shape, wg, st=None):
-    if wg is None:
-        return
-    if len(wg.sg_layout) != len(shape) or len(wg.sg_data) != len(shape):
-        o.error(f"wg_map rank does not match the rank-{len(shape)} shape {list(shape)}")
-    for i, n in enumerate(shape):
-        unit = wg.sg_layout[i] * wg.sg_data[i]
-        if n % unit and unit % n:
-            o.error(f"wg_map sg_layout {list(wg.sg_layout)} x sg_data {list(wg.sg_data)} does not evenly "
-                    f"distribute the {list(shape)} shape (dimension {i})")
-
-
-def _require_not_simt(c: FuncCompiler, o: OpInfo):
-    if c.level == "simt":
-        o.error("simulator: xetile ops run at subgroup or work-group level, not in a SIMT (per work-item) kernel")
+from ..typeinfo import SgMap, elem_bits, vnni_factor
+from .descriptors import (NdDesc, ScatterDesc, addr_source, make_nd, mask_full, memref_source, nd_load, nd_store,
+                          scatter_addr, scatter_check, scatter_load, scatter_store, select_field, trace_block)
+from .memref_access import atomic_apply
 
 
 # ----------------------------------------------------------------------------------------------
-# XeTile
-
-
-@handler("xetile.init_tile")
-def _init_tile(c: FuncCompiler, o: OpInfo):
-    _require_not_simt(c, o)
-    seg = o.segments(5)
-    while len(seg) < 5:
-        seg.append([])
-    src = seg[0][0]
-    offs, shp, strd, indices = seg[1], seg[2], seg[3], seg[4]
-    t = o.out_types[0]
-    r = o.outs[0]
-    if t.kind != "tile":
-        o.error(f"init_tile result must be a !xetile.tile, got {t.text}")
-    _check_wg_map(o, t.shape, t.wg_map)
-    wg = t.wg_map
-
-    if indices or t.scattered:
-        if not indices:
-            o.error("scattered init_tile needs an indices vector")
-        islot = indices[0]
-
-        def f(env, st):
-            s = env[src]
-            if isinstance(s, MemRef):
-                buf, data, base, lo, hi = _memref_source(s, t.dtype, o.name)
-            else:
-                buf, data, base, lo, hi = _addr_source(st, np.asarray(s, np.int64), t.dtype, o.name)
-            env[r] = ScatterDesc(buf, data, np.asarray(base).reshape(-1), np.asarray(env[islot], np.int64), lo, hi)
-
-        return f
-
-    def f(env, st):
-        if wg is not None and int(np.prod(wg.sg_layout)) > st.sg_per_wg:
-            raise SimError(f"wg_map sg_layout {list(wg.sg_layout)} needs {int(np.prod(wg.sg_layout))} subgroups "
-                           f"but the work-group has {st.sg_per_wg}")
-        env[r] = make_nd(st, o, t, env[src], offs, shp, strd, env)
-
-    return f
-
-
-@handler("xetile.update_tile_offset", "xegpu.update_nd_offset")
-def _update_offset(c, o):
-    d = o.ins[0]
-    dyn = o.ins[1:]
-    r = o.outs[0]
-    vec_delta = len(dyn) == 1 and o.in_types[1].kind == "vector"
-
-    def f(env, st):
-        desc = env[d]
-        if isinstance(desc, ScatterDesc):
-            delta = np.asarray(env[dyn[0]], np.int64) if dyn else np.zeros(1, np.int64)
-            env[r] = ScatterDesc(desc.buf, desc.data, desc.base, desc.offs + delta, desc.lo, desc.hi)
-            return
-        if vec_delta:
-            raise SimError("vector offsets on a non-scattered descriptor")
-        delta = _stack(_mixed(o, "static_offsets", dyn, env))
-        if delta.shape[1] != desc.offsets.shape[1]:
-            raise SimError(f"{delta.shape[1]} offsets for a rank-{desc.offsets.shape[1]} descriptor")
-        env[r] = desc.moved(delta)
-
-    return f
-
-
-@handler("xetile.load_tile")
-def _load_tile(c, o):
-    _require_not_simt(c, o)
-    tslot, r = o.ins[0], o.outs[0]
-    t, rt = o.in_types[0], o.out_types[0]
-    pad = _pad_value(o, t.dtype)
-    perm = o.ints("transpose")
-    shape = t.shape
-    nbytes = int(np.prod(shape)) * t.itemsize
-    if t.scattered:
-        o.error("load_tile on a scattered tile (use load_gather)")
-    two = shape if perm is None else tuple(shape[p] for p in perm)
-    if rt.rank == 4:
-        bm, bn = rt.shape[2], rt.shape[3]
-        if two[0] % bm or two[1] % bn or rt.shape[:2] != (two[0] // bm, two[1] // bn):
-            o.error(f"load_tile result {rt.text} does not block the {list(two)} tile")
-    elif rt.shape != two:
-        o.error(f"load_tile result shape {list(rt.shape)} does not match {list(two)}")
-    pperm = None if perm is None else [0] + [p + 1 for p in perm]
-
-    def f(env, st):
-        v = nd_load(st, env[tslot], None, shape, "xetile.load_tile", True, pad)
-        if pperm is not None:
-            v = v.transpose(pperm)
-        if rt.rank == 4:
-            v = _block(v, rt.shape[2], rt.shape[3])
-        env[r] = v
-        _trace_block(st, "load", nbytes)
-
-    return f
-
-
-@handler("xetile.store_tile")
-def _store_tile(c, o):
-    _require_not_simt(c, o)
-    vslot, tslot = o.ins[:2]
-    vt, t = o.in_types[0], o.in_types[1]
-    shape = t.shape
-    nbytes = int(np.prod(shape)) * t.itemsize
-    if vt.rank == 4:
-        if (vt.shape[0] * vt.shape[2], vt.shape[1] * vt.shape[3]) != tuple(shape):
-            o.error(f"store_tile value {vt.text} does not match tile shape {list(shape)}")
-    elif vt.shape != shape:
-        o.error(f"store_tile value shape {list(vt.shape)} does not match tile shape {list(shape)}")
-
-    def f(env, st):
-        v = env[vslot]
-        if v.ndim == 5:
-            v = _unblock(v)
-        nd_store(st, env[tslot], None, shape, v, "xetile.store_tile", True)
-        _trace_block(st, "store", nbytes)
-
-    return f
-
-
-@handler("xetile.prefetch_tile")
-def _prefetch_tile(c, o):
-    _require_not_simt(c, o)
-    t = o.in_types[0]
-    tslot = o.ins[0]
-    nbytes = int(np.prod(t.shape)) * t.itemsize
-
-    def f(env, st):
-        d = env[tslot]
-        if not isinstance(d, (NdDesc, ScatterDesc)):
-            raise SimError("prefetch_tile of a non-tile value")
-        _trace_block(st, "prefetch", nbytes)
-
-    return f
-
-
-@handler("xetile.tile_mma")
-def _tile_mma(c, o):
-    a, b = o.ins[:2]
-    acc = o.ins[2] if len(o.ins) > 2 else None
-    at, bt, rt = o.in_types[0], o.in_types[1], o.out_types[0]
-    r = o.outs[0]
-    dt = rt.dtype
-    four = at.rank == 4
-    if four:
-        Mb, Kb, bm, bk = at.shape
-        Kb2, Nb, bk2, bn = bt.shape
-        if (Kb, bk) != (Kb2, bk2):
-            o.error(f"tile_mma blocked shapes do not agree: {at.text} x {bt.text}")
-        M, K, N = Mb * bm, Kb * bk, Nb * bn
-    else:
-        M, K = at.shape
-        K2, N = bt.shape
-        if K != K2:
-            o.error(f"tile_mma K mismatch: {at.text} x {bt.text}")
-    for nm in ("wg_map_a", "wg_map_b", "wg_map_c"):
-        shape = {"wg_map_a": (M, K), "wg_map_b": (K, N), "wg_map_c": (M, N)}[nm]
-        _check_wg_map(o, shape, decode_wg_map_attr(o.attr(nm)))
-    flops = 2 * M * N * K
-    ea, eb = at.elem, bt.elem
-
-    def f(env, st):
-        x, y = env[a], env[b]
-        if four:
-            x, y = _unblock(x), _unblock(y)
-        cv = None
-        if acc is not None:
-            cv = env[acc]
-            if four:
-                cv = _unblock(cv)
-        p = multiply_accumulate(x, y, cv, dt, ea, eb)
-        if four:
-            p = _block(p, rt.shape[2], rt.shape[3])
-        env[r] = p
-        if st.trace is not None:
-            st.trace.mma_flops += flops * st.active_count()
-
-    return f
-
-
-@handler("xetile.tile_transpose")
-def _tile_transpose(c, o):
-    perm = [0] + [p + 1 for p in o.ints("permutation")]
-    s, r = o.ins[0], o.outs[0]
-    _check_wg_map(o, o.out_types[0].shape, decode_wg_map_attr(o.attr("wg_map")))
-
-    def f(env, st):
-        env[r] = env[s].transpose(perm)
-
-    return f
-
-
-@handler("xetile.tile_reduce")
-def _tile_reduce(c, o):
-    kind = o.str("kind")
-    try:
-        red = _reduce_fn(kind, None)
-    except ValueError as e:
-        o.error(str(e))
-    dims = tuple(d + 1 for d in o.ints("reduction_dims"))
-    s, r = o.ins[0], o.outs[0]
-    rt = o.out_types[0]
-    _check_wg_map(o, rt.shape, decode_wg_map_attr(o.attr("wg_map")))
-
-    def f(env, st):
-        x = env[s]
-        v = red(x, dims)
-        env[r] = np.asarray(v).reshape((x.shape[0],) + rt.shape).astype(rt.dtype)
-
-    return f
-
-
-@handler("xetile.tile_broadcast")
-def _tile_broadcast(c, o):
-    s, r = o.ins[0], o.outs[0]
-    rt = o.out_types[0]
-    _check_wg_map(o, rt.shape, decode_wg_map_attr(o.attr("wg_map")))
-
-    def f(env, st):
-        x = env[s]
-        env[r] = np.broadcast_to(x, (x.shape[0],) + rt.shape)
-
-    return f
-
-
-@handler("xetile.tile_pack")
-def _tile_pack(c, o):
-    bm, bn = o.ints("inner_blocks")
-    s, r = o.ins[0], o.outs[0]
-
-    def f(env, st):
-        env[r] = _block(env[s], bm, bn)
-
-    return f
-
-
-@handler("xetile.tile_unpack")
-def _tile_unpack(c, o):
-    s, r = o.ins[0], o.outs[0]
-
-    def f(env, st):
-        env[r] = _unblock(env[s])
-
-    return f
-
-
-@handler("xetile.tile_conv_layout")
-def _tile_conv(c, o):
-    s, r = o.ins[0], o.outs[0]
-    _check_wg_map(o, o.out_types[0].shape, decode_wg_map_attr(o.attr("wg_map")))
-
-    def f(env, st):
-        env[r] = env[s]
-
-    return f
-
-
-@handler("xetile.atomic_rmw_tile")
-def _atomic_tile(c, o):
-    _require_not_simt(c, o)
-    kind = o.str("kind")
-    vslot, tslot = o.ins[:2]
-    t = o.in_types[1]
-    vt = o.in_types[0]
-    r = o.outs[0] if o.outs else None
-    shape = t.shape
-
-    def f(env, st):
-        v = env[vslot]
-        blocked = v.ndim == 5
-        if blocked:
-            v = _unblock(v)
-        d = env[tslot]
-        lin, valid = nd_access(st, d, None, shape, "xetile.atomic_rmw_tile", True)
-        v = np.broadcast_to(v, np.broadcast_shapes(v.shape, lin.shape, (st.B,) + (1,) * len(shape)))
-        lin = np.broadcast_to(lin, v.shape)
-        w = np.ones(v.shape, bool) if valid is None else np.broadcast_to(valid, v.shape)
-        if st.mask is not None:
-            w = w & st.mask.reshape((-1, 1, 1))
-        old = np.zeros(v.shape, d.data.dtype)
-        old[w] = atomic_apply(d.data, lin[w], v[w].astype(d.data.dtype), kind)
-        if st.trace is not None:
-            st.trace.atomics += st.active_count()
-        if r is not None:
-            env[r] = _block(old, vt.shape[2], vt.shape[3]) if blocked else old
-
-    return f
-
-
-def _scatter_addr(st, d: ScatterDesc, chunk: int, what: str):
-    offs = d.offs
-    lin = d.base.reshape((-1,) + (1,) * (offs.ndim - 1)) + offs
-    if chunk > 1:
-        lin = lin[..., None] + np.arange(chunk, dtype=np.int64)
-    return lin
-
-
-def _scatter_check(st, d: ScatterDesc, lin, active_mask, what):
-    ext = (1,) * (lin.ndim - 1)
-    bad = (lin < d.lo.reshape((-1,) + ext)) | (lin >= d.hi.reshape((-1,) + ext))
-    if active_mask is not None:
-        bad = bad & active_mask
-    if bad.any():
-        check_active(st, bad, lambda b: f"{what}: unmasked scattered access outside the buffer '{d.buf.name}'")
-
-
-def _mask_full(mask, lin_shape):
-    """Broadcast a lane mask (nb, *lanes) to the access shape (nb, *lanes[, chunk])."""
-    m = np.asarray(mask, bool)
-    while m.ndim < len(lin_shape):
-        m = m[..., None]
-    return np.broadcast_to(m, np.broadcast_shapes(m.shape, lin_shape))
-
-
-def scatter_load(st, d: ScatterDesc, mask, chunk, pad, what):
-    lin = _scatter_addr(st, d, chunk, what)
-    m = _mask_full(mask, lin.shape)
-    lin = np.broadcast_to(lin, m.shape)
-    _scatter_check(st, d, lin, m, what)
-    safe = np.clip(np.where(m, lin, 0), 0, d.data.size - 1)
-    return np.where(m, d.data[safe], np.asarray(pad, d.data.dtype))
-
-
-def scatter_store(st, d: ScatterDesc, mask, chunk, val, what):
-    lin = _scatter_addr(st, d, chunk, what)
-    m = _mask_full(mask, lin.shape)
-    shp = np.broadcast_shapes(m.shape, np.shape(val))
-    m = np.broadcast_to(m, shp)
-    lin = np.broadcast_to(lin, shp)
-    if st.mask is not None:
-        m = m & st.mask.reshape((-1,) + (1,) * (len(shp) - 1))
-    _scatter_check(st, d, lin, m, what)
-    d.data[lin[m]] = np.broadcast_to(np.asarray(val).astype(d.data.dtype), shp)[m]
-
-
-@handler("xetile.load_gather")
-def _xt_gather(c, o):
-    _require_not_simt(c, o)
-    tslot, mslot = o.ins[:2]
-    t = o.in_types[0]
-    pad = _pad_value(o, t.dtype)
-    r = o.outs[0]
-    nbytes = int(np.prod(t.shape)) * t.itemsize
-
-    def f(env, st):
-        env[r] = scatter_load(st, env[tslot], env[mslot], 1, pad, "xetile.load_gather")
-        if st.trace is not None:
-            st.trace.gathers += st.active_count()
-            st.trace.gather_bytes += st.active_count() * nbytes
-
-    return f
-
-
-@handler("xetile.store_scatter")
-def _xt_scatter(c, o):
-    _require_not_simt(c, o)
-    vslot, tslot, mslot = o.ins[:3]
-    t = o.in_types[1]
-    nbytes = int(np.prod(t.shape)) * t.itemsize
-
-    def f(env, st):
-        scatter_store(st, env[tslot], env[mslot], 1, env[vslot], "xetile.store_scatter")
-        if st.trace is not None:
-            st.trace.scatters += st.active_count()
-            st.trace.scatter_bytes += st.active_count() * nbytes
-
-    return f
-
-
-# ----------------------------------------------------------------------------------------------
-# XeGPU
+# mode checks
 
 
 def _is_vc(o: OpInfo) -> bool:
@@ -723,6 +32,10 @@ def _check_mode(c: FuncCompiler, o: OpInfo):
     if c.level == "workgroup":
         o.error("simulator: xegpu ops in a kernel executed at work-group level (wg_map tiles)")
     return vc
+
+
+# ----------------------------------------------------------------------------------------------
+# nd descriptors: block load/store/prefetch
 
 
 @handler("xegpu.create_nd_tdesc")
@@ -819,7 +132,7 @@ def _load_nd(c, o):
             if v.shape[1:] != rt.shape:
                 v = v.reshape((v.shape[0],) + rt.shape)
             env[r] = v
-            _trace_block(st, "load", nbytes)
+            trace_block(st, "load", nbytes)
 
         return f
     # SIMT: each lane loads its fragment of the block (sg_map over the memory block)
@@ -847,7 +160,7 @@ def _load_nd(c, o):
         if vnni_axis is not None:
             v = _vnni(v, vnni_axis, f_)
         env[r] = v.reshape((v.shape[0],) + rt.shape)
-        _trace_block(st, "load", nbytes)
+        trace_block(st, "load", nbytes)
 
     return f
 
@@ -869,7 +182,7 @@ def _store_nd(c, o):
             v = env[vslot]
             v = v.reshape((v.shape[0],) + tuple(shape))
             nd_store(st, env[d], None, shape, v, what, clip)
-            _trace_block(st, "store", nbytes)
+            trace_block(st, "store", nbytes)
 
         return f
     if t.sg_map is None:
@@ -890,7 +203,7 @@ def _store_nd(c, o):
         rel = [rows[lane], cols[lane]] if two_d else [cols[lane][:, 0, :]]
         bsh = (Lh, Lw) if two_d else (Lw,)
         nd_store(st, env[d], rel, bsh, v.reshape((v.shape[0],) + bsh), what, clip)
-        _trace_block(st, "store", nbytes)
+        trace_block(st, "store", nbytes)
 
     return f
 
@@ -905,12 +218,13 @@ def _prefetch_nd(c, o):
     def f(env, st):
         if not isinstance(env[d], NdDesc):
             raise SimError("prefetch_nd of a non-nd descriptor")
-        _trace_block(st, "prefetch", nbytes)
+        trace_block(st, "prefetch", nbytes)
 
     return f
 
 
-# --- dpas ------------------------------------------------------------------------------------
+# ----------------------------------------------------------------------------------------------
+# dpas
 
 
 def _dpas_operand_2d(x: np.ndarray, which: str, shape_hint):
@@ -1035,7 +349,8 @@ def _dpas(c, o):
     return f
 
 
-# --- scattered -------------------------------------------------------------------------------
+# ----------------------------------------------------------------------------------------------
+# scattered
 
 
 def _simt_scatter_count(o: OpInfo, t):
@@ -1073,9 +388,9 @@ def _create_tdesc(c, o):
     def f(env, st):
         s = env[src]
         if isinstance(s, MemRef):
-            buf, data, base, lo, hi = _memref_source(s, t.dtype, o.name)
+            buf, data, base, lo, hi = memref_source(s, t.dtype, o.name)
         else:
-            buf, data, base, lo, hi = _addr_source(st, np.asarray(s, np.int64), t.dtype, o.name)
+            buf, data, base, lo, hi = addr_source(st, np.asarray(s, np.int64), t.dtype, o.name)
         env[r] = ScatterDesc(buf, data, np.asarray(base).reshape(-1), np.asarray(env[offs], np.int64), lo, hi)
 
     return f
@@ -1213,19 +528,19 @@ def _xg_atomic(c, o):
 
     def f(env, st):
         desc = env[d]
-        lin = _scatter_addr(st, desc, chunk, "xegpu.atomic_rmw")
+        lin = scatter_addr(st, desc, chunk, "xegpu.atomic_rmw")
         mask = env[m]
         val = env[v]
         if not vc:
             val = _simt_value(val, desc, chunk)
             mask = _simt_mask(mask, desc)
-        mm = _mask_full(mask, lin.shape)
+        mm = mask_full(mask, lin.shape)
         shp = np.broadcast_shapes(mm.shape, np.shape(val), lin.shape, (st.B,) + (1,) * (lin.ndim - 1))
         mm = np.broadcast_to(mm, shp)
         if st.mask is not None:
             mm = mm & st.mask.reshape((-1,) + (1,) * (len(shp) - 1))
         lin = np.broadcast_to(lin, shp)
-        _scatter_check(st, desc, lin, mm, "xegpu.atomic_rmw")
+        scatter_check(st, desc, lin, mm, "xegpu.atomic_rmw")
         old = np.zeros(shp, desc.data.dtype)
         old[mm] = atomic_apply(desc.data, lin[mm], np.broadcast_to(val, shp)[mm].astype(desc.data.dtype), kind)
         if st.trace is not None:
@@ -1236,7 +551,19 @@ def _xg_atomic(c, o):
     return f
 
 
-# --- named barriers and misc -----------------------------------------------------------------
+# ----------------------------------------------------------------------------------------------
+# named barriers and misc
+
+
+class NBarrier:
+    __slots__ = ("id", "role", "producers", "consumers")
+
+    def __init__(self, bid, role, producers, consumers):
+        self.id, self.role, self.producers, self.consumers = bid, role, producers, consumers
+
+    def select(self, mask, other):
+        return NBarrier(select_field(mask, self.id, other.id), select_field(mask, self.role, other.role), self.producers,
+                        self.consumers)
 
 
 def _nbar(st: ExecState) -> NBarState:
