@@ -22,7 +22,7 @@ from xedialects.passes import (
     registered_pipelines,
     run,
 )
-from xedialects.passes import registry
+from xedialects.passes.manager import registry
 from xedialects.syntax import parse_source, print_operation
 
 # ---- test-only passes --------------------------------------------------------------------------

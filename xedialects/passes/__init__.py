@@ -1,5 +1,5 @@
-"""Passes: the registry (`register_pass`, `Pipeline`, `run`) and, imported lazily, every module that
-declares passes or named pipelines.
+"""Passes: the pass infrastructure (`register_pass`, `Pipeline`, `run`; in `manager/`) and, imported
+lazily, every module that declares passes or named pipelines.
 
 Pass modules are imported only when a pass name must be resolved (running a pipeline, --help,
 --list-passes), so `import xedialects` and plain parsing/printing stay fast.
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 # ---- Pass modules ------------------------------------------------------------------------------
 # Every module that calls `register_pass` / `register_pipeline`, imported lazily by
-# `registry.load_pass_modules()`. ADD NEW PASS MODULES HERE (absolute module names).
+# `manager.registry.load_pass_modules()`. ADD NEW PASS MODULES HERE (absolute module names).
 _PASS_MODULES: list[str] = [
     "xedialects.lowering.linalg_to_xetile.convert",                       # stage 1
     "xedialects.passes.xetile.wg_to_sg",                                  # stage 2
@@ -21,7 +21,7 @@ _PASS_MODULES: list[str] = [
 ]
 # -------------------------------------------------------------------------------------------------
 
-from .registry import (  # noqa: E402  (after _PASS_MODULES: the registry reads it lazily)
+from .manager import (  # noqa: E402  (after _PASS_MODULES: the registry reads it lazily)
     Option,
     PassContext,
     PassFailure,

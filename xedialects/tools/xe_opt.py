@@ -394,7 +394,8 @@ class Driver:
 
     def build_pipeline(self, ctx):
         from ..passes import Pipeline, lookup
-        from ..passes.registry import _flag_to_upstream_options, _pipeline_error
+        from ..passes.manager.errors import pipeline_error
+        from ..passes.manager.options import flag_to_upstream_options
 
         a = self.args
         if a.pass_pipeline is not None:
@@ -408,9 +409,9 @@ class Driver:
                     elif name == "convert-xegpu-to-spirv":
                         options = f"target={a.xe_target}"
                 if lookup(name) is None and not _is_upstream_pass(name, ctx):
-                    raise _pipeline_error(_unknown_flag_message(tok, name))
+                    raise pipeline_error(_unknown_flag_message(tok, name))
                 if options is not None and lookup(name) is None:
-                    options = _flag_to_upstream_options(options)
+                    options = flag_to_upstream_options(options)
                 pipeline.add(name, options if options else None)
         else:
             return None
@@ -573,9 +574,9 @@ def _plan_printing(enabled: bool):
 def _is_upstream_pass(name: str, ctx) -> bool:
     from mlir import passmanager
 
-    from ..passes.registry import _capture_native_stderr
+    from ..passes.manager.native_stderr import capture_native_stderr
 
-    with _capture_native_stderr():
+    with capture_native_stderr():
         try:
             passmanager.PassManager("builtin.module", ctx).add(name)
             return True
