@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 import xedialects
 from xedialects.passes import run
-from xedialects.passes.xetile.distribution import Layout, distribution_errors, local_plan, subtile_offsets
+from xedialects.passes.xetile.wg_to_sg.distribution import Layout, distribution_errors, local_plan, subtile_offsets
 
 # ------------------------------------------------------------------------------------------------
 # distribution rule

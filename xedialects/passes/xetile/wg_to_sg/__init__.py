@@ -1,0 +1,35 @@
+"""`xetile-wg-to-sg`: distribute work-group level XeTile to subgroup level XeTile (pipeline stage 2).
+
+Inside each `gpu.func`, every work-group value (a tile whose type carries `wg_map`, a vector produced
+by a work-group op) becomes the subgroup value(s) of the executing subgroup, per the RFC rule in
+`distribution` (round-robin: one work-group value maps to N subgroup values; wrap-around:
+subgroups share data). Per function (`distributor.WgToSg`): layout analysis (`layout_analysis`),
+checks before the IR is touched (`checks`), then the 1:N rewrite with one rule per op family
+(`tile_rules`, `mma_rules`, `elementwise_rules`, `vector_layout_rules` with `slm_exchange`,
+`control_flow_rules`; offsets from `subgroup_ids`). The design, rule by rule: docs/wg-to-sg.md.
+"""
+from __future__ import annotations
+
+from ...registry import Option, register_pass
+from ...utils.ir_walk import functions
+from .distributor import WgToSg
+
+
+@register_pass("xetile-wg-to-sg",
+               "Distribute work-group XeTile (wg_map) to subgroup XeTile for the executing subgroup",
+               options=[Option("slm-budget", int, 65536,
+                               "bytes of shared local memory one data exchange (transpose, conv_layout, "
+                               "broadcast) may use; larger work-group values move in bands, each under an "
+                               "scf.if (default: 64 KiB, half the SLM of a PVC work-group)")])
+def xetile_wg_to_sg(module_op, options, ctx):
+    ok = True
+    for func in functions(module_op):
+        if func.name == "func.func":
+            w = WgToSg(func, options, ctx)
+            if w.is_wg_function():
+                ctx.error(func, "work-group level XeTile (wg_map) is distributed inside gpu.func kernels only; "
+                                "outline this function into a gpu.module")
+                ok = False
+            continue
+        ok = WgToSg(func, options, ctx).run() and ok
+    return ok
