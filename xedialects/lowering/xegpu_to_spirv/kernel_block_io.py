@@ -1,0 +1,279 @@
+"""2D block IO of a lowered kernel (mixin of `kernel_lowering.KernelLowering`): nd descriptors
+(`create_nd_tdesc` / `update_nd_offset` become a surface plan plus row / column), `load_nd`,
+`store_nd`, `prefetch_nd`. Target pvc calls Intel's 2D block builtins (`spirv_builtins`) when one
+has the block's shape and the surface is global memory; otherwise (and on target portable) each
+lane accesses its elements with bounds checks, folded where position and surface are static
+(docs/spirv.md, "Bounds"). Prefetches are dropped without builtins.
+"""
+from __future__ import annotations
+
+import numpy as np
+from mlir import ir
+from mlir.dialects import arith
+
+from ...xegpu.attributes import TensorDescType
+from . import spirv_builtins as bi
+from .kernel_values import (CROSS_WORKGROUP_PTR, MemArg, NdDesc, NdPlan, is_slm_ptr, mixed_indices, operand_groups,
+                            static_int, vector_shape)
+from .spirv_lanes import DVal, LoweringError, bits_of, storage_type
+from .spirv_layout import LANES, Layout
+
+
+class BlockIOLowering:
+    """nd descriptors, load_nd / store_nd / prefetch_nd and the pvc 2D block builtins."""
+
+    @staticmethod
+    def check_scope(op, td, m: MemArg):
+        if (td.memory_scope == "slm") != m.slm:
+            where = "shared local memory" if m.slm else "global memory"
+            raise LoweringError(op, f"descriptor with memory_scope = {td.memory_scope or 'global'} on a buffer "
+                                    f"in {where}")
+
+    def source_ptr(self, src_val, elt, op):
+        x = self.get(src_val)
+        if isinstance(x, MemArg):
+            return x
+        if isinstance(x, ir.Value) and str(x.type) == "i64":
+            ptr_t = ir.Type.parse(CROSS_WORKGROUP_PTR.format(storage_type(elt)))
+            p = ir.Operation.create("spirv.ConvertUToPtr", results=[ptr_t], operands=[x]).results[0]
+            return MemArg(p, elt, None, None)
+        raise LoweringError(op, "tensor_desc source must be a kernel buffer argument or an i64 address")
+
+    def h_xegpu_create_nd_tdesc(self, op):
+        src, offs_o, shape_o, strides_o = operand_groups(op)
+        td = TensorDescType(op.results[0].type)
+        elt = str(td.element_type)
+        m = self.source_ptr(src[0], elt, op)
+        self.check_scope(op, td, m)
+        offs = [self.idx_operand(x) for x in mixed_indices(op, offs_o, "static_offsets")]
+        shape = [self.idx_operand(x) for x in mixed_indices(op, shape_o, "static_shape")]
+        strides = [self.idx_operand(x) for x in mixed_indices(op, strides_o, "static_strides")]
+        if not shape:
+            if m.shape is None:
+                raise LoweringError(op, "a descriptor on an address needs the base shape and strides")
+            shape, strides = list(m.shape), list(m.strides)
+        if len(td.shape) != 2:
+            raise LoweringError(op, "only 2D nd descriptors are supported by convert-xegpu-to-spirv")
+        if strides[-1] != 1:
+            raise LoweringError(op, "the innermost stride of an nd descriptor base must be 1")
+        L = self.lanes
+        lead = 0
+        for o, s in zip(offs[:-2], strides[:-2]):
+            lead = L.add(lead, L.mul(o, s))
+        plan = NdPlan(m.ptr, elt, lead, shape[-2], shape[-1], strides[-2], tuple(td.shape))
+        return [NdDesc(plan, L.index(offs[-2]), L.index(offs[-1]))]
+
+    def h_xegpu_update_nd_offset(self, op):
+        d = self.get(op.operands[0])
+        offs = [self.idx_operand(x) for x in mixed_indices(op, list(op.operands)[1:], "static_offsets")]
+        L = self.lanes
+
+        def moved(x, by):           # static positions stay static (static_bounds folds their checks)
+            sx, sb = static_int(x), static_int(by)
+            return L.index(sx + sb if sx is not None and sb is not None else L.add(x, by))
+        return [NdDesc(d.plan, moved(d.row, offs[0]), moved(d.col, offs[1]))]
+
+    # element coordinates (memory row / column inside the block) of a load_nd result
+    @staticmethod
+    def load_coords(shape, vnni, transpose, f):
+        idx = np.indices(shape)
+        if len(shape) == 2:
+            i, j = idx
+            return (j, i) if transpose else (i, j)
+        a, j, b = idx
+        if transpose:                    # (mw/f, mh, f): logical (a*f+b, j) of the transposed block
+            return j, a * f + b
+        if vnni == 0:                    # (mh/f, mw, f)
+            return a * f + b, j
+        return a, j * f + b              # vnni_axis 1: (mh, mw/f, f)
+
+    def h_xegpu_load_nd(self, op):
+        d = self.get(op.operands[0])
+        shape = vector_shape(op.results[0].type)
+        elt = d.plan.elt
+        vnni = ir.IntegerAttr(op.attributes["vnni_axis"]).value if "vnni_axis" in op.attributes else None
+        transpose = "transpose" in op.attributes
+        f = max(1, 32 // bits_of(elt)) if vnni is not None else 1
+        rows, cols = self.load_coords(shape, vnni, transpose, f)
+        if self.intel_builtins and not is_slm_ptr(d.plan.ptr):
+            blk = bi.block_read(bits_of(elt), d.plan.block[0], d.plan.block[1], vnni is not None, transpose)
+            if blk is not None:
+                return [self.block_read(d, blk, shape, rows, cols)]
+        lane_dim = 1 if len(shape) >= 2 else 0
+        lay = Layout.canonical(shape, lane_dim)
+        return [self.gather_rows(d, lay, rows, cols)]
+
+    def gather_rows(self, d: NdDesc, lay: Layout, rows, cols) -> DVal:
+        """Per-lane loads of the block elements (zero outside the surface)."""
+        L = self.lanes
+        p = d.plan
+        st = storage_type(p.elt)
+        rows, cols = rows.reshape(-1), cols.reshape(-1)
+        vals = []
+        for s in range(lay.nslots):
+            el = lay.lane_elements(s)
+            if not el:
+                vals.append(None)
+                continue
+            acc = self.slot_access(d, el, rows, cols)
+            vals.append(L.zero(st) if acc is None else self.load_elem(p.ptr, st, *acc))
+        return DVal(lay, vals, p.elt)
+
+    def slot_access(self, d: NdDesc, el: dict, rows, cols):
+        """(linear element index, i1 guard or None) of the block elements `el` (lane -> element,
+        at block `rows` / `cols`) of one register slot; None when all are outside the surface."""
+        L = self.lanes
+        p = d.plan
+        rt = {ln: int(rows[e]) for ln, e in el.items()}
+        ct = {ln: int(cols[e]) for ln, e in el.items()}
+        where = self.static_bounds(d, rt, ct)
+        if where == "out":
+            return None
+        r = L.add(d.row, L.lane_table(rt))
+        c = L.add(d.col, L.lane_table(ct))
+        ok = self.in_bounds(p, r, c, el, where == "in")
+        return L.add(p.lead, L.add(L.mul(r, p.pitch), c)), ok
+
+    @staticmethod
+    def static_bounds(d: NdDesc, rows: dict, cols: dict):
+        """Where the elements of one slot (lane -> row / column in the block) lie when the block
+        position and surface shape are static: "in" (all inside), "out" (all outside: the
+        hardware reads zeros and drops stores) or None (decided at run time). Deciding here keeps
+        constant-folded bounds checks out of the kernel (and their constant results visible)."""
+        p = d.plan
+        verdicts = []
+        for base, table, limit in ((static_int(d.row), rows, static_int(p.height)),
+                                   (static_int(d.col), cols, static_int(p.width))):
+            if base is None or limit is None:
+                verdicts.append(None)
+                continue
+            inside = [0 <= base + x < limit for x in table.values()]
+            verdicts.append("in" if all(inside) else "out" if not any(inside) else None)
+        if "out" in verdicts:
+            return "out"
+        return "in" if verdicts == ["in", "in"] else None
+
+    def in_bounds(self, p: NdPlan, r, c, lanes, inside=False):
+        """i1 per lane: the element is inside the surface (known when `inside`) and its lane one
+        of `lanes`."""
+        L = self.lanes
+        ok = None if inside else arith.AndIOp(
+            arith.CmpIOp(arith.CmpIPredicate.ult, L.index(r), L.index(p.height)).result,
+            arith.CmpIOp(arith.CmpIPredicate.ult, L.index(c), L.index(p.width)).result).result
+        if len(lanes) < LANES:
+            ok = L.lane_in(lanes) if ok is None else arith.AndIOp(ok, L.lane_in(lanes)).result
+        return ok
+
+    def h_xegpu_store_nd(self, op):
+        v = self.dval(op.operands[0])
+        d = self.get(op.operands[1])
+        p = d.plan
+        if self.intel_builtins and not is_slm_ptr(p.ptr):
+            blk = bi.block_write(bits_of(p.elt), p.block[0], p.block[1])
+            if blk is not None:
+                self.block_write(d, blk, v)
+                return []
+        st = storage_type(p.elt)
+        rows, cols = [a.reshape(-1) for a in np.indices(v.shape)]
+        for s in range(v.layout.nslots):
+            el = v.layout.lane_elements(s)
+            if not el or v.vals[s] is None:
+                continue
+            acc = self.slot_access(d, el, rows, cols)
+            if acc is not None:
+                self.store_elem(p.ptr, st, acc[0], v.vals[s], acc[1])
+        return []
+
+    def h_xegpu_prefetch_nd(self, op):
+        d = self.get(op.operands[0])
+        p = d.plan
+        if not self.intel_builtins or is_slm_ptr(p.ptr):
+            return []           # a cache hint: nothing to do without 2D block prefetches
+        for coff, blk in bi.block_prefetch(bits_of(p.elt), p.block[0], p.block[1]):
+            self.call_block(blk, d, coff, None)
+        return []
+
+    # ---- pvc 2D block builtins ------------------------------------------------------------------
+    def variable(self, lane_type: str, n: int, use: str = "block"):
+        """A per-lane `lane_type[n]` array (Function storage), one per (type, size, use)."""
+        key = (lane_type, n, use)
+        v = self.variables.get(key)
+        if v is None:
+            st = bi.spirv_type(lane_type)
+            t = ir.Type.parse(f"!spirv.ptr<!spirv.array<{n} x {st}>, Function>")
+            with ir.InsertionPoint.at_block_begin(self.new.regions[0].blocks[0]), self.old.location:
+                v = ir.Operation.create("spirv.Variable", results=[t], attributes={
+                    "storage_class": ir.Attribute.parse("#spirv.storage_class<Function>")}).results[0]
+            self.variables[key] = v
+        return v
+
+    def var_elem(self, var, lane_type, i):
+        st = bi.spirv_type(lane_type)
+        pt = ir.Type.parse(f"!spirv.ptr<{st}, Function>")
+        return ir.Operation.create("spirv.AccessChain", results=[pt],
+                                   operands=[var, self.lanes.i32(i)]).results[0]
+
+    def call_block(self, blk: bi.Block2D, d: NdDesc, coff: int, var):
+        L = self.lanes
+        p = d.plan
+        nbytes = bits_of(p.elt) // 8
+        base = p.ptr if p.lead == 0 else self.elem_ptr(p.ptr, storage_type(p.elt), p.lead)
+        i8p = ir.Type.parse(CROSS_WORKGROUP_PTR.format("i8"))
+        base = ir.Operation.create("spirv.Bitcast", results=[i8p], operands=[base]).results[0]
+        width = L.to_i32(L.mul(p.width, nbytes))
+        height = L.to_i32(p.height)
+        pitch = L.to_i32(L.mul(p.pitch, nbytes))
+        x = L.to_i32(L.add(d.col, coff))
+        y = L.to_i32(d.row)
+        coord = ir.Operation.create("vector.from_elements", results=[ir.VectorType.get([2], ir.IntegerType.get_signless(32))],
+                                    operands=[x, y]).results[0]
+        args = [base, width, height, pitch, coord]
+        if var is not None:
+            args.append(self.var_elem(var, blk.lane_type, 0))
+        sym = self.declare(blk.builtin)
+        ir.Operation.create("spirv.FunctionCall", operands=args,
+                            attributes={"callee": ir.FlatSymbolRefAttr.get(sym)})
+
+    def block_read(self, d: NdDesc, blk: bi.Block2D, shape, rows, cols) -> DVal:
+        L = self.lanes
+        elt = d.plan.elt
+        lane, vi, part = blk.lane_of(rows, cols)
+        lay = Layout(shape, lane, vi * blk.pack + part)
+        n = blk.values_per_lane
+        var = self.variable(blk.lane_type, n)
+        self.call_block(blk, d, 0, var)
+        lt = ir.Type.parse(bi.spirv_type(blk.lane_type))
+        st = storage_type(elt)
+        ebits = bits_of(elt)
+        vals = [None] * lay.nslots
+        for i in range(n):
+            w = ir.Operation.create("spirv.Load", results=[lt], operands=[self.var_elem(var, blk.lane_type, i)]).results[0]
+            for k in range(blk.pack):
+                s = i * blk.pack + k
+                if s >= lay.nslots:
+                    continue
+                x = w
+                if blk.pack > 1:
+                    if k:
+                        x = arith.ShRUIOp(x, L.const(lt, k * ebits)).result
+                    x = arith.TruncIOp(ir.IntegerType.get_signless(ebits), x).result
+                if str(st) != str(x.type):
+                    x = arith.BitcastOp(st, x).result
+                vals[s] = x
+        return DVal(lay, vals, elt)
+
+    def block_write(self, d: NdDesc, blk: bi.Block2D, v: DVal):
+        elt = d.plan.elt
+        rows, cols = np.indices(v.shape)
+        lane, vi, part = blk.lane_of(rows, cols)
+        lay = Layout(v.shape, lane, vi * blk.pack + part)
+        v = self.lanes.relayout(v, lay)
+        n = blk.values_per_lane
+        var = self.variable(blk.lane_type, n)
+        lt = ir.Type.parse(bi.spirv_type(blk.lane_type))
+        for i in range(n):
+            x = v.vals[i] if v.vals[i] is not None else self.lanes.zero(elt)
+            if str(x.type) != str(lt):
+                x = arith.BitcastOp(lt, x).result
+            ir.Operation.create("spirv.Store", operands=[self.var_elem(var, blk.lane_type, i), x])
+        self.call_block(blk, d, 0, var)
