@@ -445,7 +445,8 @@ def _illegal_blocks(module):
     """Every 2D block message of a converted module checked against the architecture table."""
     from xedialects.arch import get_arch
     from xedialects.core.typeinfo import our_type
-    from xedialects.lowering.xetile_to_xegpu.convert import _walk_ops, memref_view
+    from xedialects.lowering.xetile_to_xegpu.tile_plans import memref_view
+    from xedialects.passes.utils.ir_walk import walk as _walk_ops
 
     a = get_arch("pvc")
     bad = []
