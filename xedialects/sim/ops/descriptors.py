@@ -1,8 +1,8 @@
 """Block and scattered descriptors shared by the xetile and xegpu handlers, and their memory access.
 
 `NdDesc` (an xetile tile or an xegpu nd tensor_desc) and `ScatterDesc` (per-element offsets) are
-small batched structs built by `make_nd` / the scattered constructors from a memref or an i64
-address. `nd_load` / `nd_store` run 2D (or N-D) block accesses, clipping out-of-bounds elements
+small batched structs on a memref or an i64 address (`memref_source` / `addr_source`); `make_nd`
+builds the former. `nd_load` / `nd_store` run 2D (or N-D) block accesses, clipping out-of-bounds elements
 when boundary checks are on (loads fill the padding value, stores drop them);
 `scatter_load` / `scatter_store` run scattered accesses, where an unmasked element outside the
 buffer is an error. `trace_block` counts block messages for the trace.
