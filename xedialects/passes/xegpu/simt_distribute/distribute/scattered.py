@@ -1,0 +1,155 @@
+"""Distribution rules of scattered access in `xegpu-simt-distribute`. A scattered chain's access
+layout says which (lane, chunk element) pairs of the VC access each work-item addresses. A SIMT
+scattered access addresses at most 32 lanes (2 elements per work-item), so a work-item holding
+more is split into parts of at most 2, each its own SIMT descriptor / message; the parts of a
+loaded value are concatenated in the work-item."""
+from __future__ import annotations
+
+import numpy as np
+from mlir.dialects import arith, vector
+
+from .....xegpu.attributes import TensorDescType
+from .....xegpu.ops import AtomicRmwOp, CreateTdescOp, LoadGatherOp, PrefetchOp, StoreScatterOp, UpdateOffsetOp
+from ..common import (SG, SIMT_MAX_LANES, cache_hints, dense_ints, is_vec, tdesc_fields, value_type, vec_elt,
+                      vec_shape, vec_type)
+from ..layouts import Layout
+
+
+class ScatteredRules:
+    """Rewrite rules of scattered descriptors, gathers, scatters, atomics and prefetches."""
+
+    def sc_access(self, tdesc):
+        c = self.chain_of.get(tdesc)
+        if c not in self.sc_lay:
+            _, lanes, chunk = self.scatter_info(tdesc)
+            acc = self.default_access(lanes, chunk)
+            self.sc_lay[c] = Layout(acc.shape, acc.tbl, (acc.count,), acc.form, acc.sgm)
+        return self.sc_lay[c]
+
+    def sc_parts(self, tdesc):
+        """[(first position, access Layout of the part)] of a chain's SIMT messages."""
+        acc = self.sc_access(tdesc)
+        per = SIMT_MAX_LANES // SG
+        return [(p, Layout(acc.shape, acc.tbl[:, p:p + per], (min(per, acc.count - p),), "gen"))
+                for p in range(0, acc.count, per)]
+
+    def sc_tdesc_type(self, tdesc, part: Layout):
+        """SIMT type of (a part of) a scattered descriptor: 16 x n lanes (n elements per work-item), 1D,
+        sg_map [1, 16] x [1, n] when each work-item's lanes are consecutive, else [1, 16] x [1, 1]."""
+        tv = self.scatter_info(tdesc)[0]
+        n = part.count
+        fields = tdesc_fields(tv)
+        fields.pop("chunk_size_per_lane", None)
+        consecutive = n > 1 and bool((np.diff(part.tbl, axis=1) == 1).all())
+        fields["sg_map"] = {"wi_layout": (1, SG), "wi_data": (1, n if consecutive else 1)}
+        return TensorDescType.get([SG * n], tv.element_type, **fields)
+
+    def sc_lanes(self, tdesc, part: Layout):
+        """Layout over the VC lanes (offsets, masks, deltas) of each work-item's elements of a part;
+        the scalar form for one element per work-item."""
+        _, lanes, chunk = self.scatter_info(tdesc)
+        lay = Layout((lanes,), part.tbl // chunk, (part.count,), "gen")
+        return lay.with_lane_shape(()) if part.count == 1 else lay
+
+    def sc_offsets(self, rb, op, tdesc, part: Layout, offsets, what):
+        """This work-item's offsets of a part: the VC offsets of its lanes (plus the chunk position)."""
+        _, lanes, chunk = self.scatter_info(tdesc)
+        o = self.convert(rb, offsets, self.sc_lanes(tdesc, part), op, what)
+        if chunk > 1 and what == "offsets":
+            k = part.tbl % chunk
+            if part.count == 1:
+                o = arith.AddIOp(o, self.lane_index(k[:, 0])).result
+            elif (k == k[0:1]).all():
+                t = vec_type((part.count,), "index")
+                o = arith.AddIOp(o, arith.ConstantOp(t, dense_ints(k[0], (part.count,), "index")).result).result
+            else:
+                kv = vector.from_elements(vec_type((part.count,), "index"), [self.lane_index(k[:, p])
+                                                                       for p in range(part.count)])
+                o = arith.AddIOp(o, kv).result
+        return o
+
+    def sc_value(self, rb, op, tdesc, v, what):
+        """The value's elements this work-item stores, in access order, split per part."""
+        acc = self.sc_access(tdesc)
+        _, lanes, chunk = self.scatter_info(tdesc)
+        lay = self.value_layout(acc, lanes, chunk, self.lay[v].shape, self.lay.get(v))
+        parts = self.sc_parts(tdesc)
+        if len(parts) == 1:
+            return [self.convert(rb, v, lay.with_lane_shape(() if acc.count == 1 else (acc.count,)), op, what)]
+        whole = self.convert(rb, v, lay.with_lane_shape((acc.count,)), op, what)
+        out = []
+        for first, part in parts:
+            if part.count == 1:
+                out.append(vector.extract(whole, [], [first]))
+            else:
+                out.append(vector.extract_strided_slice(vec_type((part.count,), vec_elt(v)), whole, [first],
+                                                        [part.count], [1]))
+        return out
+
+    def sc_result(self, res, pieces):
+        """A work-item's loaded parts (scalars or vectors) as the fragment the rest of the program uses."""
+        lay = self.lay[res]
+        elt = vec_elt(res)
+        vecs = [vector.broadcast(vec_type((1,), elt), x) if not is_vec(x) else x for x in pieces]
+        whole = vecs[0]
+        for x in vecs[1:]:
+            a, b = vec_shape(whole)[0], vec_shape(x)[0]
+            whole = vector.shuffle(whole, x, list(range(a + b)))
+        if tuple(lay.lane_shape) != tuple(vec_shape(whole)):
+            whole = vector.shape_cast(self.lane_type(res), whole)
+        return whole
+
+    @staticmethod
+    def _one_or_list(vals):
+        return vals[0] if len(vals) == 1 else vals
+
+    def r_create_tdesc(self, rb, op):
+        d = op.results[0]
+        out = []
+        for _, part in self.sc_parts(d):
+            offs = self.sc_offsets(rb, op, d, part, op.operands[1], "offsets")
+            out.append(CreateTdescOp.build(source=rb.one(op.operands[0]), offsets=offs,
+                                           result_types=[self.sc_tdesc_type(d, part)]).op.results[0])
+        return [self._one_or_list(out)]
+
+    def r_update_offset(self, rb, op):
+        old = op.operands[0]
+        out = []
+        for d, (_, part) in zip(rb.map(old), self.sc_parts(old)):
+            delta = self.sc_offsets(rb, op, old, part, op.operands[1], "delta")
+            out.append(UpdateOffsetOp.build(tdesc=d, delta=delta, result_types=[d.type]).op.results[0])
+        return [self._one_or_list(out)]
+
+    def r_gather(self, rb, op):
+        old, res = op.operands[0], op.results[0]
+        elt = vec_elt(res)
+        pieces = []
+        for d, (_, part) in zip(rb.map(old), self.sc_parts(old)):
+            mask = self.convert(rb, op.operands[1], self.sc_lanes(old, part), op, "mask")
+            rt = value_type(() if part.count == 1 else (part.count,), elt)
+            pieces.append(LoadGatherOp.build(tdesc=d, mask=mask, result_types=[rt], **cache_hints(op)).op.results[0])
+        return [self.sc_result(res, pieces)]
+
+    def r_scatter(self, rb, op):
+        v, old = op.operands[0], op.operands[1]
+        vals = self.sc_value(rb, op, old, v, "stored value")
+        for d, val, (_, part) in zip(rb.map(old), vals, self.sc_parts(old)):
+            mask = self.convert(rb, op.operands[2], self.sc_lanes(old, part), op, "mask")
+            StoreScatterOp.build(value=val, tdesc=d, mask=mask, **cache_hints(op))
+        return []
+
+    def r_atomic(self, rb, op):
+        v, old, res = op.operands[0], op.operands[1], op.results[0]
+        vals = self.sc_value(rb, op, old, v, "value")
+        kind = AtomicRmwOp(op).kind
+        pieces = []
+        for d, val, (_, part) in zip(rb.map(old), vals, self.sc_parts(old)):
+            mask = self.convert(rb, op.operands[2], self.sc_lanes(old, part), op, "mask")
+            pieces.append(AtomicRmwOp.build(kind=kind, value=val, tdesc=d, mask=mask,
+                                            result_types=[val.type]).op.results[0])
+        return [self.sc_result(res, pieces)]
+
+    def r_prefetch_sc(self, rb, op):
+        for d in rb.map(op.operands[0]):
+            PrefetchOp.build(tdesc=d, **cache_hints(op))
+        return []
