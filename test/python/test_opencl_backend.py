@@ -30,7 +30,7 @@ from xedialects.diagnostics import DiagnosticError
 from xedialects.lowering.xegpu_to_spirv.spirv_export import export_spirv, serialize
 from xedialects.mlir_tools import spirv_val_path
 from xedialects.passes import lookup, run
-from xedialects.runtime import opencl_env, spirv_check
+from xedialects.runtime import spirv_check
 from xedialects.runtime.opencl import Launcher, OpenCLError, Program, run_opencl
 from xedialects.sim import simulate
 from xedialects.sim.reference import compare, run_reference
@@ -46,17 +46,7 @@ PTR = "!spirv.ptr<f32, CrossWorkgroup>"
 IPTR = "!spirv.ptr<i32, CrossWorkgroup>"
 
 
-def _runtime_or_reason():
-    try:
-        return opencl_env.load(), None
-    except OpenCLError as e:
-        return None, str(e)
-
-
-RT, WHY = _runtime_or_reason()
-if RT is None and os.environ.get("XE_NO_SKIPS") == "1":   # CI installs the runtime: never skip there
-    raise RuntimeError(f"XE_NO_SKIPS=1 but the OpenCL runtime is unavailable: {WHY}")
-needs_rt = pytest.mark.skipif(RT is None, reason=f"OpenCL runtime unavailable: {WHY}")
+from opencl_support import RT, needs_rt  # noqa: E402
 
 # ----------------------------------------------------------------------------------------------
 # hand-written SPIR-V

@@ -22,24 +22,14 @@ import numpy as np
 import pytest
 
 from xedialects.lowering.xegpu_to_spirv.spirv_export import serialize
-from xedialects.runtime import opencl_build, opencl_env
+from xedialects.runtime import opencl_build
 from xedialects.runtime.opencl import BuildTimeout, Launcher, OpenCLError, Program
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PTR = "!spirv.ptr<f32, CrossWorkgroup>"
 
 
-def _runtime_or_reason():
-    try:
-        return opencl_env.load(), None
-    except OpenCLError as e:
-        return None, str(e)
-
-
-RT, WHY = _runtime_or_reason()
-if RT is None and os.environ.get("XE_NO_SKIPS") == "1":   # CI installs the runtime: never skip there
-    raise RuntimeError(f"XE_NO_SKIPS=1 but the OpenCL runtime is unavailable: {WHY}")
-needs_rt = pytest.mark.skipif(RT is None, reason=f"OpenCL runtime unavailable: {WHY}")
+from opencl_support import RT, needs_rt  # noqa: E402
 
 
 def _scale_kernel(name: str, factor: float) -> str:

@@ -19,7 +19,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from xedialects.runtime import opencl_env
+from opencl_support import needs_rt
 from xedialects.sim.typeinfo import parse_type
 from xedialects.tools.xe_run import _split_shape, arg_names, main, parse_dims, random_inputs, resolve_dims
 
@@ -96,14 +96,6 @@ def xe_run(tmp_path, capsys):
     return run
 
 
-def _have_opencl():
-    try:
-        opencl_env.load()
-        return True
-    except opencl_env.OpenCLError:
-        return False
-
-
 # ----------------------------------------------------------------------------------------------
 # dynamic shapes
 
@@ -124,7 +116,7 @@ def test_dynamic_matmul_sizes_from_dims(xe_run, tmp_path, dims):
     assert np.abs(a).max() <= 1 and np.abs(b).max() <= 1
 
 
-@pytest.mark.skipif(not _have_opencl(), reason="OpenCL runtime unavailable (pip install -e '.[run]')")
+@needs_rt
 def test_dynamic_matmul_on_opencl(xe_run):
     rc, stdout, stderr = xe_run(DYNAMIC_MM, "--pipeline=xe-gemm-to-spirv-portable", "--backend=both", "--check",
                                 "--dims", "M=100,N=40,K=56,A=MxK,B=KxN,C=MxN")

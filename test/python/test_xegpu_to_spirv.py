@@ -22,6 +22,7 @@ from xedialects.passes import lookup, run
 sys.path.insert(0, os.path.dirname(__file__))
 import test_linalg_lowering as LL  # noqa: E402
 from test_e2e_pipeline import CASES, STAGES, _inputs  # noqa: E402
+from opencl_support import RT, needs_rt  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 needs_val = pytest.mark.usefixtures("spirv_val")  # fails (no skip) when the test extra's spirv-val is missing
@@ -112,22 +113,11 @@ def test_xe_opt_emit(tmp_path):
     assert r.returncode == 1 and "needs an output file" in r.stderr
 
 
-def _opencl_runtime():
-    """The runner's OpenCL runtime (binaries are checked, spirv-val included, before the device
-    sees them), or None."""
-    try:
-        from xedialects.runtime import opencl_env
-        return opencl_env.load()
-    except Exception:  # noqa: BLE001 - no OpenCL here
-        return None
-
-
 @pytest.mark.parametrize("case,grid", [("bf16_unaligned", (2, 4, 1)), ("i8_i32", (1, 2, 1)),
                                        ("transposed_b", (1, 3, 1))])
+@needs_rt
 def test_portable_runs_on_opencl(case, grid):
-    rt = _opencl_runtime()
-    if rt is None:
-        pytest.skip("no OpenCL device with cl_intel_subgroups and SPIR-V (pyopencl + intel-opencl-rt)")
+    rt = RT
     from xedialects.runtime.opencl import Launcher, Program
 
     binary, meta = export_spirv(_lower(case, "portable"))

@@ -9,6 +9,7 @@ import numpy as np
 
 from ..core import SUBGROUP_SIZE, ExecState, FuncCompiler, NBarState, OpInfo, SimError, handler
 from ..memory import MemRef
+from ...xegpu.distribution import lane_coords
 from ..numerics import multiply_accumulate, operand
 from ..typeinfo import SgMap, elem_bits, vnni_factor
 from .descriptors import (NdDesc, ScatterDesc, addr_source, make_nd, mask_full, memref_source, nd_load, nd_store,
@@ -58,27 +59,10 @@ def _create_nd(c, o):
 
 def lane_tables(shape, sg: SgMap, what="sg_map"):
     """Per-lane element coordinates of a block distributed by sg_map: (rows, cols), each (16, Lh, Lw)."""
-    if len(shape) == 1:
-        H, W = 1, shape[0]
-        ly, lx = (sg.wi_layout if len(sg.wi_layout) == 2 else (1, sg.wi_layout[0]))
-        dy, dx = (sg.wi_data if len(sg.wi_data) == 2 else (1, sg.wi_data[0]))
-    else:
-        H, W = shape
-        ly, lx = sg.wi_layout
-        dy, dx = sg.wi_data
-    if ly * lx != SUBGROUP_SIZE:
-        raise ValueError(f"{what}: wi_layout {list(sg.wi_layout)} does not cover the 16 lanes of a subgroup")
-    uy, ux = ly * dy, lx * dx
-    if H % uy or W % ux:
-        raise ValueError(f"{what}: block {list(shape)} is not divisible by wi_layout x wi_data ({uy}x{ux})")
-    Lh, Lw = H // uy * dy, W // ux * dx
-    lane = np.arange(SUBGROUP_SIZE).reshape(-1, 1, 1)
-    i = np.arange(Lh).reshape(1, -1, 1)
-    j = np.arange(Lw).reshape(1, 1, -1)
-    rows = (i // dy) * uy + (lane // lx) * dy + i % dy
-    cols = (j // dx) * ux + (lane % lx) * dx + j % dx
-    rows, cols = np.broadcast_arrays(rows, cols)
-    return rows.astype(np.int64), cols.astype(np.int64)
+    try:
+        return lane_coords(shape, sg.wi_layout, sg.wi_data, SUBGROUP_SIZE)
+    except ValueError as e:
+        raise ValueError(f"{what}: {e}") from None
 
 
 def _vnni(x: np.ndarray, axis: int, f: int) -> np.ndarray:

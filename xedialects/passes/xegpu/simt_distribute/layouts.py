@@ -7,31 +7,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ....xegpu.distribution import lane_coords
 from ....xegpu.ops import simt_shape
 from .common import SG
-
-
-def lane_coords(shape, wl, wd):
-    """(rows, cols), each (16, Lh, Lw): the block elements each work-item holds, round-robin."""
-    if len(shape) == 1:
-        H, W = 1, shape[0]
-    else:
-        H, W = shape
-    ly, lx = wl
-    dy, dx = wd
-    if ly * lx != SG:
-        raise ValueError(f"wi_layout {list(wl)} does not cover {SG} work-items")
-    uy, ux = ly * dy, lx * dx
-    if H % uy or W % ux:
-        raise ValueError(f"block {list(shape)} is not divisible by wi_layout x wi_data ({uy}x{ux})")
-    Lh, Lw = H // uy * dy, W // ux * dx
-    lane = np.arange(SG).reshape(-1, 1, 1)
-    i = np.arange(Lh).reshape(1, -1, 1)
-    j = np.arange(Lw).reshape(1, 1, -1)
-    rows = (i // dy) * uy + (lane // lx) * dy + i % dy
-    cols = (j // dx) * ux + (lane % lx) * dx + j % dx
-    rows, cols = np.broadcast_arrays(rows, cols)
-    return rows.astype(np.int64), cols.astype(np.int64)
 
 
 @dataclass(frozen=True)
@@ -105,7 +83,7 @@ class Layout:
 
     @staticmethod
     def plain(shape, sgm: SgMap) -> "Layout":
-        rows, cols = lane_coords(shape, sgm.wl, sgm.wd)
+        rows, cols = lane_coords(shape, sgm.wl, sgm.wd, SG)
         C = shape[1] if len(shape) == 2 else shape[0]
         tbl = (rows * C + cols).reshape(SG, -1) if len(shape) == 2 else cols.reshape(SG, -1)
         if len(shape) == 2:
@@ -118,7 +96,7 @@ class Layout:
     def vnni(shape3, sgm: SgMap) -> "Layout":
         Rf, C, f = shape3
         R = Rf * f
-        rows, cols = lane_coords((R, C), sgm.wl, sgm.wd)
+        rows, cols = lane_coords((R, C), sgm.wl, sgm.wd, SG)
         Lh, Lw = rows.shape[1:]
         if Lh % f:
             raise ValueError(f"VNNI block {list(shape3)}: {sgm.text()} does not give each work-item whole "
@@ -150,7 +128,7 @@ def load_layout(mshape, sgm: SgMap, rshape, transpose=False, f=1) -> Layout:
     32-bit transpose of sub-32-bit data (wi_data [1, f]) the work-item's f-element groups are the
     32-bit units the hardware transposes."""
     H, W = mshape
-    rows, cols = lane_coords((H, W), sgm.wl, sgm.wd)
+    rows, cols = lane_coords((H, W), sgm.wl, sgm.wd, SG)
     if transpose:
         r, c, C = cols.transpose(0, 2, 1), rows.transpose(0, 2, 1), H
     else:

@@ -82,7 +82,7 @@ class BlockIOLayouts:
                 if cand is None or (legal is not None and not legal(cand)):
                     continue
                 try:
-                    lane_coords(shape, cand.wl, cand.wd)
+                    lane_coords(shape, cand.wl, cand.wd, SG)
                 except ValueError:
                     continue
                 sgm = cand
