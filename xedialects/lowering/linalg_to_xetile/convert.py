@@ -39,7 +39,7 @@ _OPTIONS = [
 
 def _overrides(options) -> dict:
     o = {}
-    get = options.get if isinstance(options, dict) else lambda k, d=None: getattr(options, k.replace("-", "_"), d)
+    get = options.get
     for opt, key, example in (("wg-tile", "wg_tile", "256x256"), ("sg-layout", "sg_layout", "8x4")):
         text = get(opt)
         if text:
@@ -54,12 +54,6 @@ def _overrides(options) -> dict:
     if (get("k-slices") or 0) > 0:
         o["k_slices"] = get("k-slices")
     return o
-
-
-def _opt(options, name, default=None):
-    if isinstance(options, dict):
-        return options.get(name, default)
-    return getattr(options, name.replace("-", "_"), default)
 
 
 def plan_for(spec, options, hw: XeArch, extra: dict | None = None):
@@ -88,6 +82,21 @@ def plan_printing(enabled: bool = True):
         _FORCE_PRINT_PLAN[0] = old
 
 
+_PLAN_SINKS: list[dict] = []
+
+
+@contextlib.contextmanager
+def plan_recording():
+    """Within this context every convert-linalg-to-xetile run records its GEMM plans: yields a dict
+    kernel name -> GemmPlan, filled as the pass runs (what `--xe-draw` draws from)."""
+    sink: dict = {}
+    _PLAN_SINKS.append(sink)
+    try:
+        yield sink
+    finally:
+        _PLAN_SINKS.remove(sink)
+
+
 def _host_funcs(module_op):
     for op in module_op.regions[0].blocks[0].operations:
         if op.operation.name == "func.func":
@@ -109,7 +118,7 @@ def _plan_with_fusion(spec, fusion, options, hw: XeArch):
     plan = plan_for(spec, options, hw)
     if not fusion.fused or plan.k_slices <= 1:
         return plan, fusion
-    if (_opt(options, "k-slices") or 0) > 1:
+    if (options["k-slices"] or 0) > 1:
         dropped = Fusion.unfused(spec)
         dropped.notes = fusion.notes + [(spec.op, f"fill/epilogue not fused: k-slices={plan.k_slices} adds partial "
                                                   "results atomically, the fused ops need the complete sum")]
@@ -129,12 +138,12 @@ def convert_linalg_to_xetile(module_op, options, ctx):
 
     module_op = module_op.operation
     try:
-        hw = get_arch(_opt(options, "arch", "pvc"))
+        hw = get_arch(options["arch"])
     except ArchError as e:
         ctx.error(module_op, str(e))
         return False
-    report = ctx.error if _opt(options, "strict") else ctx.remark
-    printing = _opt(options, "print-plan") or _FORCE_PRINT_PLAN[0]
+    report = ctx.error if options["strict"] else ctx.remark
+    printing = options["print-plan"] or _FORCE_PRINT_PLAN[0]
     converted = 0
     for func in list(_host_funcs(module_op)):
         fname = ir.StringAttr(func.attributes["sym_name"]).value
@@ -163,6 +172,8 @@ def convert_linalg_to_xetile(module_op, options, ctx):
                 print(f"// GEMM plan for {op.name} at {op.location}\n{plan.describe()}"
                       + (f"\n{extra}" if extra else ""), file=sys.stderr)
             kname = f"{fname}_{len(launches)}"
+            for sink in _PLAN_SINKS:
+                sink[kname] = plan
             io = KernelIO(spec, fusion)
             kernels_text.append(kernel_text(spec, plan, kname, io))
             launches.append((spec, plan, kname, io))

@@ -58,20 +58,6 @@ RULES = {
 }
 
 
-def _opt(options, name, default):
-    if options is None:
-        return default
-    if isinstance(options, dict):
-        return options.get(name, options.get(name.replace("-", "_"), default))
-    for n in (name, name.replace("-", "_")):
-        if hasattr(options, n):
-            return getattr(options, n)
-    try:
-        return options[name]
-    except Exception:
-        return default
-
-
 class _GridRebuilder(Rebuilder):
     """The 1:N rebuild of one function: the RULES, element-wise ops per block (vector_ops), and
     loop-carried grids whose yielded blocks follow the block shape and form of the init."""
@@ -170,7 +156,7 @@ from ...passes.registry import Option, register_pass, register_pipeline  # noqa:
                options=[Option("arch", str, "pvc", "target architecture")])
 def convert_xetile_to_xegpu(module_op, options, ctx):
     try:
-        arch = get_arch(_opt(options, "arch", "pvc"))
+        arch = get_arch(options["arch"])
     except ArchError as e:
         ctx.error(module_op, str(e))
         return False
