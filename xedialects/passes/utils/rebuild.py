@@ -97,31 +97,31 @@ class Rebuilder:
         groups = [self.map(v) for v in inits]
         flat = [x for g in groups for x in g]
         new = scf.ForOp(self.one(lb), self.one(ub), self.one(step), flat)
-        new_body = new.body
         old_args = list(body.arguments)
         old_args[0].replace_all_uses_with(new.induction_variable)
-        k = 0
-        new_iter = list(new.inner_iter_args)
-        for old_arg, g in zip(old_args[1:], groups):
-            vals = new_iter[k:k + len(g)]
-            k += len(g)
-            if len(vals) == 1:
-                old_arg.replace_all_uses_with(vals[0])
-            else:
-                self.set(old_arg, vals)
+        self._rebind(old_args[1:], groups, list(new.inner_iter_args))
         for child in list(body.operations):
-            new_body.append(child.operation)
-        self.process_block(new_body)
-        k = 0
-        results = list(new.results)
-        for old_res, g in zip(op.results, groups):
-            vals = results[k:k + len(g)]
-            k += len(g)
-            if len(vals) == 1:
-                old_res.replace_all_uses_with(vals[0])
-            else:
-                self.set(old_res, vals)
+            new.body.append(child.operation)
+        self.process_block(new.body)
+        self._rebind(list(op.results), groups, list(new.results))
         return True
+
+    def _rebind(self, olds, groups, news):
+        """Map each old value to its group of new values (`groups[i]` gives the group sizes): a
+        group of several is recorded with `set`, a single new value replaces the old one's uses
+        after `rebound(old, new)`."""
+        k = 0
+        for old, g in zip(olds, groups):
+            vals = news[k:k + len(g)]
+            k += len(g)
+            if len(vals) != 1:
+                self.set(old, vals)
+                continue
+            self.rebound(old, vals[0])
+            old.replace_all_uses_with(vals[0])
+
+    def rebound(self, old, new) -> None:
+        """Hook: `new` (a rebuilt loop's block argument or result) takes the place of `old`."""
 
     def _yield(self, op) -> bool:
         if not any(self.is_changed(v) for v in op.operands):
