@@ -45,6 +45,9 @@ _DRIVER_OPTIONS = [
      "without options and of --emit=spirv-binary (default pvc)"),
     ("xe-print-plan", "no", "", "print every GEMM plan convert-linalg-to-xetile chooses (as its print-plan=1 "
      "option does), in any pipeline that contains the pass, on stderr"),
+    ("xe-draw", "required", "DIR", "write SVG pictures of every GEMM kernel's plan (work-group, subgroup and "
+     "work-item views: DIR/<kernel>-workgroup.svg, -subgroup.svg, -workitem.svg) after a pipeline that lowers "
+     "the GEMM to XeGPU; written only on success"),
     ("list-passes", "no", "", "list registered passes and pipelines with their options and exit"),
     ("version", "no", "", "print the version and exit"),
 ]
@@ -71,6 +74,7 @@ class Args:
         self.flags: set[str] = set()
         self.emit = "mlir"
         self.xe_target = None
+        self.xe_draw = None
 
 
 def parse_args(argv: list[str]) -> Args:
@@ -131,6 +135,10 @@ def parse_args(argv: list[str]) -> Args:
             if value not in ("pvc", "portable"):
                 raise UsageError(f"invalid value '{value}' for --xe-target (pvc, portable)")
             a.xe_target = value
+        elif name == "xe-draw":
+            if not value:
+                raise UsageError("--xe-draw needs a directory (--xe-draw=DIR)")
+            a.xe_draw = value
         elif name == "pass-pipeline":
             if a.pass_pipeline is not None:
                 raise UsageError("'--pass-pipeline' may only be given once")
@@ -388,6 +396,7 @@ class Driver:
         self.args = args
         self.timings: list[tuple[str, float]] = []
         self.t0 = time.perf_counter()
+        self.drawings: dict[str, str] = {}
 
     def _time(self, name, start):
         self.timings.append((name, time.perf_counter() - start))
@@ -443,7 +452,7 @@ class Driver:
             if compiled is not None:
                 t = time.perf_counter()
                 try:
-                    with _plan_printing("xe-print-plan" in self.args.flags):
+                    with _plan_printing("xe-print-plan" in self.args.flags), _plan_recording(self.args) as plans:
                         compiled.run(module, collector=collector)
                 except PassFailure as e:
                     if verify_mode and any(d.severity == "error" for d in e.located):
@@ -453,6 +462,8 @@ class Driver:
                     return None, diags
                 finally:
                     self._time("Pass pipeline", t)
+            if self.args.xe_draw is not None and not self.draw(module, plans if compiled is not None else {}, diags):
+                return None, diags
             t = time.perf_counter()
             flags = self.args.flags
             if self.args.emit == "spirv-binary":
@@ -467,6 +478,20 @@ class Driver:
         if not out.endswith("\n"):
             out += "\n"
         return out + "\n", diags
+
+    def draw(self, module, plans, diags) -> bool:
+        """--xe-draw: the SVG pictures of the module's kernels (kept until the output is written);
+        False after reporting an error at the module."""
+        from ..diagnostics import Diagnostic, split_location
+        from ..draw import DrawError, draw_kernels
+
+        try:
+            self.drawings.update(draw_kernels(module, plans))
+        except DrawError as e:
+            file, line, col = split_location(module.operation.location)
+            diags.append(Diagnostic("error", f"--xe-draw: {e}", file, line, col))
+            return False
+        return True
 
     def export_spirv(self, module, diags):
         """--emit=spirv-binary: the binary and metadata of the module's kernels (kept on the
@@ -529,6 +554,8 @@ class Driver:
             if verifier is not None or not a.output or a.output == "-":
                 _write_stdout(result)
             return 1
+        if a.xe_draw is not None:
+            write_drawings(a.xe_draw, self.drawings)
         if a.emit == "spirv-binary":
             write_spirv_output(a.output, *self.spirv)
             return 0
@@ -569,6 +596,26 @@ def _plan_printing(enabled: bool):
     from ..lowering.linalg_to_xetile.convert import plan_printing
 
     return plan_printing()
+
+
+def _plan_recording(args):
+    """--xe-draw: record the GEMM plans convert-linalg-to-xetile makes while the pipeline runs."""
+    import contextlib
+
+    if args.xe_draw is None:
+        return contextlib.nullcontext({})
+    from ..lowering.linalg_to_xetile.convert import plan_recording
+
+    return plan_recording()
+
+
+def write_drawings(out_dir: str, drawings: dict) -> None:
+    from ..draw import write_drawings as write
+
+    try:
+        write(drawings, out_dir)
+    except OSError as e:
+        raise UsageError(f"cannot write the --xe-draw pictures to '{out_dir}': {e.strerror or e}") from None
 
 
 def _is_upstream_pass(name: str, ctx) -> bool:

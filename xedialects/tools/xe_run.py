@@ -55,6 +55,8 @@ def _parser() -> argparse.ArgumentParser:
                    help="shapes of dynamic memref arguments and values of size arguments for random inputs: "
                    "ARG=200x96 or NAME=200 (then ARG=NAMEx96), comma-separated; see below")
     p.add_argument("--output", help="write every buffer after the run to this .npz file")
+    p.add_argument("--draw", metavar="DIR", help="write SVG pictures of each GEMM kernel's plan to DIR (as "
+                   "xe-opt --xe-draw; needs a --pipeline that lowers the GEMM to XeGPU)")
     p.add_argument("--check", action="store_true", help="compare with the CPU result of the original program")
     p.add_argument("--trace", action="store_true", help="print per-op execution counts (DPAS, block IO, bytes)")
     p.add_argument("--backend", default="sim", choices=["sim", "opencl", "both"],
@@ -374,7 +376,14 @@ def run(argv=None) -> int:
         from ..passes import run as run_pipeline
 
         pipeline = args.pipeline if "(" in args.pipeline else f"builtin.module({args.pipeline})"
-        run_pipeline(module, pipeline)
+        from ..draw import plan_recording
+
+        with plan_recording() as plans:
+            run_pipeline(module, pipeline)
+        if args.draw and _draw(module, plans, args.draw):
+            return 1
+    elif args.draw and _draw(module, {}, args.draw):
+        return 1
     k = max((max(np.shape(a)) for a in inputs if np.ndim(a)), default=1)
     agree = True
     if args.backend == "sim":
@@ -408,6 +417,21 @@ def run(argv=None) -> int:
         print(f"  {lab}: max abs error {mx:.3g}, max rel error {rel:.3g}  {'ok' if ok else 'MISMATCH'}")
     print("PASS" if ok_all else "FAIL")
     return 0 if ok_all else 1
+
+
+def _draw(module, plans, out_dir) -> bool:
+    """--draw: write the plan pictures; True (after printing why) when that fails."""
+    from ..draw import DrawError, draw_kernels, write_drawings
+
+    try:
+        write_drawings(draw_kernels(module, plans), out_dir)
+    except DrawError as e:
+        print(f"xe-run: error: --draw: {e}", file=sys.stderr)
+        return True
+    except OSError as e:
+        print(f"xe-run: error: cannot write the --draw pictures to '{out_dir}': {e.strerror or e}", file=sys.stderr)
+        return True
+    return False
 
 
 def main(argv=None) -> int:

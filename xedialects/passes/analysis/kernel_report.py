@@ -244,6 +244,18 @@ def kernel_report(module, arch="pvc") -> list[dict]:
     return reports
 
 
+def find_k_loop(ops):
+    """The K loop among `ops` (every op of a kernel): the scf.for whose own body issues the most
+    DPAS / tile_mma (then the most block loads); None without loops."""
+    best, best_key = None, (-1, -1)
+    for lp in (o for o in ops if o.name == "scf.for"):
+        c = _counts(_direct_ops(lp))
+        key = (c.get("xegpu.dpas", 0) + c.get("xetile.tile_mma", 0), c.get("xegpu.load_nd", 0))
+        if key > best_key:
+            best, best_key = lp, key
+    return best
+
+
 def _report_func(func, a) -> dict:
     simt = _is_simt(func)
     all_ops = list(_walk(func))
@@ -251,13 +263,7 @@ def _report_func(func, a) -> dict:
     has_xegpu = any(o.name.startswith("xegpu.") for o in all_ops)
     has_xetile = any(o.name.startswith("xetile.") for o in all_ops)
     mode = "simt" if simt else "vc" if has_xegpu else "xetile" if has_xetile else "none"
-    loops = [o for o in all_ops if o.name == "scf.for"]
-    best, best_key = None, (-1, -1)
-    for lp in loops:
-        c = _counts(_direct_ops(lp))
-        key = (c.get("xegpu.dpas", 0) + c.get("xetile.tile_mma", 0), c.get("xegpu.load_nd", 0))
-        if key > best_key:
-            best, best_key = lp, key
+    best = find_k_loop(all_ops)
     per_step = {}
     k_step = None
     if best is not None:

@@ -10,6 +10,20 @@ from ..common import SG, SimtError, vec_elt, vec_shape
 from ..layouts import Layout, SgMap
 
 
+def dpas_sg_maps(arch, elt_a, elt_b, a_from_load: bool):
+    """(A, B, C) sg_maps of a DPAS with element types elt_a x elt_b on `arch` (an XeArch); A
+    straight from a block load (`a_from_load`) keeps the hardware's element order."""
+    f = arch.vnni_factor(elt_b) if elem_bits(elt_b) < 32 else 1
+    fa = arch.vnni_factor(elt_a) if elem_bits(elt_a) < 32 else 1
+    if fa == 1:
+        a = SgMap((2, 8), (1, 1))
+    elif a_from_load:
+        a = SgMap((1, SG), (1, 1))
+    else:
+        a = SgMap((2, 8), (1, fa))
+    return a, SgMap((1, SG), (f, 1)), SgMap((1, SG), (1, 1))
+
+
 class DpasLayouts:
     """Layout rules of DPAS operands and results."""
 
@@ -19,20 +33,10 @@ class DpasLayouts:
         block, xe-cute-architecture.md); an A fragment computed or carried in registers uses the
         32-bit packed order of rfc-xetile-xegpu.md (sg_map_a: [2, 8] x [1, 32/bits]), the layout
         the SIMT DPAS assumes for operands that do not come from a load."""
-        f = self.arch.vnni_factor(elt_b) if elem_bits(elt_b) < 32 else 1
-        fa = self.arch.vnni_factor(elt_a) if elem_bits(elt_a) < 32 else 1
         # (a load whose fragments are reordered across work-items does not feed the DPAS directly)
         direct = a_value is not None and owner_op(a_value) is not None and \
             owner_op(a_value).name == "xegpu.load_nd" and a_value not in self.reorders
-        if fa == 1:
-            a = SgMap((2, 8), (1, 1))
-        elif direct:
-            a = SgMap((1, SG), (1, 1))
-        else:
-            a = SgMap((2, 8), (1, fa))
-        b = SgMap((1, SG), (f, 1))
-        c = SgMap((1, SG), (1, 1))
-        return a, b, c
+        return dpas_sg_maps(self.arch, elt_a, elt_b, direct)
 
     def fwd_dpas(self, op):
         """Every operand must arrive in its role's layout (`roles`); the result is in C's."""
