@@ -150,7 +150,10 @@ def convert_gpu_module(gm, target: str, ctx) -> bool:
 
 def _finish_vce(spv, imports: bool) -> None:
     """Add Linkage when builtins are imported (spirv-update-vce does not derive it from linkage
-    attributes)."""
+    attributes). Drop DeviceEnqueue: spirv-update-vce lists it with SubgroupDispatch (which the
+    SubgroupSize execution mode needs) because the grammar says SubgroupDispatch implicitly
+    declares it; the kernels enqueue nothing, and declaring it explicitly only asks the runtime
+    for a feature the module does not use."""
     vce = str(spv.attributes["vce_triple"])
     m = re.fullmatch(r"#spirv\.vce<(v[\d.]+), \[(.*?)\], \[(.*?)\]>", vce)
     if m is None:
@@ -158,6 +161,7 @@ def _finish_vce(spv, imports: bool) -> None:
     caps = [c.strip() for c in m.group(2).split(",") if c.strip()]
     if imports and "Linkage" not in caps:
         caps.append("Linkage")
+    caps = [c for c in caps if c != "DeviceEnqueue"]
     exts = [e.strip() for e in m.group(3).split(",") if e.strip()]
     spv.attributes["vce_triple"] = ir.Attribute.parse(
         f"#spirv.vce<{m.group(1)}, [{', '.join(caps)}], [{', '.join(exts)}]>")

@@ -17,7 +17,7 @@ module attributes {gpu.container_module} {
   // CHECK: spirv.module @__spv__k Physical64 OpenCL requires #spirv.vce<v1.{{[0-9]}}, [
   // PVC-SAME: Linkage
   // PORT-SAME: GroupNonUniformShuffle
-  // PORT-SAME: DeviceEnqueue], []>
+  // PORT-SAME: SubgroupDispatch, GroupNonUniform], []>
   // CHECK-SAME: xe.kernel_abi = {__target__ =
   // PVC: spirv.func @__builtin_intel_sub_group_2d_block_write_32b_8r16x1c({{.*}}) "None" attributes {linkage_attributes = #spirv.linkage_attributes<linkage_name = "_Z42intel_sub_group_2d_block_write_32b_8r16x1cPU3AS1viiiDv2_iPj", linkage_type = <Import>>}
   // PVC: linkage_name = "_Z40intel_sub_group_bf16_bf16_matrix_mad_k16Dv8_sDv8_iDv8_f"
