@@ -5,7 +5,7 @@
 * host programs: the simulator interprets the host function, kernels run on the device (several
   launches, buffers coherent between them), sim and OpenCL agree; `xe-run --backend opencl|both`;
 * error cases: runtime missing (install hint, exit 1, no traceback), bad binaries (never handed to
-  the runtime, whose SPIR-V reader aborts the process on them), build failures, pvc-only SPIR-V,
+  the runtime, whose SPIR-V reader aborts the process on them), build failures, pvc imports the emulation lacks,
   launch/argument mismatches;
 * end to end: every input program of test_linalg_lowering (FORMS, EPILOGUES, TENSORS) lowered
   with `xe-gemm-to-spirv-portable` and run against the upstream MLIR CPU reference, a few against
@@ -342,11 +342,13 @@ def test_build_failure_reports_the_runtime_log():
 
 
 @needs_rt
-def test_pvc_target_rejected_on_cpu():
-    meta = _buffer_meta("vadd", ["f32"] * 3, ["i64"])
+def test_pvc_target_import_outside_the_emulation_rejected_on_cpu():
+    # target=pvc runs with the emulation library linked (test_pvc_on_cpu.py); an import it does not
+    # provide is named before the runtime sees the binary
+    meta = _buffer_meta("k", ["i32"])
     meta["target"] = "pvc"
-    with pytest.raises(OpenCLError, match=r"target=pvc .* convert-xegpu-to-spirv\{target=portable\}"):
-        Program(RT, _binary(_elementwise()), meta)
+    with pytest.raises(OpenCLError, match=r"target=pvc .* does not provide .*xe_no_such_function"):
+        Program(RT, _binary(UNRESOLVED_IMPORT), meta)
 
 
 @needs_rt

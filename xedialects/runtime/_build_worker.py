@@ -7,10 +7,13 @@ named by `XE_OPENCL_WORKER_LIBRARY` the way the parent did. Messages are pickled
 (multiprocessing.connection framing):
 
     worker -> parent   {"ready": True}  or  {"error": text}            once, after start-up
-    parent -> worker   {"spirv": bytes, "platform": str, "device": str, "options": str}
+    parent -> worker   {"spirv": bytes, "platform": str, "device": str, "options": str,
+                        "link": None or {"source": str, "options": str}}
     worker -> parent   {"binary": bytes, "seconds": float}  or  {"error": text, "build_failed": bool}
 
-The reply carries the device binary (`program.binaries`), from which the parent creates its program
+With "link" the SPIR-V is compiled (not built), the OpenCL C `source` compiled with its options
+(once per worker), and the two linked (clCompileProgram + clLinkProgram): how the pvc emulation
+library joins a pvc binary. The reply carries the device binary (`program.binaries`), from which the parent creates its program
 without compiling again. The worker exits when the request pipe closes and, on Linux, when the
 parent dies; the parent kills it (its whole process group) when a build exceeds the time limit.
 """
@@ -49,6 +52,18 @@ def _find_device(cl, platform_name: str, device_name: str):
     return None
 
 
+def _build(cl, context, req, libraries):
+    """The built (or compiled and linked) program of a request."""
+    link = req.get("link")
+    if not link:
+        return cl.Program(context, req["spirv"]).build(options=req.get("options") or "")
+    lkey = (id(context), link["source"], link["options"])
+    if lkey not in libraries:
+        libraries[lkey] = cl.Program(context, link["source"]).compile(options=link["options"])
+    kernel = cl.Program(context, req["spirv"]).compile(options=req.get("options") or "")
+    return cl.link_program(context, [kernel, libraries[lkey]], options=req.get("options") or None)
+
+
 def serve(requests: Connection, replies: Connection) -> None:
     library = os.environ.get("XE_OPENCL_WORKER_LIBRARY")
     try:
@@ -59,7 +74,7 @@ def serve(requests: Connection, replies: Connection) -> None:
         replies.send({"error": f"the build worker cannot load the OpenCL runtime: {_message(e)}"})
         return
     replies.send({"ready": True})
-    contexts = {}
+    contexts, libraries = {}, {}
     while True:
         try:
             req = requests.recv()
@@ -76,7 +91,7 @@ def serve(requests: Connection, replies: Connection) -> None:
             t0 = time.perf_counter()
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")   # pyopencl's "non-empty compiler output"
-                program = cl.Program(contexts[key], req["spirv"]).build(options=req.get("options") or "")
+                program = _build(cl, contexts[key], req, libraries)
             binary = program.binaries[0]
             replies.send({"binary": bytes(binary), "seconds": time.perf_counter() - t0})
         except cl.Error as e:

@@ -15,6 +15,11 @@ sees every result. The module may already hold `spirv.module`s (e.g. after the
 hand-written `spirv.module` without the lowering's ABI get their metadata from the `gpu.func` of
 the same name (no appended arguments).
 
+A binary converted for target `pvc` runs on a device without Intel's DPAS / 2D block IO (the CPU
+runtime) with the emulation library of those builtins linked in (`pvc_emulation`); after each
+launch the library's error record is read and a violated hardware rule is an `OpenCLError` naming
+the kernel and the builtin.
+
 The build runs in a worker process within a time limit (`opencl_build`; 120 s unless
 `XE_OPENCL_BUILD_TIMEOUT` or `build_timeout=` says otherwise) and a compiler that takes longer is
 stopped with a `BuildTimeout` naming the kernels.
@@ -33,6 +38,7 @@ from ..sim.core import fail
 from ..sim.memory import MemRef, row_major_strides
 from ..sim.trace import LaunchRecord
 from ..sim.typeinfo import DYN, parse_type, scalar_dtype
+from . import pvc_emulation
 from .opencl_build import BuildTimeout, build_program
 from .opencl_env import OpenCLError, OpenCLUnavailable, Runtime, load
 from .spirv_check import BadSpirv, check_binary
@@ -71,23 +77,43 @@ class Program:
             self.info = check_binary(binary, runtime.il_versions(), validate=validate)
         except BadSpirv as e:
             raise OpenCLError(f"bad SPIR-V binary: {e}") from None
-        self._check_target()
+        self.emulated = self._check_target(binary)
         missing = sorted(set(self.kernels) - set(self.info.entry_points))
         if missing:
             raise OpenCLError(f"the metadata describes kernel(s) {', '.join(missing)} that the SPIR-V module does "
                               f"not define (entry points: {', '.join(self.info.entry_points)})")
         t0 = time.perf_counter()
-        self.program = build_program(runtime, bytes(binary), self.info.entry_points, timeout=build_timeout)
+        link = (pvc_emulation.source(), pvc_emulation.options()) if self.emulated else None
+        self.program = build_program(runtime, bytes(binary), self.info.entry_points, timeout=build_timeout, link=link)
         self.build_seconds = time.perf_counter() - t0
         self._cl_kernels = {}
 
-    def _check_target(self):
-        target = self.meta.get("target")
-        if target == "pvc" and not self.runtime.has_extension(DPAS_EXTENSION):
-            raise OpenCLError(f"the SPIR-V was converted for target=pvc (Intel DPAS / 2D block IO builtins), "
-                              f"which {self.runtime.device_name} does not support ({DPAS_EXTENSION} missing); "
-                              "convert with convert-xegpu-to-spirv{target=portable} "
-                              "(xe-run --pipeline xe-gemm-to-spirv-portable)")
+    def _check_target(self, binary) -> bool:
+        """True when the pvc builtins are emulated (target pvc on a device without them)."""
+        if self.meta.get("target") != "pvc" or self.runtime.has_extension(DPAS_EXTENSION):
+            return False
+        unknown = sorted(set(pvc_emulation.imported_functions(bytes(binary))) - pvc_emulation.mangled_names())
+        if unknown:
+            raise OpenCLError(f"the SPIR-V was converted for target=pvc and {self.runtime.device_name} has no "
+                              f"{DPAS_EXTENSION}; the emulation library does not provide the imported "
+                              f"function(s) {', '.join(unknown)}")
+        return True
+
+    def take_error(self, kernel: str) -> None:
+        """Raise the violation the emulation library recorded during the last launch, if any."""
+        cl, q = self.runtime.cl, self.runtime.queue
+        out = np.zeros(pvc_emulation.ERROR_WORDS, np.int32)
+        buf = cl.Buffer(self.runtime.context, cl.mem_flags.WRITE_ONLY, size=out.nbytes)
+        k = self._cl_kernels.get(pvc_emulation.ERROR_KERNEL)
+        if k is None:
+            k = self._cl_kernels[pvc_emulation.ERROR_KERNEL] = cl.Kernel(self.program, pvc_emulation.ERROR_KERNEL)
+        k.set_args(buf)
+        cl.enqueue_nd_range_kernel(q, k, (1,), (1,)).wait()
+        cl.enqueue_copy(q, out, buf)
+        q.finish()
+        text = pvc_emulation.describe_error(out)
+        if text is not None:
+            raise OpenCLError(f"kernel @{kernel} (pvc builtins emulated on {self.runtime.device_name}): {text}")
 
     def kernel(self, name: str):
         """The cl.Kernel of an entry point (created once)."""
@@ -278,6 +304,8 @@ class Launcher:
             for host, dev in copies:
                 cl.enqueue_copy(q, host, dev)
             q.finish()
+            if self.program.emulated:
+                self.program.take_error(name)
         except cl.Error as e:
             raise OpenCLError(f"{_cl_message(e)} (grid {tuple(grid)}, block {tuple(block)})") from None
         self.stats.launches += 1

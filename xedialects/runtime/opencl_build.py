@@ -14,6 +14,9 @@ spent 37 minutes on one bad binary. `build_program` therefore compiles in a work
 
 The limit is the `timeout` argument (xe-run --build-timeout), else `XE_OPENCL_BUILD_TIMEOUT`
 (seconds), else 120 s. 0 means no limit: the build then runs in this process, without a worker.
+With `link=(source, options)` the SPIR-V is compiled, the OpenCL C `source` compiled and both
+linked (clCompileProgram + clLinkProgram; the pvc emulation library, `pvc_emulation`), in the worker
+under the same limit.
 `prestart()` starts the worker in the background (xe-run does while it parses and lowers), so its
 start-up (~0.2 s: Python, pyopencl, the runtime) overlaps other work.
 """
@@ -201,21 +204,25 @@ def _failed(runtime, message: str) -> OpenCLError:
     return OpenCLError(f"the OpenCL runtime failed to build the SPIR-V module on {runtime.device_name}:\n{message}")
 
 
-def _build_here(runtime, spirv: bytes, options: str):
+def _build_here(runtime, spirv: bytes, options: str, link=None):
     cl = runtime.cl
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")   # pyopencl's "non-empty compiler output"
-            return cl.Program(runtime.context, spirv).build(options=options)
+            if link is None:
+                return cl.Program(runtime.context, spirv).build(options=options)
+            lib = cl.Program(runtime.context, link[0]).compile(options=link[1])
+            kernel = cl.Program(runtime.context, spirv).compile(options=options)
+            return cl.link_program(runtime.context, [kernel, lib], options=options or None)
     except cl.Error as e:
         raise _failed(runtime, str(e).strip() or type(e).__name__) from None
 
 
-def _build_in_worker(runtime, spirv: bytes, kernels, limit: float, options: str) -> bytes:
+def _build_in_worker(runtime, spirv: bytes, kernels, limit: float, options: str, link=None) -> bytes:
     global _WORKER
     device = runtime.device
     request = {"spirv": spirv, "platform": device.platform.name.strip(), "device": device.name.strip(),
-               "options": options}
+               "options": options, "link": None if link is None else {"source": link[0], "options": link[1]}}
     what = f"the SPIR-V module of {_kernels_text(kernels)} on {runtime.device_name}"
     with _LOCK:
         try:
@@ -249,20 +256,21 @@ def _build_in_worker(runtime, spirv: bytes, kernels, limit: float, options: str)
     raise OpenCLError(f"the OpenCL build worker could not build {what}: {reply['error']}")
 
 
-def build_program(runtime, spirv: bytes, kernels=(), *, timeout=None, options: str = ""):
+def build_program(runtime, spirv: bytes, kernels=(), *, timeout=None, options: str = "", link=None):
     """A built cl.Program of the SPIR-V module `spirv` for `runtime`'s device, compiled within the
-    time limit (see the module docstring); `kernels` (the module's entry points) name it in errors."""
+    time limit (see the module docstring); `kernels` (the module's entry points) name it in errors;
+    `link=(OpenCL C source, its compiler options)` links that library in."""
     cl = runtime.cl
     spirv = bytes(spirv)
     limit = build_timeout(timeout)
     if limit == 0:
-        return _build_here(runtime, spirv, options)
+        return _build_here(runtime, spirv, options, link)
     device = runtime.device
     key = (hashlib.sha256(spirv).hexdigest(), device.platform.name.strip(), device.name.strip(),
-           device.driver_version, options)
+           device.driver_version, options, None if link is None else hashlib.sha256(repr(link).encode()).hexdigest())
     binary = _BINARIES.get(key)
     if binary is None:
-        binary = _BINARIES[key] = _build_in_worker(runtime, spirv, kernels, limit, options)
+        binary = _BINARIES[key] = _build_in_worker(runtime, spirv, kernels, limit, options, link)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -270,5 +278,5 @@ def build_program(runtime, spirv: bytes, kernels=(), *, timeout=None, options: s
     except cl.Error:
         # the device did not take the binary it produced: the compile is known to finish in time
         _BINARIES.pop(key, None)
-        return _build_here(runtime, spirv, options)
+        return _build_here(runtime, spirv, options, link)
 
