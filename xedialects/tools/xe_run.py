@@ -15,8 +15,9 @@ function on tensors is bufferized first (`xe-bufferize`) and runs as that memref
 returned buffer is checked too.
 
 `--backend opencl` runs the kernels' SPIR-V (`convert-xegpu-to-spirv{target=portable}`, applied
-here when the pipeline stops at XeGPU) on an OpenCL device, e.g. Intel's OpenCL CPU runtime
-(`pip install -e '.[run]'`); the host function is still interpreted. `--backend both` runs the
+here when the pipeline stops at XeGPU; a `pvc` binary from `--pipeline=xe-gemm-to-spirv` runs with
+the DPAS / 2D block builtins emulated in OpenCL C) on an OpenCL device, e.g. Intel's OpenCL CPU
+runtime (`pip install -e '.[run]'`); the host function is still interpreted. `--backend both` runs the
 simulator and OpenCL and also fails when they disagree. The OpenCL build of the SPIR-V is stopped
 after `--build-timeout` seconds (default: $XE_OPENCL_BUILD_TIMEOUT, else 120; 0: no limit).
 """
