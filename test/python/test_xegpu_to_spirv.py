@@ -163,3 +163,17 @@ def test_appendix_2_2_to_valid_pvc_spirv():
     binary, meta = export_spirv(m)
     validate(binary)
     assert "GroupNonUniformArithmetic" in meta["capabilities"] and "Linkage" in meta["capabilities"]
+
+
+@needs_val
+def test_guarded_block_io_on_unproven_surfaces_is_valid_spirv():
+    """The pvc target's run-time guards of the 2D block surface rules (dynamic width / height,
+    dynamic base offset: spirv.ConvertPtrToU) and their per-lane fallbacks pass spirv-val
+    (test/lit/Conversion/xegpu-to-spirv/surface-guard.mlir pins the form)."""
+    path = os.path.join(ROOT, "test", "lit", "Conversion", "xegpu-to-spirv", "surface-guard.mlir")
+    with open(path) as f:
+        m = xedialects.parse(f.read(), path)
+    run(m, "builtin.module(convert-xegpu-to-spirv{target=pvc})")
+    binary, meta = export_spirv(m)
+    validate(binary)
+    assert meta["target"] == "pvc" and {k["name"] for k in meta["kernels"]} == {"dyn", "lead", "narrow"}

@@ -26,6 +26,7 @@ import re
 
 from mlir import ir, passmanager
 
+from ...arch import get_arch
 from ...passes.registry import Option, register_pass, register_pipeline
 from .spirv_lanes import LoweringError
 from .kernel_lowering import KernelLowering
@@ -95,6 +96,8 @@ def convert_gpu_module(gm, target: str, ctx) -> bool:
     clone = gm.clone(ip=ir.InsertionPoint(scratch.body))
     clone.attributes["spirv.target_env"] = ir.Attribute.parse(target_env(target))
     declare = _Declarations(clone)
+    # the 2D block surface rules of the architecture, resolved once for the module's kernels
+    surface = get_arch(target).surface if target == "pvc" else None
     infos = []
     ok = True
     for f in list(_children(clone)):
@@ -112,7 +115,7 @@ def convert_gpu_module(gm, target: str, ctx) -> bool:
             continue
         try:
             with f.location:
-                _new, info = KernelLowering(f, target, declare).run()
+                _new, info = KernelLowering(f, target, declare, surface).run()
             infos.append(info)
         except LoweringError as e:
             ctx.error(e.op if e.op is not None else f, e.message)

@@ -3,13 +3,18 @@
 `store_nd`, `prefetch_nd`. Target pvc calls Intel's 2D block builtins (`spirv_builtins`) when one
 has the block's shape and the surface is global memory; otherwise (and on target portable) each
 lane accesses its elements with bounds checks, folded where position and surface are static
-(docs/spirv.md, "Bounds"). Prefetches are dropped without builtins.
+(docs/spirv.md, "Bounds"). Prefetches are dropped without builtins. A surface not known to obey the
+architecture's 2D block surface rules gets a run-time test of them around each builtin call and the
+per-lane path when it fails (`surface_check`; docs/spirv.md, "Surfaces the lowering cannot prove
+valid")
 """
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 from mlir import ir
-from mlir.dialects import arith
+from mlir.dialects import arith, scf
 
 from ...xegpu.attributes import TensorDescType
 from . import spirv_builtins as bi
@@ -97,8 +102,9 @@ class BlockIOLowering:
         rows, cols = self.load_coords(shape, vnni, transpose, f)
         if self.intel_builtins and not is_slm_ptr(d.plan.ptr):
             blk = bi.block_read(bits_of(elt), d.plan.block[0], d.plan.block[1], vnni is not None, transpose)
-            if blk is not None:
-                return [self.block_read(d, blk, shape, rows, cols)]
+            ok = self.surface_check(d) if blk is not None else False
+            if ok is not False:
+                return [self.block_read(d, blk, shape, rows, cols, ok)]
         lane_dim = 1 if len(shape) >= 2 else 0
         lay = Layout.canonical(shape, lane_dim)
         return [self.gather_rows(d, lay, rows, cols)]
@@ -171,8 +177,25 @@ class BlockIOLowering:
         if self.intel_builtins and not is_slm_ptr(p.ptr):
             blk = bi.block_write(bits_of(p.elt), p.block[0], p.block[1])
             if blk is not None:
-                self.block_write(d, blk, v)
-                return []
+                ok = self.surface_check(d)
+                if ok is True:
+                    self.block_write(d, blk, v)
+                    return []
+                if ok is not False:         # decided at run time: the builtin or per-lane stores
+                    if_op = scf.IfOp(ok, [], has_else=True)
+                    with ir.InsertionPoint(if_op.then_block):
+                        self.block_write(d, blk, v)
+                        scf.YieldOp([])
+                    with ir.InsertionPoint(if_op.else_block):
+                        self.scatter_rows(d, v)
+                        scf.YieldOp([])
+                    return []
+        self.scatter_rows(d, v)
+        return []
+
+    def scatter_rows(self, d: NdDesc, v: DVal):
+        """Per-lane stores of the block elements (those outside the surface dropped)."""
+        p = d.plan
         st = storage_type(p.elt)
         rows, cols = [a.reshape(-1) for a in np.indices(v.shape)]
         for s in range(v.layout.nslots):
@@ -182,16 +205,101 @@ class BlockIOLowering:
             acc = self.slot_access(d, el, rows, cols)
             if acc is not None:
                 self.store_elem(p.ptr, st, acc[0], v.vals[s], acc[1])
-        return []
 
     def h_xegpu_prefetch_nd(self, op):
         d = self.get(op.operands[0])
         p = d.plan
         if not self.intel_builtins or is_slm_ptr(p.ptr):
             return []           # a cache hint: nothing to do without 2D block prefetches
-        for coff, blk in bi.block_prefetch(bits_of(p.elt), p.block[0], p.block[1]):
-            self.call_block(blk, d, coff, None)
+        ok = self.surface_check(d)
+        if ok is False:
+            return []           # a surface the block messages cannot address: skipped
+        if_op = None
+        if ok is not True:      # decided at run time: the prefetch or nothing
+            if_op = scf.IfOp(ok, [])
+        with ir.InsertionPoint(if_op.then_block) if if_op is not None else contextlib.nullcontext():
+            for coff, blk in bi.block_prefetch(bits_of(p.elt), p.block[0], p.block[1]):
+                self.call_block(blk, d, coff, None)
+            if if_op is not None:
+                scf.YieldOp([])
         return []
+
+    # ---- surface rules of the 2D block messages ---------------------------------------------------
+    def base_offset(self, p: NdPlan):
+        """Byte offset (int) of the surface base from a kernel buffer argument (assumed aligned,
+        as the runtime allocates buffers), or None when the lowering cannot tell."""
+        nbytes = bits_of(p.elt) // 8
+        lead = static_int(p.lead)
+        if lead is None:
+            return None
+        off, ptr = lead * nbytes, p.ptr
+        entry = self.new.regions[0].blocks[0]
+        while True:
+            if isinstance(ptr, ir.BlockArgument):
+                return off if ptr.owner == entry else None
+            o = ptr.owner
+            if o.name != "spirv.PtrAccessChain" or len(o.operands) != 2:
+                return None
+            k = static_int(o.operands[1])
+            if k is None:
+                return None
+            pointee = str(ptr.type).split("<", 1)[1].rsplit(",", 1)[0]      # !spirv.ptr<T, Class>
+            off, ptr = off + k * (bits_of(pointee) // 8), o.operands[0]
+
+    def surface_check(self, d: NdDesc):
+        """Whether the surface of `d` obeys the 2D block surface rules of the architecture
+        (`self.surface`): True / False when known at compile time, else an i1 Value testing them
+        at run time (only the parts not known statically)."""
+        rules = self.surface
+        p = d.plan
+        L = self.lanes
+        nbytes = bits_of(p.elt) // 8
+        wb, pb, h = L.mul(p.width, nbytes), L.mul(p.pitch, nbytes), p.height
+        off = self.base_offset(p)
+        tests = []          # (static verdict or None, builder of the i1 test)
+
+        def cmp(pred, a, b):
+            return arith.CmpIOp(pred, L.index(a), L.index(b)).result
+
+        def aligned(x, a):
+            return cmp(arith.CmpIPredicate.eq, arith.RemUIOp(L.index(x), L.index(a)).result, 0)
+
+        def rule(values, verdict, build):
+            known = [static_int(x) for x in values]
+            tests.append((verdict(*known) if None not in known else None, build))
+
+        P = arith.CmpIPredicate
+        rule([wb], lambda w: rules.min_width_bytes <= w <= rules.max_width_bytes and w % rules.width_align == 0,
+             lambda: _all([cmp(P.uge, wb, rules.min_width_bytes), cmp(P.ule, wb, rules.max_width_bytes),
+                           aligned(wb, rules.width_align)]))
+        rule([pb], lambda q: rules.min_pitch_bytes <= q <= rules.max_pitch_bytes and q % rules.pitch_align == 0,
+             lambda: _all([cmp(P.uge, pb, rules.min_pitch_bytes), cmp(P.ule, pb, rules.max_pitch_bytes),
+                           aligned(pb, rules.pitch_align)]))
+        if _same_value(p.pitch, p.width):   # rows packed back to back: pitch = width
+            tests.append((True, None))
+        else:
+            rule([pb, wb], lambda q, w: q >= w, lambda: cmp(P.uge, pb, wb))
+        rule([h], lambda n: 1 <= n <= rules.max_height,
+             lambda: _all([cmp(P.uge, h, 1), cmp(P.ule, h, rules.max_height)]))
+        if off is not None:
+            tests.append((off % rules.base_align == 0, None))
+        else:
+            def base_test():
+                base = self.surface_base(p)
+                addr = ir.Operation.create("spirv.ConvertPtrToU", results=[ir.IntegerType.get_signless(64)],
+                                           operands=[base]).results[0]
+                return aligned(arith.IndexCastOp(ir.IndexType.get(), addr).result, rules.base_align)
+            tests.append((None, base_test))
+        if any(v is False for v, _ in tests):
+            return False
+        dynamic = [build() for v, build in tests if v is None]
+        return True if not dynamic else _all(dynamic)
+
+    def surface_base(self, p: NdPlan):
+        """The surface base as a CrossWorkgroup i8 pointer."""
+        base = p.ptr if p.lead == 0 else self.elem_ptr(p.ptr, storage_type(p.elt), p.lead)
+        i8p = ir.Type.parse(CROSS_WORKGROUP_PTR.format("i8"))
+        return ir.Operation.create("spirv.Bitcast", results=[i8p], operands=[base]).results[0]
 
     # ---- pvc 2D block builtins ------------------------------------------------------------------
     def variable(self, lane_type: str, n: int, use: str = "block"):
@@ -217,9 +325,7 @@ class BlockIOLowering:
         L = self.lanes
         p = d.plan
         nbytes = bits_of(p.elt) // 8
-        base = p.ptr if p.lead == 0 else self.elem_ptr(p.ptr, storage_type(p.elt), p.lead)
-        i8p = ir.Type.parse(CROSS_WORKGROUP_PTR.format("i8"))
-        base = ir.Operation.create("spirv.Bitcast", results=[i8p], operands=[base]).results[0]
+        base = self.surface_base(p)
         width = L.to_i32(L.mul(p.width, nbytes))
         height = L.to_i32(p.height)
         pitch = L.to_i32(L.mul(p.pitch, nbytes))
@@ -234,17 +340,32 @@ class BlockIOLowering:
         ir.Operation.create("spirv.FunctionCall", operands=args,
                             attributes={"callee": ir.FlatSymbolRefAttr.get(sym)})
 
-    def block_read(self, d: NdDesc, blk: bi.Block2D, shape, rows, cols) -> DVal:
+    def block_read(self, d: NdDesc, blk: bi.Block2D, shape, rows, cols, ok=True) -> DVal:
+        """The builtin's result in its lane layout; with `ok` an i1 Value (the surface rules
+        tested at run time), the builtin when it holds, else per-lane loads into the same
+        variable."""
         L = self.lanes
         elt = d.plan.elt
         lane, vi, part = blk.lane_of(rows, cols)
         lay = Layout(shape, lane, vi * blk.pack + part)
         n = blk.values_per_lane
         var = self.variable(blk.lane_type, n)
-        self.call_block(blk, d, 0, var)
         lt = ir.Type.parse(bi.spirv_type(blk.lane_type))
         st = storage_type(elt)
         ebits = bits_of(elt)
+        if ok is True:
+            self.call_block(blk, d, 0, var)
+        else:                   # decided at run time: the builtin or per-lane loads into `var`
+            if_op = scf.IfOp(ok, [], has_else=True)
+            with ir.InsertionPoint(if_op.then_block):
+                self.call_block(blk, d, 0, var)
+                scf.YieldOp([])
+            with ir.InsertionPoint(if_op.else_block):
+                g = self.gather_rows(d, lay, rows, cols)
+                regs = (g.vals + [None] * (n * blk.pack))[:n * blk.pack]
+                for i, w in enumerate(self.pack_words(regs, blk.pack, elt, blk.lane_type, n)):
+                    ir.Operation.create("spirv.Store", operands=[self.var_elem(var, blk.lane_type, i), w])
+                scf.YieldOp([])
         vals = [None] * lay.nslots
         for i in range(n):
             w = ir.Operation.create("spirv.Load", results=[lt], operands=[self.var_elem(var, blk.lane_type, i)]).results[0]
@@ -277,3 +398,17 @@ class BlockIOLowering:
                 x = arith.BitcastOp(lt, x).result
             ir.Operation.create("spirv.Store", operands=[self.var_elem(var, blk.lane_type, i), x])
         self.call_block(blk, d, 0, var)
+
+
+def _all(conds):
+    """The conjunction of i1 Values."""
+    c = conds[0]
+    for x in conds[1:]:
+        c = arith.AndIOp(c, x).result
+    return c
+
+
+def _same_value(a, b) -> bool:
+    if isinstance(a, ir.Value) and isinstance(b, ir.Value):
+        return a == b
+    return False

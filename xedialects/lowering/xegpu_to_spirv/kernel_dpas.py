@@ -165,9 +165,14 @@ class DpasLowering:
 
     def pack_values(self, regs, pack, elt, cl_type):
         """Per-lane registers packed `pack` to a value (little endian) as the OpenCL type."""
-        L = self.lanes
         base, n = bi._split_vec(cl_type)
-        lt = ir.Type.parse(bi.spirv_type(base))
+        return self.build_vec(self.pack_words(regs, pack, elt, base, n), cl_type)
+
+    def pack_words(self, regs, pack, elt, lane_type, n):
+        """`n` per-lane values of the OpenCL scalar type `lane_type`, each `pack` registers
+        (little endian; missing registers are zero)."""
+        L = self.lanes
+        lt = ir.Type.parse(bi.spirv_type(lane_type))
         ebits = bits_of(elt) if elt not in ("tf32",) else 32
         vals = []
         for i in range(n):
@@ -191,7 +196,7 @@ class DpasLowering:
             if str(acc.type) != str(lt):
                 acc = arith.BitcastOp(lt, acc).result
             vals.append(acc)
-        return self.build_vec(vals, cl_type)
+        return vals
 
     def build_vec(self, vals, cl_type):
         if len(vals) == 1:

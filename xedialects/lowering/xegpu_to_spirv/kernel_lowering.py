@@ -42,10 +42,12 @@ class KernelLowering(MemoryLowering, BlockIOLowering, DpasLowering, ScatteredLow
                      ReductionLowering, SyncLowering):
     """Lower one gpu.func (VC-mode XeGPU) in place: a new gpu.func replaces it."""
 
-    def __init__(self, func, target: str, declare):
+    def __init__(self, func, target: str, declare, surface=None):
         self.old = func
         # target pvc: Intel DPAS / 2D block IO builtins and split barriers; portable: plain SPIR-V
         self.intel_builtins = target == "pvc"
+        # the 2D block surface rules (arch.SurfaceRules of the target; pvc only)
+        self.surface = surface
         self.declare = declare        # callback: Builtin -> symbol name (declares it once)
         self.env: dict = {}
         self.info = KernelInfo(ir.StringAttr(func.attributes["sym_name"]).value)

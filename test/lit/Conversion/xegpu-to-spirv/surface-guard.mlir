@@ -1,0 +1,108 @@
+// Target pvc on surfaces the lowering cannot prove valid for 2D block messages (docs/spirv.md,
+// "Surfaces the lowering cannot prove valid"): each block access is guarded by a run-time test of
+// the surface rules of arch/pvc.py (base 64-byte aligned; width >= 64 B, multiple of 4, <= 2^24;
+// pitch >= 64 B, multiple of 16, <= 2^24, >= width; height 1..2^24), only the parts not known at
+// compile time. Loads: the builtin or per-lane loads filling the same private array; stores: the
+// builtin or per-lane stores; prefetches: the builtin or nothing. A surface that statically breaks
+// a rule gets the per-lane path only; a statically valid one the unguarded builtin (gemm.mlir).
+// test_pvc_on_cpu.py::test_dynamic_surface_guard_takes_builtin_or_fallback runs both paths.
+// RUN: xe-opt %s --convert-xegpu-to-spirv=target=pvc | FileCheck %s
+
+module attributes {gpu.container_module} {
+  gpu.module @k {
+    // dynamic width and height (pitch = width): the test of width, pitch and height
+    // CHECK-LABEL: spirv.func @dyn(
+    // CHECK-SAME: %[[A:[a-z0-9]+]]: !spirv.ptr<f16, CrossWorkgroup>, %[[B:[a-z0-9]+]]: !spirv.ptr<f16, CrossWorkgroup>, %[[M:[a-z0-9]+]]: i64, %[[N:[a-z0-9]+]]: i64,
+    // CHECK: %[[ARR:.*]] = spirv.Variable : !spirv.ptr<!spirv.array<8 x i16>, Function>
+    // CHECK: %[[WB:.*]] = spirv.IMul %[[N]], %cst2_i64 : i64
+    // CHECK: spirv.UGreaterThanEqual %[[WB]], %cst64_i64 : i64
+    // CHECK: spirv.ULessThanEqual %[[WB]], %cst16777216_i64 : i64
+    // CHECK: spirv.UMod %[[WB]], %cst4_i64 : i64
+    // CHECK: spirv.UMod %[[WB]], %cst16_i64 : i64
+    // CHECK: spirv.UGreaterThanEqual %[[M]], %cst1_i64 : i64
+    // CHECK: spirv.ULessThanEqual %[[M]], %cst16777216_i64 : i64
+    // CHECK: spirv.LogicalAnd
+    // the prefetch: the builtin or nothing
+    // CHECK: spirv.mlir.selection {
+    // CHECK-NEXT: spirv.BranchConditional %[[OK:[0-9]+]], ^bb1, ^bb2
+    // CHECK: spirv.FunctionCall @__builtin_intel_sub_group_2d_block_prefetch_16b_8r16x1c(
+    // CHECK-NEXT: spirv.Branch ^bb2
+    // CHECK-NEXT: ^bb2:
+    // CHECK-NEXT: spirv.mlir.merge
+    // the load: the builtin into the array, else per-lane loads (zero outside) stored into it
+    // CHECK: spirv.mlir.selection {
+    // CHECK-NEXT: spirv.BranchConditional %[[OK]], ^bb1, ^bb2
+    // CHECK: %[[P0:.*]] = spirv.AccessChain %[[ARR]][%cst0_i32]
+    // CHECK: spirv.FunctionCall @__builtin_intel_sub_group_2d_block_read_16b_8r16x1c(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[P0]])
+    // CHECK: ^bb2:
+    // CHECK: spirv.mlir.selection {
+    // CHECK: spirv.PtrAccessChain %[[A]][%{{.*}}]
+    // CHECK: spirv.Load "CrossWorkgroup" %{{.*}} ["Aligned", 2] : f16
+    // CHECK: spirv.Store "Function" %{{.*}}, %cst_f16 : f16
+    // CHECK: %[[E:.*]] = spirv.Bitcast %{{.*}} : f16 to i16
+    // CHECK: %[[Q0:.*]] = spirv.AccessChain %[[ARR]][%cst0_i32]
+    // CHECK: spirv.Store "Function" %[[Q0]], %[[E]] : i16
+    // CHECK: spirv.mlir.merge
+    // after it, the array is read as after an unguarded builtin
+    // CHECK: spirv.Load "Function" %{{.*}} : i16
+    // the store: the builtin, else per-lane stores (dropped outside)
+    // CHECK: spirv.mlir.selection {
+    // CHECK-NEXT: spirv.BranchConditional %[[OK]], ^bb1, ^bb2
+    // CHECK: spirv.FunctionCall @__builtin_intel_sub_group_2d_block_write_16b_8r16x1c(
+    // CHECK: ^bb2:
+    // CHECK: spirv.PtrAccessChain %[[B]][%{{.*}}]
+    // CHECK: spirv.Store "CrossWorkgroup" %{{.*}} ["Aligned", 2] : f16
+    // CHECK: spirv.mlir.merge
+    // CHECK: spirv.Return
+    gpu.func @dyn(%A: memref<?x?xf16>, %B: memref<?x?xf16>) kernel attributes {known_block_size = array<i32: 16, 1, 1>} {
+      %c0 = arith.constant 0 : index
+      %c1 = arith.constant 1 : index
+      %m = memref.dim %A, %c0 : memref<?x?xf16>
+      %n = memref.dim %A, %c1 : memref<?x?xf16>
+      %t = xegpu.create_nd_tdesc %A[%c0, %c0], [%m, %n], [%n, %c1] {mode = vc} : memref<?x?xf16> -> !xegpu.tensor_desc<8x16xf16>
+      xegpu.prefetch_nd %t {mode = vc} : !xegpu.tensor_desc<8x16xf16>
+      %v = xegpu.load_nd %t {mode = vc} : !xegpu.tensor_desc<8x16xf16> -> vector<8x16xf16>
+      %u = xegpu.create_nd_tdesc %B[%c0, %c0], [%m, %n], [%n, %c1] {mode = vc} : memref<?x?xf16> -> !xegpu.tensor_desc<8x16xf16>
+      xegpu.store_nd %v, %u {mode = vc} : vector<8x16xf16>, !xegpu.tensor_desc<8x16xf16>
+      gpu.return
+    }
+
+    // a static surface at a dynamic offset (leading index %b): only the base alignment is tested
+    // CHECK-LABEL: spirv.func @lead(
+    // CHECK: %[[BASE:.*]] = spirv.Bitcast %{{.*}} : !spirv.ptr<f16, CrossWorkgroup> to !spirv.ptr<i8, CrossWorkgroup>
+    // CHECK: %[[ADDR:.*]] = spirv.ConvertPtrToU %[[BASE]] : !spirv.ptr<i8, CrossWorkgroup> to i64
+    // CHECK: %[[MOD:.*]] = spirv.UMod %[[ADDR]], %cst64_i64 : i64
+    // CHECK: %[[AL:.*]] = spirv.IEqual %[[MOD]], %cst0_i64 : i64
+    // CHECK-NEXT: spirv.mlir.selection {
+    // CHECK-NEXT: spirv.BranchConditional %[[AL]], ^bb1, ^bb2
+    // CHECK: spirv.FunctionCall @__builtin_intel_sub_group_2d_block_read_16b_8r16x1c(%[[BASE]], %cst128_i32, %cst16_i32, %cst128_i32,
+    // the store's surface (offset 0) is static and valid: the unguarded builtin, as before
+    // CHECK: spirv.mlir.merge
+    // CHECK-NEXT: }
+    // CHECK: %[[WBASE:.*]] = spirv.Bitcast %{{.*}} : !spirv.ptr<f16, CrossWorkgroup> to !spirv.ptr<i8, CrossWorkgroup>
+    // CHECK-NEXT: spirv.FunctionCall @__builtin_intel_sub_group_2d_block_write_16b_8r16x1c(%[[WBASE]], %cst128_i32, %cst16_i32, %cst128_i32,
+    // CHECK-NEXT: spirv.Return
+    gpu.func @lead(%A: memref<4x16x64xf16>, %b: index) kernel attributes {known_block_size = array<i32: 16, 1, 1>} {
+      %c0 = arith.constant 0 : index
+      %t = xegpu.create_nd_tdesc %A[%b, %c0, %c0] {mode = vc} : memref<4x16x64xf16> -> !xegpu.tensor_desc<8x16xf16>
+      %v = xegpu.load_nd %t {mode = vc} : !xegpu.tensor_desc<8x16xf16> -> vector<8x16xf16>
+      %u = xegpu.create_nd_tdesc %A[%c0, %c0, %c0] {mode = vc} : memref<4x16x64xf16> -> !xegpu.tensor_desc<8x16xf16>
+      xegpu.store_nd %v, %u {mode = vc} : vector<8x16xf16>, !xegpu.tensor_desc<8x16xf16>
+      gpu.return
+    }
+    // a static surface 48 bytes wide breaks the minimum width: per-lane accesses, no builtin
+    // CHECK-LABEL: spirv.func @narrow(
+    // CHECK-NOT: spirv.FunctionCall
+    // CHECK-NOT: spirv.mlir.selection
+    // CHECK: spirv.Load "CrossWorkgroup"
+    // CHECK-NOT: spirv.FunctionCall
+    // CHECK: spirv.Return
+    gpu.func @narrow(%A: memref<16x24xf16>) kernel attributes {known_block_size = array<i32: 16, 1, 1>} {
+      %c0 = arith.constant 0 : index
+      %t = xegpu.create_nd_tdesc %A[%c0, %c0] {mode = vc} : memref<16x24xf16> -> !xegpu.tensor_desc<8x16xf16>
+      xegpu.prefetch_nd %t {mode = vc} : !xegpu.tensor_desc<8x16xf16>
+      %v = xegpu.load_nd %t {mode = vc} : !xegpu.tensor_desc<8x16xf16> -> vector<8x16xf16>
+      gpu.return
+    }
+  }
+}
