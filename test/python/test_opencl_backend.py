@@ -33,7 +33,7 @@ from xedialects.passes import lookup, run
 from xedialects.runtime import spirv_check
 from xedialects.runtime.opencl import Launcher, OpenCLError, Program, run_opencl
 from xedialects.sim import simulate
-from xedialects.sim.reference import compare, run_reference
+from xedialects.sim.reference import compare
 
 sys.path.insert(0, os.path.dirname(__file__))
 import test_linalg_lowering as LL  # noqa: E402
@@ -46,7 +46,7 @@ PTR = "!spirv.ptr<f32, CrossWorkgroup>"
 IPTR = "!spirv.ptr<i32, CrossWorkgroup>"
 
 
-from opencl_support import RT, needs_rt  # noqa: E402
+from opencl_support import RT, assert_opencl_matches_cpu, needs_rt  # noqa: E402
 
 # ----------------------------------------------------------------------------------------------
 # hand-written SPIR-V
@@ -482,21 +482,7 @@ def test_linalg_program_on_opencl_matches_cpu_reference(name):
     case = LINALG[name]
     m = xedialects.parse(case.src, f"{name}.mlir")
     run(m, "builtin.module(xe-gemm-to-spirv-portable)")
-    args = case.inputs(0)
-    want, want_ret = run_reference(LL._reference_program(case), case.entry, [np.copy(a) for a in args],
-                                   returns=True)
-    res = run_opencl(m, case.entry, [np.copy(a) for a in args], runtime=RT, program=_program(m)).result
-    pairs = [(f"arg{i}", got, ref) for i, (got, ref, a) in enumerate(zip(res.buffers, want, args)) if np.ndim(a)]
-    pairs += [(f"result{i}", got, ref) for i, (got, ref) in enumerate(zip(res.returns, want_ret))]
-    assert len(res.returns) == len(want_ret)
-    # the kernels wrote something: an argument buffer changed or a buffer is returned
-    assert want_ret or any(np.ndim(a) and not np.array_equal(g, a) for g, a in zip(res.buffers, args))
-    bad = []
-    for label, got, ref in pairs:
-        ok, max_abs, max_rel = compare(got, ref, case.in_type, np.asarray(ref).dtype, k=case.k)
-        if not ok:
-            bad.append(f"{label}: max abs {max_abs:.3g}, max rel {max_rel:.3g}")
-    assert not bad, f"{name}: " + "; ".join(bad)
+    assert_opencl_matches_cpu(name, case, m, _program(m))
 
 
 @needs_rt

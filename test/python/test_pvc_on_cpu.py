@@ -11,17 +11,15 @@ import os
 import subprocess
 import sys
 
-import numpy as np
 import pytest
 
 import xedialects
 from xedialects.passes import run
-from xedialects.runtime.opencl import program_for_module, run_opencl
-from xedialects.sim.reference import compare, run_reference
+from xedialects.runtime.opencl import program_for_module
 
 sys.path.insert(0, os.path.dirname(__file__))
 import test_linalg_lowering as LL  # noqa: E402
-from opencl_support import RT, needs_rt  # noqa: E402
+from opencl_support import RT, assert_opencl_matches_cpu, needs_rt  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 LINALG = {f"{group.lower()}:{name}": case for group in ("FORMS", "EPILOGUES", "TENSORS")
@@ -36,23 +34,7 @@ def test_linalg_program_as_pvc_binary_matches_cpu_reference(name):
     run(m, "builtin.module(xe-gemm-to-spirv)")
     program = program_for_module(m, RT)
     assert program.emulated
-    args = case.inputs(0)
-    want, want_ret = run_reference(LL._reference_program(case), case.entry, [np.copy(a) for a in args],
-                                   returns=True)
-    assert_matches(name, case, m, program, args, want, want_ret)
-
-
-def assert_matches(name, case, m, program, args, want, want_ret):
-    res = run_opencl(m, case.entry, [np.copy(a) for a in args], runtime=RT, program=program).result
-    pairs = [(f"arg{i}", got, ref) for i, (got, ref, a) in enumerate(zip(res.buffers, want, args)) if np.ndim(a)]
-    pairs += [(f"result{i}", got, ref) for i, (got, ref) in enumerate(zip(res.returns, want_ret))]
-    assert len(res.returns) == len(want_ret)
-    bad = []
-    for label, got, ref in pairs:
-        ok, max_abs, max_rel = compare(got, ref, case.in_type, np.asarray(ref).dtype, k=case.k)
-        if not ok:
-            bad.append(f"{label}: max abs {max_abs:.3g}, max rel {max_rel:.3g}")
-    assert not bad, f"{name}: " + "; ".join(bad)
+    assert_opencl_matches_cpu(name, case, m, program)
 
 
 @needs_rt
@@ -77,10 +59,7 @@ def test_dynamic_surface_guard_takes_builtin_or_fallback(k):
     assert "intel_sub_group_2d_block_read" in text and "spirv.ConvertPtrToU" not in text
     program = program_for_module(m, RT)
     assert program.emulated
-    args = case.inputs(0)
-    want, want_ret = run_reference(LL._reference_program(case), case.entry, [np.copy(a) for a in args],
-                                   returns=True)
-    assert_matches(f"k={k}", case, m, program, args, want, want_ret)
+    assert_opencl_matches_cpu(f"k={k}", case, m, program)
 
 
 @needs_rt
