@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 __all__ = [
-    "ArchError", "XeArch", "DpasSpec", "BlockRule", "SurfaceRules", "PeakRates",
+    "ArchError", "XeArch", "DpasSpec", "BlockRule", "SurfaceRules", "PeakRates", "Fact", "PerfFacts",
     "get_arch", "ARCHS", "elem_bits", "elem_bytes", "canonical_type",
 ]
 
@@ -188,6 +188,30 @@ class PeakRates:
 
 
 @dataclass(frozen=True)
+class Fact:
+    """One number of the performance model with its unit and where it comes from."""
+
+    value: float
+    unit: str
+    source: str
+
+
+@dataclass(frozen=True)
+class PerfFacts:
+    """Facts and calibrated parameters of the performance model (passes/analysis/perf_model.py).
+    Each field is a `Fact` naming its source; `assumed` ones are model parameters, not measurements."""
+
+    stacks: Fact                    # stacks (tiles) of the device; xe_cores counts all of them
+    hbm_gbs_per_stack: Fact         # sustained HBM bandwidth of one stack
+    l2_gbs_per_stack: Fact          # sustained L2 (last-level cache) bandwidth of one stack
+    mem_latency_clk: Fact           # load-to-use latency of a 2D block load that misses L1
+    xmx_efficiency: Fact            # sustained fraction of the XMX peak in a GEMM main loop
+
+    def items(self) -> list[tuple[str, Fact]]:
+        return [(f, getattr(self, f)) for f in self.__dataclass_fields__]
+
+
+@dataclass(frozen=True)
 class XeArch:
     """One architecture's hardware table. All values are set by the architecture module."""
 
@@ -215,6 +239,7 @@ class XeArch:
     surface: SurfaceRules
     peak: PeakRates
     notes: tuple[str, ...] = field(default=())
+    perf: PerfFacts | None = None
 
     # ---- derived quantities --------------------------------------------------------------
 

@@ -14,10 +14,15 @@ This module is the only place PVC numbers live. Every value names its source:
 * [OPT]   Intel oneAPI GPU optimization guide (PVC): 8 threads per vector engine (4 in large-GRF
           mode), 128 GRFs x 64 B (256 in large-GRF mode), SLM 128 KiB per Xe-core, work-group
           size <= 1024, 32 named barriers (sycl ext_intel/XeTLA arch_attr agree).
+* [ALCF]  ALCF "Aurora node performance overview" (docs.alcf.anl.gov/aurora/node-performance-overview):
+          measured on one stack (tile) of a Max 1550: STREAM triad 1 TB/s, FMA-chain peak 23 TFLOP/s
+          f32 and 17 TFLOP/s f64; oneMKL bf16 GEMM 273 TFLOP/s at 8192^3 (figure quoted by issue 22).
+* [MODEL] a model parameter that no public document gives directly (stated as such; see
+          docs/perf-model.md for how it was chosen).
 """
 from __future__ import annotations
 
-from . import BlockRule, DpasSpec, PeakRates, SurfaceRules, XeArch
+from . import BlockRule, DpasSpec, Fact, PeakRates, PerfFacts, SurfaceRules, XeArch
 
 KiB = 1024
 MiB = 1024 * KiB
@@ -116,6 +121,19 @@ _PEAK = PeakRates(
     source="[ARK] Max 1550",
 )
 
+# Performance model facts (passes/analysis/perf_model.py, docs/perf-model.md).
+_PERF = PerfFacts(
+    stacks=Fact(2, "stacks", "[ARK] Max 1550: 2 stacks x 64 Xe-cores"),
+    hbm_gbs_per_stack=Fact(1000.0, "GB/s", "[ALCF] STREAM triad on one tile: 1 TB/s "
+                           "(peak [ARK] 3276.8 GB/s / 2 stacks = 1638.4 GB/s)"),
+    l2_gbs_per_stack=Fact(4000.0, "GB/s", "[MODEL] assumed 4x the sustained HBM bandwidth "
+                          "(no public measurement found)"),
+    mem_latency_clk=Fact(1000, "clk", "[MODEL] assumed ~625 ns at 1.6 GHz for an L1 miss "
+                         "(no public figure found)"),
+    xmx_efficiency=Fact(0.65, "x peak", "[MODEL] calibrated: oneMKL bf16 8192^3 273 TFLOP/s [ALCF] / "
+                        "419.4 TFLOP/s one-stack peak = 0.651"),
+)
+
 PVC = XeArch(
     name="pvc",
     full_name="Intel Data Center GPU Max 1550 (Ponte Vecchio, Xe-HPC)",
@@ -140,6 +158,7 @@ PVC = XeArch(
     blocks=_BLOCKS,
     surface=_SURFACE,
     peak=_PEAK,
+    perf=_PERF,
     notes=(
         "SLM per work-group: 128 KiB per public PVC documentation; some briefs quote 64 KiB "
         "(the Xe-HPG figure). The GEMM planner does not use SLM.",

@@ -9,7 +9,9 @@ Per `gpu.func`, read from the IR without running it:
   each), each rounded up to whole GRFs, compared with the register file (128 GRFs, or 256 in
   large-GRF mode) of the architecture table;
 * shared local memory (workgroup attributions and memref.alloc in address space 3) and named
-  barriers (`xegpu.alloc_nbarrier`).
+  barriers (`xegpu.alloc_nbarrier`);
+* the performance model (perf_model.py): predicted time, TFLOP/s and the bound of one launch
+  (grid from `gpu.launch_func`), with every constant and its source in the arch table.
 
 `kernel_report(module) -> list[dict]`, `format_report(reports) -> str`. The pass prints the report
 to stdout and leaves the IR unchanged.
@@ -234,13 +236,53 @@ def _block_bytes(op):
     return math.prod(shape) * _bits(elt) // 8
 
 
+def _dpas_ops(op) -> int:
+    """Operations of one DPAS, 2 x M x N x K (1 FMA = 2 ops): M = rows of the result (VC: first
+    dimension; SIMT: the work-item fragment), N = 16 (execution size), K from the A element bits
+    (8 x 32 / bits, the DPAS table)."""
+    va, vr = _vec(op.operands[0].type), _vec(op.results[0].type)
+    if va is None or vr is None:
+        return 0
+    simt = len(vr[0]) <= 1
+    m = (vr[0][0] if vr[0] else 1) if simt else math.prod(vr[0][:-1])
+    k = 8 * 32 // max(1, min(32, _bits(va[1])))
+    return 2 * m * SUBGROUP * k
+
+
+def _vector_elems(ops) -> int:
+    """Elements produced by vector arith/math ops (the non-DPAS vector-engine work), per subgroup."""
+    n = 0
+    for o in ops:
+        if o.name.split(".")[0] in ("arith", "math") and o.name != "arith.constant" and o.results:
+            v = _vec(o.results[0].type)
+            if v is not None:
+                n += math.prod(v[0]) if v[0] else 1
+    return n
+
+
+def _known_block_size(func):
+    try:
+        return tuple(int(x) for x in ir.DenseI32ArrayAttr(func.attributes["known_block_size"]))
+    except (KeyError, ValueError, TypeError):
+        return None
+
+
 def kernel_report(module, arch="pvc") -> list[dict]:
     """One dict per gpu.func of `module` (ir.Module or operation)."""
     a = get_arch(arch)
     op = module.operation if hasattr(module, "operation") else module
     reports = []
+    from .perf_model import format_prediction, launches, predict, work_from_report
+
+    grids = launches(op)
     for func in functions(op, kinds=("gpu.func",)):
-        reports.append(_report_func(func, a))
+        r = _report_func(func, a)
+        if a.perf is not None and r["mode"] in ("vc", "simt"):
+            p = predict(a, work_from_report(r, grids.get(r["kernel"]), a))
+            r["perf"] = {"time_s": p.time_s, "tflops": p.tflops, "bound": p.bound, "terms": p.terms,
+                         "xe_cores": p.xe_cores, "wg_per_core": p.wg_per_core, "waves": p.waves,
+                         "lines": format_prediction(p)}
+        reports.append(r)
     return reports
 
 
@@ -265,7 +307,7 @@ def _report_func(func, a) -> dict:
     mode = "simt" if simt else "vc" if has_xegpu else "xetile" if has_xetile else "none"
     best = find_k_loop(all_ops)
     per_step = {}
-    k_step = None
+    k_step = k_trips = None
     if best is not None:
         body_ops = _direct_ops(best)
         c = _counts(body_ops)
@@ -288,6 +330,11 @@ def _report_func(func, a) -> dict:
         }
         per_step["bytes_per_dpas"] = (per_step["bytes_loaded"] / per_step["dpas"]) if per_step["dpas"] else None
         k_step = _const_int(best.operands[2])
+        lb, ub = _const_int(best.operands[0]), _const_int(best.operands[1])
+        if k_step and lb is not None and ub is not None:
+            k_trips = max(0, -(-(ub - lb) // k_step))
+        per_step["dpas_ops"] = sum(_dpas_ops(o) for o in body_ops if o.name == "xegpu.dpas")
+        per_step["vector_elems"] = _vector_elems(body_ops)
         nested = any(o.name == "scf.for" for o in _walk(best))
     else:
         nested = False
@@ -318,8 +365,18 @@ def _report_func(func, a) -> dict:
             va, vb, vr = _vec(o.operands[0].type), _vec(o.operands[1].type), _vec(o.results[0].type)
             key = f"{va[1]} x {vb[1]} -> {vr[1]}"
             dpas_kinds[key] = dpas_kinds.get(key, 0) + 1
+    in_loop = set(_walk(best)) if best is not None else set()
+    dpas_ab = next((_vec(o.operands[0].type)[1] for o in all_ops if o.name == "xegpu.dpas"), None)
     return {
         "kernel": _sym(func),
+        "k_trips": k_trips,
+        "dpas_ab_type": dpas_ab,
+        "dpas_ops_total": sum(_dpas_ops(o) for o in all_ops if o.name == "xegpu.dpas"),
+        "vector_elems_outside_k_loop": _vector_elems([o for o in all_ops if o not in in_loop]),
+        "known_block_size": _known_block_size(func),
+        "memref_arg_bytes": sum(_memref_bytes(x.type) for x in func.regions[0].blocks[0].arguments
+                                if str(x.type).startswith("memref<") and not _is_slm(x.type))
+        if func.regions[0].blocks else 0,
         "mode": mode,
         "k_loop": best is not None,
         "k_step": k_step,
@@ -378,6 +435,8 @@ def format_report(reports) -> str:
                          f"{r['est_register_bytes']} B per subgroup -- {r['grf_fit']}")
         slm = f"{r['slm_bytes']} B" + (f" ({', '.join(r['slm_buffers'])})" if r["slm_buffers"] else "")
         lines.append(f"  SLM: {slm}   named barriers: {r['named_barriers']}   gpu.barrier: {r['barriers']}")
+        if r.get("perf"):
+            lines += r["perf"]["lines"]
     return "\n".join(lines) + "\n"
 
 

@@ -15,6 +15,15 @@
 // acc 2 x 8 GRFs, A 8 GRFs, B 8 GRFs, + descriptors
 // CHECK-NEXT:    registers (estimate): {{[0-9]+}} GRFs x 64 B = {{[0-9]+}} B per subgroup -- fits the 128 GRFs of the default mode
 // CHECK-NEXT:    SLM: 4096 B (memref<32x32xf32, 3>)   named barriers: 2   gpu.barrier: 1
+// the performance model: no launch in this module, so one work-group of one subgroup is assumed;
+// 4 K steps x 2 DPAS x 4096 ops on one Xe-core with 1 of 8 engines busy: XMX 0.0625 us; 4 x 1000 clk / 2
+// (prefetch distance 1) + 1000 clk at 1.6 GHz = 1.875 us latency
+// CHECK-NEXT:    model: predicted 1.875 us, 0.02 TFLOP/s, bound: latency
+// CHECK-NEXT:      terms: compute 0.062 us (XMX 0.062 us + vector 0.000 us), HBM {{.*}}, L2 {{.*}}, latency 1.875 us
+// CHECK-NEXT:      occupancy: 128 Xe-cores, 32 WG/Xe-core (default GRF), 1 wave(s), wave efficiency 0.01, XMX utilization 0.12
+// CHECK-NEXT:      constant xe_cores = 128 Xe-cores -- [ARK]
+// CHECK:           constant xmx_efficiency = 0.65 x peak -- [MODEL] calibrated
+// CHECK:           assumed: no gpu.launch_func and no known_block_size: assumed 1 work-group of 1 subgroup
 // before the conversion the blocked kernel has tile_mma, not DPAS
 // CHECK-LABEL: kernel @blocked (xetile mode)
 // CHECK:           DPAS: 0   tile_mma: 1
@@ -28,6 +37,7 @@
 // JSON: "bytes_per_dpas": 512.0
 // JSON: "slm_bytes": 4096,
 // JSON: "named_barriers": 2,
+// JSON: "bound": "latency",
 
 // the stage-3 kernel below: 32x64 f32 accumulator (128 GRFs) + A 32x32 + B 32x64 bf16 needs large-GRF mode
 // BLOCKED-LABEL: kernel @blocked (vc mode)

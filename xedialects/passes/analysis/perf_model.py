@@ -1,0 +1,261 @@
+"""Static performance model of one XeGPU kernel (pipeline role: analysis; printed by `xe-kernel-report`).
+
+A roofline with occupancy, wave quantization and a latency term (docs/perf-model.md has the
+formulas and the calibration). Inputs: the architecture table (`XeArch`, resolved once by the
+caller; its `perf` facts name their sources), and a `KernelWork` -- the launch (work-groups,
+subgroups per work-group, GRF mode, SLM) and the work of one subgroup (DPAS operations per K step,
+K steps, vector-engine elements) plus the bytes the kernel moves at each level. `KernelWork` comes
+from a GEMM plan (`work_from_plan`, tile reuse known) or from the IR counts of `kernel_report`
+(`work_from_report`, reuse unknown: stated in `assumptions`).
+
+    t_xmx     = ceil(WG / cores) x ops_WG / (xmx_ops_per_clk x clock x xmx_efficiency x util)
+    t_vector  = ceil(WG / cores) x elems_WG / (vector_ops_per_clk(f32) x clock)
+    t_compute = t_xmx + t_vector
+    t_hbm     = bytes_hbm / (hbm_gbs_per_stack x stacks)
+    t_l2      = bytes_l2 / (l2_gbs_per_stack x stacks)
+    t_latency = waves x (k_steps x latency / (prefetch_distance + 1) + latency) / clock
+    time      = max(t_compute, t_hbm, t_l2, t_latency)
+
+`predict(arch, work, stacks=None) -> Prediction`; `format_prediction(p)` gives the report lines.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from ...arch import XeArch, canonical_type, elem_bytes
+
+__all__ = ["KernelWork", "Prediction", "predict", "work_from_plan", "work_from_report",
+           "format_prediction", "launches"]
+
+TAIL_WAVE_EFFICIENCY = 0.8   # policy: a compute-bound kernel losing > 20 % to its last wave is "tail wave"
+
+
+@dataclass(frozen=True)
+class KernelWork:
+    """What one launch of a kernel does (inputs of the model)."""
+
+    work_groups: int
+    subgroups_per_wg: int
+    k_steps: int                      # K-loop iterations of each subgroup
+    dpas_ops_per_step: int            # DPAS operations (2 x M x N x K each) of one subgroup per K step
+    dpas_type: str = "bf16"           # A/B element type of the DPAS
+    vector_elems_per_sg: int = 0      # non-DPAS vector work of one subgroup (elements, 1 op each)
+    bytes_hbm: int = 0                # whole kernel
+    bytes_l2: int = 0                 # whole kernel: L2 -> Xe-cores (L1 misses)
+    large_grf: bool = False
+    slm_bytes_per_wg: int = 0
+    prefetch_distance: int = 0
+    flops: int | None = None          # useful operations (2MNK); default: all DPAS operations
+    assumptions: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Prediction:
+    time_s: float
+    tflops: float
+    bound: str                        # compute | HBM | L2 | latency | tail wave
+    terms: dict                       # seconds per term: compute (xmx + vector), hbm, l2, latency
+    xe_cores: int
+    wg_per_core: int
+    waves: int
+    wave_efficiency: float            # WG / (cores x ceil(WG / cores))
+    xmx_utilization: float            # resident subgroups / vector engines of an Xe-core, <= 1
+    grf_mode: str
+    constants: list = field(default_factory=list)   # (name, value, unit, source)
+    assumptions: tuple[str, ...] = ()
+
+
+def _cdiv(a, b):
+    return -(-int(a) // int(b))
+
+
+def predict(arch: XeArch, work: KernelWork, stacks: int | None = None) -> Prediction:
+    """The predicted time of `work` on `stacks` stacks of `arch` (default: all of them)."""
+    pf = arch.perf
+    if pf is None:
+        raise ValueError(f"{arch.name}: the architecture table has no performance facts")
+    n_stacks = int(stacks or pf.stacks.value)
+    cores = arch.xe_cores * n_stacks // int(pf.stacks.value)
+    clock = arch.clock_mhz * 1e6
+    t = canonical_type(work.dpas_type) if work.dpas_type else "bf16"
+    t = "tf32" if t == "f32" else t
+    xmx = dict(arch.peak.xmx_ops_per_clk)[t]
+    vec = dict(arch.peak.vector_ops_per_clk)["f32"]
+    eff = pf.xmx_efficiency.value
+    lat = pf.mem_latency_clk.value
+    hbm_bw = pf.hbm_gbs_per_stack.value * 1e9 * n_stacks
+    l2_bw = pf.l2_gbs_per_stack.value * 1e9 * n_stacks
+    # occupancy: work-groups resident on one Xe-core (threads in this GRF mode, SLM)
+    sg = max(1, work.subgroups_per_wg)
+    threads = arch.threads_per_core(work.large_grf)
+    by_threads = max(1, threads // sg)
+    by_slm = arch.slm_bytes_per_core // work.slm_bytes_per_wg if work.slm_bytes_per_wg else by_threads
+    wg_per_core = max(1, min(by_threads, by_slm))
+    wg = max(1, work.work_groups)
+    waves = _cdiv(wg, cores * wg_per_core)
+    per_core = _cdiv(wg, cores)                       # work-groups of the busiest Xe-core
+    wave_eff = wg / (cores * per_core)
+    resident = min(wg_per_core, per_core) * sg
+    util = min(1.0, resident / arch.vector_engines_per_core)
+    ops_wg = work.dpas_ops_per_step * work.k_steps * sg
+    t_xmx = per_core * ops_wg / (xmx * clock * eff * util) if ops_wg else 0.0
+    t_vec = per_core * work.vector_elems_per_sg * sg / (vec * clock)
+    terms = {
+        "compute": t_xmx + t_vec,
+        "hbm": work.bytes_hbm / hbm_bw,
+        "l2": work.bytes_l2 / l2_bw,
+        "latency": waves * (work.k_steps * lat / (work.prefetch_distance + 1) + lat) / clock,
+    }
+    terms_detail = dict(terms, xmx=t_xmx, vector=t_vec)
+    key = max(terms, key=terms.get)
+    bound = {"compute": "compute", "hbm": "HBM", "l2": "L2", "latency": "latency"}[key]
+    if key == "compute" and wave_eff < TAIL_WAVE_EFFICIENCY:
+        bound = "tail wave"
+    time_s = terms[key]
+    flops = work.flops if work.flops is not None else ops_wg * wg
+    tflops = flops / time_s / 1e12 if time_s > 0 else 0.0
+    constants = [
+        ("xe_cores", cores, "Xe-cores", f"[ARK] {arch.xe_cores} per device / {int(pf.stacks.value)} "
+         f"stacks x {n_stacks} used"),
+        ("clock", arch.clock_mhz, "MHz", "[ARK] max dynamic clock"),
+        (f"xmx_ops_per_clk[{t}]", xmx, "ops/clk/Xe-core", arch.peak.source),
+        ("vector_ops_per_clk[f32]", vec, "ops/clk/Xe-core", arch.peak.source),
+        (f"threads_per_core[{'large' if work.large_grf else 'default'} GRF]", threads, "threads",
+         "[OPT] vector engines x threads per engine"),
+        ("slm_bytes_per_core", arch.slm_bytes_per_core, "B", "[OPT]"),
+    ] + [(name, f.value, f.unit, f.source) for name, f in pf.items() if name != "stacks"]
+    return Prediction(time_s, tflops, bound, terms_detail, cores, wg_per_core, waves, wave_eff, util,
+                      "large" if work.large_grf else "default", constants, work.assumptions)
+
+
+# ---- inputs ------------------------------------------------------------------------------------
+
+def work_from_plan(plan, arch: XeArch | None = None) -> KernelWork:
+    """The work of a GEMM planned by `plan_gemm`: per-WG tile reuse (each work-group reads its
+    A row panel and B column panel once from L2), compulsory HBM traffic when A + B fit in L2."""
+    m, n, k = plan.planned_mnk
+    ks = max(1, plan.k_slices)
+    a_eb, b_eb, c_eb = elem_bytes(plan.a_type), elem_bytes(plan.b_type), elem_bytes(plan.c_type)
+    wg_m, wg_n = plan.wg_tile
+    k_slice = _cdiv(k, ks)
+    wgs = plan.num_work_groups
+    dm, dn, dk = plan.dpas
+    sg_m, sg_n = plan.sg_data
+    steps = _cdiv(k_slice, plan.k_step)
+    dpas_ops = 2 * _cdiv(sg_m, dm) * dm * _cdiv(sg_n, dn) * dn * plan.k_step
+    batch = max(1, plan.batch)
+    c_bytes = m * n * c_eb * batch
+    c_traffic = 2 * c_bytes * ks          # C read + written once per K slice (atomic RMW for split-K)
+    l2 = wgs * (wg_m * k_slice * a_eb + k_slice * wg_n * b_eb) + c_traffic
+    operands = (m * k * a_eb + k * n * b_eb) * batch
+    l2_cap = arch.l2_bytes if arch is not None else float("inf")
+    hbm = operands + c_traffic if operands <= l2_cap else l2
+    notes = ["HBM: compulsory traffic (A + B fit in L2)" if operands <= l2_cap
+             else "HBM: every L2 read misses (A + B exceed L2)"]
+    if ks > 1:
+        notes.append(f"split-K: {ks} slices, C read-modify-written once per slice")
+    return KernelWork(
+        work_groups=wgs, subgroups_per_wg=plan.num_subgroups, k_steps=steps, dpas_ops_per_step=dpas_ops,
+        dpas_type=plan.a_type, vector_elems_per_sg=sg_m * sg_n,
+        bytes_hbm=hbm, bytes_l2=l2, large_grf=plan.grf_mode == "large",
+        prefetch_distance=plan.prefetch_distance, flops=2 * m * n * k * batch, assumptions=tuple(notes))
+
+
+def work_from_report(report: dict, launch: tuple | None = None, arch: XeArch | None = None) -> KernelWork:
+    """The work of a kernel from its `kernel_report` counts and `launch` = (grid, block) in
+    work-items; without a launch one work-group of `known_block_size` (or one subgroup) is assumed.
+    The report cannot see tile reuse: every block load of every subgroup is counted as L2 traffic
+    (no L1 reuse); HBM traffic is the size of the kernel's memref arguments (each read or written
+    once) when they fit in L2, else the L2 traffic."""
+    notes = []
+    sgsz = 16
+    if launch is not None:
+        grid, block = launch
+        wgs = math.prod(grid)
+        sg = max(1, _cdiv(math.prod(block), sgsz))
+    elif report.get("known_block_size"):
+        wgs, sg = 1, max(1, _cdiv(math.prod(report["known_block_size"]), sgsz))
+        notes.append("no gpu.launch_func: assumed 1 work-group (known_block_size)")
+    else:
+        wgs, sg = 1, 1
+        notes.append("no gpu.launch_func and no known_block_size: assumed 1 work-group of 1 subgroup")
+    ps = report.get("per_k_step") or {}
+    trips = report.get("k_trips")
+    if report.get("k_loop") and trips is None:
+        trips = 1
+        notes.append("K-loop trip count not constant: assumed 1")
+    trips = trips or 0
+    step_ops = ps.get("dpas_ops", 0)
+    outside_ops = report.get("dpas_ops_total", 0) - step_ops
+    if trips:
+        dpas_ops, steps = step_ops + _cdiv(max(0, outside_ops), trips), trips
+    else:
+        dpas_ops, steps = report.get("dpas_ops_total", 0), 1
+    vec = ps.get("vector_elems", 0) * trips + report.get("vector_elems_outside_k_loop", 0)
+    per_sg_bytes = ps.get("bytes_loaded", 0) * trips
+    stores = report.get("block_stores_total", 0)
+    total = per_sg_bytes * sg * wgs
+    notes.append("L2 bytes: all block loads of all subgroups (no L1 reuse known from the IR)")
+    args = report.get("memref_arg_bytes", 0)
+    l2_cap = arch.l2_bytes if arch is not None else float("inf")
+    if args and args <= l2_cap:
+        hbm = args
+        notes.append("HBM bytes: the memref arguments once each (they fit in L2)")
+    else:
+        hbm = total
+        notes.append("HBM bytes: = L2 bytes (arguments unknown or larger than L2)")
+    return KernelWork(
+        work_groups=wgs, subgroups_per_wg=sg, k_steps=steps, dpas_ops_per_step=dpas_ops,
+        dpas_type=report.get("dpas_ab_type") or "bf16", vector_elems_per_sg=vec,
+        bytes_hbm=hbm, bytes_l2=total, large_grf=report.get("grf_limit") == 256,
+        slm_bytes_per_wg=report.get("slm_bytes", 0),
+        prefetch_distance=1 if ps.get("block_prefetches") else 0, assumptions=tuple(notes))
+
+
+def launches(module) -> dict:
+    """kernel name -> (grid, block) of the first `gpu.launch_func` with constant sizes."""
+    from mlir import ir
+
+    from ..utils.ir_walk import walk
+    from .kernel_report import _const_int
+
+    op = module.operation if hasattr(module, "operation") else module
+    out = {}
+    for o in walk(op):
+        if o.name != "gpu.launch_func":
+            continue
+        name = str(o.attributes["kernel"]).rsplit("@", 1)[-1].strip('"')
+        try:
+            seg = list(ir.DenseI32ArrayAttr(o.attributes["operandSegmentSizes"]))
+        except (KeyError, ValueError, TypeError):
+            continue
+        start = seg[0]
+        vals = [_const_int(o.operands[start + i]) for i in range(6)]
+        if None not in vals and name not in out:
+            out[name] = (tuple(vals[:3]), tuple(vals[3:]))
+    return out
+
+
+# ---- output ------------------------------------------------------------------------------------
+
+def _t(s: float) -> str:
+    return f"{s * 1e3:.3f} ms" if s >= 1e-3 else f"{s * 1e6:.3f} us"
+
+
+def format_prediction(p: Prediction, constants: bool = True) -> list[str]:
+    """Report lines (indented for `format_report`)."""
+    tr = p.terms
+    lines = [
+        f"  model: predicted {_t(p.time_s)}, {p.tflops:.2f} TFLOP/s, bound: {p.bound}",
+        f"    terms: compute {_t(tr['compute'])} (XMX {_t(tr['xmx'])} + vector {_t(tr['vector'])}), "
+        f"HBM {_t(tr['hbm'])}, L2 {_t(tr['l2'])}, latency {_t(tr['latency'])}",
+        f"    occupancy: {p.xe_cores} Xe-cores, {p.wg_per_core} WG/Xe-core ({p.grf_mode} GRF), "
+        f"{p.waves} wave(s), wave efficiency {p.wave_efficiency:.2f}, XMX utilization {p.xmx_utilization:.2f}",
+    ]
+    if constants:
+        for name, value, unit, src in p.constants:
+            lines.append(f"    constant {name} = {value:g} {unit} -- {src}")
+    for a in p.assumptions:
+        lines.append(f"    assumed: {a}")
+    return lines
