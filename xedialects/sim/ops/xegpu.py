@@ -556,6 +556,14 @@ def _nbar(st: ExecState) -> NBarState:
     return st.nbar
 
 
+def _barrier_parties(st: ExecState, bar, roles):
+    """(barrier state, acting leaders, barrier id per batch element, leaders whose role on `bar`
+    is one of `roles`: 0 producer_consumer, 1 producer, 2 consumer)."""
+    act = _leaders(st)
+    role = np.broadcast_to(bar.role, (st.B,))
+    return _nbar(st), act, np.broadcast_to(bar.id, (st.B,)), act & np.isin(role, roles)
+
+
 def _leaders(st: ExecState):
     """Active batch elements that act for their subgroup (lane 0 in SIMT kernels)."""
     act = np.ones(st.B, bool) if st.mask is None else st.mask.copy()
@@ -615,12 +623,7 @@ def _nbar_arrive(c, o):
     s = o.ins[0]
 
     def f(env, st):
-        nb = _nbar(st)
-        bar = env[s]
-        act = _leaders(st)
-        role = np.broadcast_to(bar.role, (st.B,))
-        ids = np.broadcast_to(bar.id, (st.B,))
-        prod = act & ((role == 0) | (role == 1))
+        nb, act, ids, prod = _barrier_parties(st, env[s], (0, 1))
         wg = np.broadcast_to(st.wg, (st.B,))
         np.add.at(nb.arrivals, (wg[prod], ids[prod]), 1)
         if st.trace is not None:
@@ -634,12 +637,8 @@ def _nbar_wait(c, o):
     s = o.ins[0]
 
     def f(env, st):
-        nb = _nbar(st)
         bar = env[s]
-        act = _leaders(st)
-        role = np.broadcast_to(bar.role, (st.B,))
-        ids = np.broadcast_to(bar.id, (st.B,))
-        cons = act & ((role == 0) | (role == 2))
+        nb, act, ids, cons = _barrier_parties(st, bar, (0, 2))
         idx = np.nonzero(cons)[0]
         nb.waits[idx, ids[idx]] += 1
         wg = np.broadcast_to(st.wg, (st.B,))
