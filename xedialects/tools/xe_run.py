@@ -436,6 +436,10 @@ def _draw(module, plans, out_dir) -> bool:
 
 
 def main(argv=None) -> int:
+    from . import xe_run_program
+
+    if xe_run_program.wants(sys.argv[1:] if argv is None else list(argv)):   # whole program, as mlir-runner
+        return xe_run_program.main(argv)
     try:
         return run(argv)
     except DiagnosticError as e:

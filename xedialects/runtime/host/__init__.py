@@ -1,0 +1,14 @@
+"""Whole programs on a real host (xe-run -e main): the host code of a module is compiled for the
+CPU with upstream MLIR's ExecutionEngine, and its gpu.alloc/memcpy/memset/dealloc/wait ops become
+CPU memory ops while each gpu.launch_func calls back into Python to run the kernel on a device
+(the simulator or OpenCL). See docs/whole-programs.md.
+
+    host_lowering.py  the host clone: gpu ops rewritten, kernels dropped, lowered to LLVM
+    descriptors.py    memref descriptors in JIT memory <-> zero-copy numpy views
+    device.py         the device runtime: one launch callback per gpu.launch_func site
+    runner_utils.py   IMEX's runner utilities (printAllclose*, fillResource1D*, ...) in numpy
+    jit.py            the ExecutionEngine, callbacks, stdout ordering, running the entry
+"""
+from .jit import ProgramError, run_program
+
+__all__ = ["run_program", "ProgramError"]

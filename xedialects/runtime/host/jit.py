@@ -1,0 +1,152 @@
+"""Run a whole program: the host code JIT-compiled by upstream MLIR's ExecutionEngine, the device
+calls and runner utilities as Python callbacks.
+
+Exceptions cannot cross the JIT's C frames: a failing kernel or utility flushes stdout, prints its
+located error to stderr and ends the process with status 1 (`os._exit`). C stdio (printMemref*)
+and Python output are flushed in turn, so stdout shows them in program order.
+"""
+from __future__ import annotations
+
+import ctypes
+import os
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from mlir import ir
+
+from ...diagnostics import Diagnostic, DiagnosticError, at
+from . import runner_utils
+from .device import Device
+from .host_lowering import extract_host, lower_host
+
+
+class ProgramError(DiagnosticError):
+    """The program cannot run (bad entry, unknown external function, host code that does not lower)."""
+
+
+@dataclass
+class RunStats:
+    seconds: dict = field(default_factory=dict)      # phase -> seconds
+    launches: int = 0
+
+
+def runner_libs() -> list[str]:
+    """Upstream's runner-utils libraries shipped with the MLIR bindings wheel."""
+    import mlir.ir as mir
+
+    lib = Path(mir.__file__).resolve().parent / "lib"
+    return [str(lib / n) for n in ("libmlir_c_runner_utils.so", "libmlir_runner_utils.so") if (lib / n).exists()]
+
+
+def _exported(libs, symbol) -> bool:
+    for path in libs:
+        try:
+            if hasattr(ctypes.CDLL(path), symbol):
+                return True
+        except OSError:
+            continue
+    return symbol in ("malloc", "free", "abort", "puts", "putchar", "printf", "rand", "srand") or \
+        hasattr(ctypes.CDLL(None), symbol)
+
+
+def die(message: str) -> None:
+    """Report an error from inside a callback and end the process (status 1)."""
+    try:
+        runner_utils.flush_c()
+        sys.stdout.flush()
+        print(message, file=sys.stderr)
+        sys.stderr.flush()
+    finally:
+        os._exit(1)
+
+
+def _guard(fn, site_loc: str):
+    def call(*raw):
+        try:
+            fn(*raw)
+        except DiagnosticError as e:
+            die("\n".join(d.format() for d in e.diagnostics))
+        except BaseException as e:
+            d = at(site_loc, "error", f"device call failed: {type(e).__name__}: {e}")
+            die(d.format())
+
+    return call
+
+
+def _entry_check(module, entry: str, void_result: bool):
+    body = module.body
+    for op in body.operations:
+        op = op.operation
+        if op.name == "func.func" and "sym_name" in op.attributes and \
+                ir.StringAttr(op.attributes["sym_name"]).value == entry:
+            ft = ir.FunctionType(ir.TypeAttr(op.attributes["function_type"]).value)
+            if not op.regions[0].blocks:
+                raise ProgramError([at(op.location, "error", f"@{entry} is a declaration; the entry needs a body")])
+            if len(ft.inputs) or (void_result and len(ft.results)):
+                raise ProgramError([at(op.location, "error",
+                                       f"entry @{entry} has type {ft}; with --entry-point-result=void it must "
+                                       "take no arguments and return nothing")])
+            return
+    raise ProgramError([Diagnostic("error", f"no function @{entry} in the program")])
+
+
+def run_program(module, entry: str = "main", *, program=None, opt_level: int = 2, shared_libs=(),
+                trace: bool = False) -> RunStats:
+    """Run `entry` (no arguments, no results) of `module` (our context; kernels in gpu.modules,
+    already through any pipeline). `program`: an OpenCL `Program` to run the kernels on (None:
+    the simulator). Returns the phase times; errors in kernels end the process (see module doc)."""
+    from mlir import execution_engine
+
+    stats = RunStats()
+    t0 = time.perf_counter()
+    _entry_check(module, entry, True)
+    host = extract_host(module, entry)
+    ctx, llvm_module = lower_host(host)
+    t1 = time.perf_counter()
+    stats.seconds["host lowering"] = t1 - t0
+    libs = list(dict.fromkeys(runner_libs() + list(shared_libs)))
+    device = Device(module, program, trace=trace)
+    keep = []                                     # callbacks must outlive the engine
+    registrations = []
+    for name, (loc, inputs, results) in host.externals.items():
+        if name in runner_utils.UTILS:
+            try:
+                cb = runner_utils.make_callback(name, inputs, results, die)
+            except runner_utils.UtilSignatureError as e:
+                raise ProgramError([at(loc, "error", str(e))]) from None
+            registrations.append((name, cb))
+            continue
+        cname = f"_mlir_ciface_{name}" if any(t.kind == "memref" for t in inputs) else name
+        if not _exported(libs, cname):
+            raise ProgramError([at(loc, "error", f"external function @{name} is neither an xe-run runner utility "
+                                                 "nor exported by the runner-utils libraries; the host cannot call "
+                                                 "it")])
+    for site in host.sites:
+        types = [ctypes.c_void_p if a.kind == "memref" else ctypes.c_int64 if a.kind == "int" else ctypes.c_double
+                 for a in site.args]
+        method = device.launch if site.op == "gpu.launch_func" else device.memset
+        fn = (lambda m, s: lambda *raw: m(s, list(raw)))(method, site)
+        registrations.append((site.name, ctypes.CFUNCTYPE(None, *types)(_guard(fn, site.loc))))
+    with ctx:
+        try:
+            engine = execution_engine.ExecutionEngine(llvm_module, opt_level=opt_level, shared_libs=libs)
+        except Exception as e:
+            raise ProgramError([Diagnostic("error", f"the host code cannot be JIT-compiled: {str(e).strip()}")])
+        for name, cb in registrations:
+            keep.append(cb)
+            engine.register_runtime(name, cb)
+        t2 = time.perf_counter()
+        stats.seconds["jit"] = t2 - t1
+        sys.stdout.flush()
+        try:
+            engine.invoke(entry)
+        finally:
+            runner_utils.flush_c()
+            sys.stdout.flush()
+        stats.seconds["run"] = time.perf_counter() - t2
+    stats.launches = device.launches
+    stats.device = device
+    keep.clear()
+    return stats

@@ -1,0 +1,136 @@
+"""xe-run's whole-program mode (as upstream mlir-runner): a `main` without arguments whose host code
+is JIT-compiled for the CPU and whose kernels run on the simulator or an OpenCL device.
+
+    xe-run FILE -e main --entry-point-result=void [--pipeline P] [--backend sim|opencl]
+           [--shared-libs=LIB,...] [-O0|-O1|-O2|-O3] [--build-timeout S] [--time]
+
+Chosen when the command line has `-e`/`--entry-function` or `--entry-point-result`.
+See docs/whole-programs.md.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from ..diagnostics import DiagnosticError
+
+_RUNNER_LIBS = ("mlir_runner_utils", "mlir_c_runner_utils")
+
+
+def wants(argv) -> bool:
+    """True when the command line asks for the whole-program (mlir-runner) mode."""
+    return any(a in ("-e", "--entry-function") or a.startswith(("--entry-point-result", "--entry-function="))
+               or (a.startswith("-e") and len(a) > 2 and not a.startswith("--")) for a in argv)
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="xe-run", description=__doc__.split("\n\n")[0])
+    p.add_argument("input", help="input .mlir file ('-' for stdin)")
+    p.add_argument("-e", "--entry-function", dest="entry", default="main", help="function to run (default main)")
+    p.add_argument("--entry-point-result", default="void", help="the entry's result type: only 'void'")
+    p.add_argument("--shared-libs", action="append", default=[], metavar="LIBS",
+                   help="comma-separated libraries; upstream's runner utils are loaded, IMEX's runner utils and "
+                   "GPU runtimes are provided by xe-run and ignored (with a note)")
+    p.add_argument("-O", dest="opt", type=int, choices=range(4), default=2, metavar="N",
+                   help="optimization level of the host JIT, -O0..-O3 (default -O2)")
+    p.add_argument("--pipeline", default="", help="pass pipeline applied to the whole module first")
+    p.add_argument("--backend", default="sim", choices=["sim", "opencl"],
+                   help="where kernels run: sim (functional simulator, default) or opencl (portable SPIR-V)")
+    p.add_argument("--build-timeout", type=float, metavar="SECONDS", help="limit of the OpenCL build")
+    p.add_argument("--time", action="store_true", help="print the time of each phase to stderr")
+    return p
+
+
+def _shared_libs(values) -> list[str]:
+    """The libraries of --shared-libs to load: upstream's runner utils; others noted and ignored."""
+    keep = []
+    for text in values:
+        for lib in filter(None, (x.strip() for x in text.split(","))):
+            base = os.path.basename(lib)
+            stem = base[3:] if base.startswith("lib") else base
+            stem = stem.split(".")[0]
+            if stem in _RUNNER_LIBS:
+                if os.path.exists(lib):
+                    keep.append(lib)
+                continue            # the wheel's copy is loaded anyway
+            print(f"xe-run: note: --shared-libs: ignoring {lib} (IMEX's runner utilities are built into xe-run; "
+                  "kernels run on xe-run's --backend)", file=sys.stderr)
+    return keep
+
+
+def run(argv) -> int:
+    from .. import parse
+
+    args = _parser().parse_args(argv)
+    if args.entry_point_result != "void":
+        print(f"xe-run: error: --entry-point-result={args.entry_point_result}: only 'void' is supported",
+              file=sys.stderr)
+        return 1
+    name = "<stdin>" if args.input == "-" else args.input
+    try:
+        source = sys.stdin.read() if args.input == "-" else open(args.input, encoding="utf-8").read()
+    except (OSError, UnicodeDecodeError) as e:
+        print(f"xe-run: error: cannot read {name}: {e}", file=sys.stderr)
+        return 1
+    libs = _shared_libs(args.shared_libs)
+    runtime = None
+    if args.backend == "opencl":
+        from ..runtime.opencl_build import build_timeout, prestart
+        from ..runtime.opencl_env import OpenCLError, load
+
+        try:
+            build_timeout(args.build_timeout)
+            runtime = load()
+            prestart(runtime, args.build_timeout)
+        except OpenCLError as e:
+            print(f"xe-run: error: {e}", file=sys.stderr)
+            return 1
+    module = parse(source, name)
+    if args.pipeline:
+        from ..passes import run as run_pipeline
+
+        pipeline = args.pipeline if "(" in args.pipeline else f"builtin.module({args.pipeline})"
+        run_pipeline(module, pipeline)
+    program = None
+    if runtime is not None:
+        from ..runtime.opencl import program_for_module
+        from ..runtime.opencl_env import OpenCLError
+
+        try:
+            program = program_for_module(module, runtime, "portable", build_timeout=args.build_timeout)
+        except OpenCLError as e:
+            print(f"xe-run: error: {e}", file=sys.stderr)
+            return 1
+    from ..runtime.host import run_program
+
+    stats = run_program(module, args.entry, program=program, opt_level=args.opt, shared_libs=libs)
+    if args.time:
+        phases = ", ".join(f"{k} {v:.3f} s" for k, v in stats.seconds.items())
+        print(f"xe-run: {phases}; {stats.launches} kernel launch{'es' if stats.launches != 1 else ''}",
+              file=sys.stderr)
+    return 0
+
+
+def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    try:
+        return run(argv)
+    except DiagnosticError as e:
+        sys.stdout.flush()
+        for d in e.diagnostics:
+            print(d.format(), file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    except Exception as e:  # never a traceback for users
+        if os.environ.get("XE_RUN_DEBUG"):
+            raise
+        sys.stdout.flush()
+        print(f"xe-run: internal error: {type(e).__name__}: {e} (set XE_RUN_DEBUG=1 for a traceback)",
+              file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
