@@ -3,7 +3,8 @@
 Every pass that needs a number about the GPU -- DPAS shapes, 2D block load/store/prefetch limits,
 surface alignment, register file, Xe-core count, peak rates -- asks the architecture table returned
 by `get_arch(name)`. The table classes and the element-type helpers live here; the facts for each
-architecture live in exactly one module (`pvc.py` for Ponte Vecchio / Xe-HPC).
+architecture live in exactly one module (`pvc.py` for Ponte Vecchio / Xe-HPC, `bmg.py` for
+Battlemage / Xe2; docs/arch.md compares them).
 
     >>> from xedialects.arch import get_arch
     >>> pvc = get_arch("pvc")
@@ -240,6 +241,11 @@ class XeArch:
     peak: PeakRates
     notes: tuple[str, ...] = field(default=())
     perf: PerfFacts | None = None
+    sources: tuple[tuple[str, str], ...] = ()   # (fact, source) for facts without a Fact wrapper
+
+    def source(self, key: str, default: str = "") -> str:
+        """Where the fact `key` (xe_cores, clock, threads, slm, ...) comes from."""
+        return dict(self.sources).get(key, default)
 
     # ---- derived quantities --------------------------------------------------------------
 
@@ -417,7 +423,7 @@ class XeArch:
             f"L2 {self.l2_bytes // 2**20} MiB",
             f"  DPAS M<={self.dpas.max_repeat_count} N={self.dpas.exec_size} K=8x(32/bits); peak bf16 "
             f"{self.peak_tflops('bf16'):.1f} TFLOP/s at {self.clock_mhz} MHz; "
-            f"HBM {self.mem_bandwidth_gbs:.0f} GB/s",
+            f"memory {self.mem_bandwidth_gbs:.0f} GB/s",
         ])
 
 
@@ -426,9 +432,11 @@ class XeArch:
 # --------------------------------------------------------------------------------------------
 
 from .pvc import PVC  # noqa: E402
+from .bmg import BMG  # noqa: E402
 
-ARCHS: dict[str, XeArch] = {"pvc": PVC}
-_ALIASES = {"xe-hpc": "pvc", "xehpc": "pvc", "ponte-vecchio": "pvc", "max1550": "pvc", "xe_hpc": "pvc"}
+ARCHS: dict[str, XeArch] = {"pvc": PVC, "bmg": BMG}
+_ALIASES = {"xe-hpc": "pvc", "xehpc": "pvc", "ponte-vecchio": "pvc", "max1550": "pvc", "xe_hpc": "pvc",
+            "battlemage": "bmg", "b580": "bmg", "xe2": "bmg", "bmg-g21": "bmg", "intel_gpu_bmg_g21": "bmg"}
 
 
 def get_arch(name: str | XeArch = "pvc") -> XeArch:

@@ -118,12 +118,12 @@ def predict(arch: XeArch, work: KernelWork, stacks: int | None = None) -> Predic
     constants = [
         ("xe_cores", cores, "Xe-cores", f"[ARK] {arch.xe_cores} per device / {int(pf.stacks.value)} "
          f"stacks x {n_stacks} used"),
-        ("clock", arch.clock_mhz, "MHz", "[ARK] max dynamic clock"),
+        ("clock", arch.clock_mhz, "MHz", arch.source("clock", "[ARK] max dynamic clock")),
         (f"xmx_ops_per_clk[{t}]", xmx, "ops/clk/Xe-core", arch.peak.source),
         ("vector_ops_per_clk[f32]", vec, "ops/clk/Xe-core", arch.peak.source),
         (f"threads_per_core[{'large' if work.large_grf else 'default'} GRF]", threads, "threads",
-         "[OPT] vector engines x threads per engine"),
-        ("slm_bytes_per_core", arch.slm_bytes_per_core, "B", "[OPT]"),
+         arch.source("threads", "[OPT] vector engines x threads per engine")),
+        ("slm_bytes_per_core", arch.slm_bytes_per_core, "B", arch.source("slm", "[OPT]")),
     ] + [(name, f.value, f.unit, f.source) for name, f in pf.items() if name != "stacks"]
     return Prediction(time_s, tflops, bound, terms_detail, cores, wg_per_core, waves, wave_eff, util,
                       "large" if work.large_grf else "default", constants, work.assumptions)
