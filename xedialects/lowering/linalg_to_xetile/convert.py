@@ -32,6 +32,8 @@ _OPTIONS = [
     Option("k-step", int, 0, "K step of the main loop (0: planner)"),
     Option("prefetch-distance", int, -1, "K steps prefetched ahead (-1: planner)"),
     Option("k-slices", int, 0, "split-K factor (0: planner)"),
+    Option("local-k-slices", int, 0, "subgroup groups splitting K inside a work-group, reduced through SLM "
+           "(0: planner, 1: off)"),
     Option("print-plan", bool, False, "print each GEMM plan to stderr"),
     Option("strict", bool, False, "error (instead of remark) on matmuls that cannot be lowered"),
 ]
@@ -53,6 +55,8 @@ def _overrides(options) -> dict:
         o["prefetch_distance"] = get("prefetch-distance")
     if (get("k-slices") or 0) > 0:
         o["k_slices"] = get("k-slices")
+    if (get("local-k-slices") or 0) > 0:
+        o["local_k_slices"] = get("local-k-slices")
     return o
 
 

@@ -10,6 +10,7 @@ ops and the stores) come from `gemm_epilogue.KernelIO`; every vector op carries 
 """
 from __future__ import annotations
 
+from . import local_kslice
 from .gemm_epilogue import KernelEnv, KernelIO
 from .linalg_match import MatmulSpec
 
@@ -53,6 +54,11 @@ def kernel_text(spec: MatmulSpec, plan, kernel_name: str, io: KernelIO | None = 
     (lpa, dpa), (lpb, dpb) = plan.a_prefetch_map, plan.b_prefetch_map
     dist = plan.prefetch_distance
     slices = max(1, getattr(plan, "k_slices", 1) or 1)
+    lks = max(1, getattr(plan, "local_k_slices", 1) or 1)
+    if lks > 1:  # the slice groups are the rows-replicas of every map (local_kslice.py)
+        rep = local_kslice.replicated
+        (la, da), (lb, db), (lc, dc) = rep(plan.a_wg_map, lks), rep(plan.b_wg_map, lks), rep(plan.c_wg_map, lks)
+        (lpa, dpa), (lpb, dpb) = rep(plan.a_prefetch_map, lks), rep(plan.b_prefetch_map, lks)
     if slices > 1 and io.fusion.fused:
         raise ValueError("split-K kernels cannot carry a fused prologue/epilogue")
     at, bt, ct = spec.a_type, spec.b_type, spec.c_type
@@ -142,6 +148,7 @@ def kernel_text(spec: MatmulSpec, plan, kernel_name: str, io: KernelIO | None = 
     else:
         w("    %kbeg = arith.addi %c0, %c0 : index")
         w("    %kend = arith.muli %ksteps, %cks : index")
+    kb, _ke, lo, hi = local_kslice.emit_slice_range(plan, w) if lks > 1 else ("%kbeg", "%kend", "%kbeg", "%kend")
 
     def init(var, view, view_t, off, shape, elt, layout, data, order, shp=""):
         w(f"    {var} = xetile.init_tile {view}[{off[0]}, {off[1]}]{shp} : {view_t} -> "
@@ -153,15 +160,16 @@ def kernel_text(spec: MatmulSpec, plan, kernel_name: str, io: KernelIO | None = 
     a_shp = (", [%M, %K], [%c1, %M]" if spec.transpose_a else ", [%M, %K], [%K, %c1]") if a_dyn else ""
     b_shp = (", [%K, %N], [%c1, %K]" if spec.transpose_b else ", [%K, %N], [%N, %c1]") if b_dyn else ""
     c_shp = ", [%M, %N], [%N, %c1]" if io.has_c and _is_dynamic(c_t) else ""
-    a_tile_t = init("%a0", a_v, a_t, ("%m", "%kbeg"), (wm, ks), at, la, da, a_order, a_shp)
-    b_tile_t = init("%b0", b_v, b_t, ("%kbeg", "%n"), (ks, wn), bt, lb, db, b_order, b_shp)
-    c_tile_t = init("%ct", c_v, c_t, ("%m", "%n"), (wm, wn), ct, lc, dc, None, c_shp) if io.has_c else None
-    pa_t = init("%pa0", a_v, a_t, ("%m", "%kbeg"), (wm, ks), at, lpa, dpa, a_order, a_shp)
-    pb_t = init("%pb0", b_v, b_t, ("%kbeg", "%n"), (ks, wn), bt, lpb, dpb, b_order, b_shp)
+    a_tile_t = init("%a0", a_v, a_t, ("%m", kb), (wm, ks), at, la, da, a_order, a_shp)
+    b_tile_t = init("%b0", b_v, b_t, (kb, "%n"), (ks, wn), bt, lb, db, b_order, b_shp)
+    c_tile_t = (init("%ct", c_v, c_t, ("%m", "%n"), (wm, wn), ct, lc, dc, None, c_shp)
+                if io.has_c and lks == 1 else None)
+    pa_t = init("%pa0", a_v, a_t, ("%m", kb), (wm, ks), at, lpa, dpa, a_order, a_shp)
+    pb_t = init("%pb0", b_v, b_t, (kb, "%n"), (ks, wn), bt, lpb, dpb, b_order, b_shp)
     acc_vec = f"vector<{wm}x{wn}x{acc}>"
     c_vec = f"vector<{wm}x{wn}x{ct}>"
     env = KernelEnv(wm, wn, acc, ct, (lc, dc), "%res", "%ct" if io.has_c else None, c_tile_t)
-    if slices > 1:
+    if slices > 1 or lks > 1:
         zero = "0" if acc == "i32" else "0.0"
         w(f"    %acc0 = arith.constant {{wg_map = {c_wg}}} dense<{zero}> : {acc_vec}")
         acc_init = "%acc0"
@@ -181,7 +189,7 @@ def kernel_text(spec: MatmulSpec, plan, kernel_name: str, io: KernelIO | None = 
         w(f"    %pa{i + 1} = xetile.update_tile_offset {pa}, [%c0, %cks] : {pa_t}")
         w(f"    %pb{i + 1} = xetile.update_tile_offset {pb}, [%cks, %c0] : {pb_t}")
         pa, pb = f"%pa{i + 1}", f"%pb{i + 1}"
-    w(f"    %r:5 = scf.for %k = %kbeg to %kend step %cks iter_args(%acc = {acc_init}, %at = %a0, %bt = %b0, "
+    w(f"    %r:5 = scf.for %k = {lo} to {hi} step %cks iter_args(%acc = {acc_init}, %at = %a0, %bt = %b0, "
       f"%pat = {pa}, %pbt = {pb}) -> ({acc_vec}, {a_tile_t}, {b_tile_t}, {pa_t}, {pb_t}) {{")
     w(f"      %va = xetile.load_tile %at : {a_tile_t} -> vector<{wm}x{ks}x{at}>")
     w(f"      %vb = xetile.load_tile %bt : {b_tile_t} -> vector<{ks}x{wn}x{bt}>")
@@ -195,9 +203,13 @@ def kernel_text(spec: MatmulSpec, plan, kernel_name: str, io: KernelIO | None = 
     w(f"      %pbt2 = xetile.update_tile_offset %pbt, [%cks, %c0] : {pb_t}")
     w(f"      scf.yield %acc2, %at2, %bt2, %pat2, %pbt2 : {acc_vec}, {a_tile_t}, {b_tile_t}, {pa_t}, {pb_t}")
     w("    }")
+    total = "%r#0"
+    if lks > 1:  # reduce the slices' partial tiles through SLM; then C's map is the reduce map
+        total, env, c_wg = local_kslice.emit_tail_start(plan, w, io, env, c_v, c_t, c_shp, slices > 1)
+        c_tile_t = env.c_tile_type
     if ct != acc:
-        w(f"    %res = arith.truncf %r#0 {{wg_map = {c_wg}}} : {acc_vec} to {c_vec}")
-    result = "%res" if ct != acc else "%r#0"
+        w(f"    %res = arith.truncf {total} {{wg_map = {c_wg}}} : {acc_vec} to {c_vec}")
+    result = "%res" if ct != acc else total
     env.result = result
     if slices > 1:
         kind = "addi" if acc == "i32" else "addf"

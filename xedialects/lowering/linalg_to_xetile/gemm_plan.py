@@ -36,7 +36,8 @@ TALL_K_RATIO = 4                  # split-K only when K >= 4 x max(M, N)
 DYNAMIC_SIZE = 4096               # planning size for dynamic dimensions
 
 OVERRIDABLE = ("wg_tile", "sg_layout", "sg_data", "k_step", "prefetch_distance", "a_prefetch_map",
-               "b_prefetch_map", "k_slices", "split_k_mode", "group_order", "group_size", "grf_mode")
+               "b_prefetch_map", "k_slices", "split_k_mode", "group_order", "group_size", "grf_mode",
+               "local_k_slices")
 _DERIVED = ("a_wg_map", "b_wg_map", "c_wg_map", "num_subgroups", "wg_size", "grid", "subgroup_size",
             "dpas", "acc_type")
 GROUP_ORDERS = ("row_major", "swizzle")
@@ -136,6 +137,7 @@ class GemmPlan:
     b_load: str
     overrides: dict = field(default_factory=dict)
     reasons: list[str] = field(default_factory=list)
+    local_k_slices: int = 1               # subgroup groups splitting K inside a work-group (SLM reduce)
 
     # ---- derived views -----------------------------------------------------------------------
     @property
@@ -158,6 +160,11 @@ class GemmPlan:
     def k_per_slice(self) -> int:
         steps = _cdiv(self.planned_mnk[2], self.k_step)
         return _cdiv(steps, self.k_slices) * self.k_step
+
+    @property
+    def inner_subgroups(self) -> int:
+        """Subgroups of one local k-slice (sg_layout); num_subgroups counts all slices."""
+        return self.sg_layout[0] * self.sg_layout[1]
 
     def to_dict(self) -> dict:
         def conv(v):
@@ -212,6 +219,9 @@ class GemmPlan:
             f"  registers        : {self.grf_mode} GRF mode ({self.grf_count} x 64 B); per subgroup "
             f"C {self.acc_bytes} B + A {self.a_bytes} B + B {self.b_bytes} B",
         ]
+        if self.local_k_slices > 1:
+            lines.insert(-3, f"  local k-slicing  : {self.local_k_slices} slices of each work-group's K range, "
+                             f"{self.inner_subgroups} subgroups each; partial C tiles reduced through SLM")
         if self.overrides:
             lines.append("  overrides        : " + ", ".join(f"{k}={v}" for k, v in self.overrides.items()))
         lines.append("  reasons:")
@@ -359,7 +369,7 @@ def _grf_mode_for(arch: XeArch, acc, total):
 
 
 def plan_gemm(M, N, K, a_type, b_type, c_type, *, arch="pvc", batch=1, transpose_a=False,
-              transpose_b=False, overrides: dict | None = None) -> GemmPlan:
+              transpose_b=False, overrides: dict | None = None, search: bool = True) -> GemmPlan:
     """Plan C[M,N] (+)= A[M,K] x B[K,N] (per batch) on `arch`. See the module docstring for the
     rules. M, N, K may be None (dynamic). Raises PlanError for unsupported types or illegal
     overrides."""
@@ -510,6 +520,10 @@ def plan_gemm(M, N, K, a_type, b_type, c_type, *, arch="pvc", batch=1, transpose
             msg += f" (fewer than {MIN_SUBGROUPS}: the tile is too small for one per vector engine)"
         why(msg)
     nsg = lay[0] * lay[1]
+    lk = _int(ov["local_k_slices"], "local_k_slices", 1) if "local_k_slices" in ov else 1
+    if lk > 1:
+        why(f"local k-slicing {lk}: override; {lk} x {nsg} = {lk * nsg} subgroups, slice s = subgroup_id / {nsg} "
+            f"runs 1/{lk} of the K steps, partial C tiles reduced through SLM")
     why(f"wg_maps by the rfc-xetile tile_mma rule: A sg_data [{sg[0]}, {ks}], B [{ks}, {sg[1]}], "
         f"C [{sg[0]}, {sg[1]}], all with sg_layout {list(lay)}")
 
@@ -555,7 +569,7 @@ def plan_gemm(M, N, K, a_type, b_type, c_type, *, arch="pvc", batch=1, transpose
         # few subgroups in flight (e.g. GEMV: 1 x 4096 x 4096 gives 128 work-groups of 2 subgroups):
         # stream B with more threads by slicing a long K, up to one subgroup per vector engine
         engines = cores * hw.vector_engines_per_core
-        in_flight = base_wg * nsg
+        in_flight = base_wg * nsg * lk
         if (slices == 1 and atomic_ok and not dynamic and forced_split != "none" and in_flight * 2 <= engines
                 and PK >= 2 * MIN_K_STEPS_PER_SLICE * ks and "k_slices" not in ov):
             while in_flight * slices * 2 <= engines and PK // (slices * 2) >= MIN_K_STEPS_PER_SLICE * ks:
@@ -575,7 +589,7 @@ def plan_gemm(M, N, K, a_type, b_type, c_type, *, arch="pvc", batch=1, transpose
         raise PlanError(f"override split_k_mode='none' contradicts k_slices={slices}")
 
     # -- prefetch ------------------------------------------------------------------------------
-    steps = _cdiv(_cdiv(PK, ks), slices)
+    steps = _cdiv(_cdiv(_cdiv(PK, ks), slices), lk)
     if "prefetch_distance" in ov:
         dist = _int(ov["prefetch_distance"], "prefetch_distance")
         why(f"prefetch_distance {dist}: override")
@@ -600,7 +614,7 @@ def plan_gemm(M, N, K, a_type, b_type, c_type, *, arch="pvc", batch=1, transpose
     # -- grid and group order ------------------------------------------------------------------
     gm, gn = _cdiv(PM, wg[0]), _cdiv(PN, wg[1])
     grid = (gn, gm, batch * slices)
-    per_core = max(1, hw.threads_per_core(large) // max(1, nsg))
+    per_core = max(1, hw.threads_per_core(large) // max(1, nsg * lk))
     wave = cores * per_core
     if "group_order" in ov:
         order = ov["group_order"]
@@ -635,12 +649,19 @@ def plan_gemm(M, N, K, a_type, b_type, c_type, *, arch="pvc", batch=1, transpose
         planned_mnk=(PM, PN, PK), dpas=(dm, dn, dk), wg_tile=wg, sg_layout=lay, sg_data=sg, k_step=ks,
         a_wg_map=a_map, b_wg_map=b_map, c_wg_map=c_map, prefetch_distance=dist,
         a_prefetch_map=pa, b_prefetch_map=pb, k_slices=slices, split_k_mode=split_mode, grid=grid,
-        group_order=order, group_size=gsize, num_subgroups=nsg, subgroup_size=hw.subgroup_size,
-        wg_size=nsg * hw.subgroup_size, grf_mode=mode, grf_count=hw.grf_count_large if large else hw.grf_count,
+        group_order=order, group_size=gsize, num_subgroups=nsg * lk, subgroup_size=hw.subgroup_size,
+        wg_size=nsg * lk * hw.subgroup_size, grf_mode=mode, grf_count=hw.grf_count_large if large else hw.grf_count,
         acc_bytes=acc_b, a_bytes=a_b, b_bytes=b_b, a_load=a_load, b_load=b_load,
-        overrides=dict(ov), reasons=reasons,
+        overrides=dict(ov), reasons=reasons, local_k_slices=lk,
     )
     validate_plan(plan, hw)
+    if search:
+        from .plan_search import refine
+
+        def replan(extra):
+            return plan_gemm(M, N, K, a_type, b_type, c_type, arch=hw, batch=batch, transpose_a=transpose_a,
+                             transpose_b=transpose_b, overrides={**ov, **extra}, search=False)
+        plan = refine(plan, replan, hw, ov)
     return plan
 
 
@@ -654,6 +675,10 @@ def validate_plan(plan: GemmPlan, arch: XeArch | str | None = None) -> None:
     dm, dn, dk = plan.dpas
     wg, lay, sg, ks = plan.wg_tile, plan.sg_layout, plan.sg_data, plan.k_step
     nsg = lay[0] * lay[1]
+    lk = getattr(plan, "local_k_slices", 1)
+    if lk != 1:
+        from .local_kslice import local_kslice_errors
+        errs.extend(local_kslice_errors(plan, hw))
 
     if wg[0] % dm or wg[1] % dn:
         e(f"wg_tile {list(wg)} must be a multiple of the DPAS shape {dm}x{dn} (rows x columns)")
@@ -677,15 +702,15 @@ def validate_plan(plan: GemmPlan, arch: XeArch | str | None = None) -> None:
     # the tile_mma derivation (rfc-xetile): same sg_layout, M/N from C, K from the operands
     if plan.a_wg_map != (lay, (sg[0], ks)) or plan.b_wg_map != (lay, (ks, sg[1])) or plan.c_wg_map != (lay, sg):
         e("wg_maps of A/B/C do not follow the tile_mma rule (same sg_layout; A [m, k_step], B [k_step, n], C [m, n])")
-    if nsg > hw.max_subgroups_per_workgroup:
-        e(f"{nsg} subgroups x {hw.subgroup_size} = {nsg * hw.subgroup_size} work-items exceed the maximum "
-          f"work-group size {hw.max_workgroup_size}")
+    if nsg * max(1, lk) > hw.max_subgroups_per_workgroup:
+        e(f"{nsg * max(1, lk)} subgroups x {hw.subgroup_size} = {nsg * max(1, lk) * hw.subgroup_size} work-items "
+          f"exceed the maximum work-group size {hw.max_workgroup_size}")
     large = plan.grf_mode == "large"
     if plan.grf_mode not in GRF_MODES:
         e(f"grf_mode must be one of {', '.join(GRF_MODES)}, got {plan.grf_mode!r}")
     cap = hw.threads_per_core(large)
-    if nsg > cap:
-        e(f"{nsg} subgroups do not fit one Xe-core: {cap} hardware threads in {plan.grf_mode} GRF mode")
+    if nsg * max(1, lk) > cap:
+        e(f"{nsg * max(1, lk)} subgroups do not fit one Xe-core: {cap} hardware threads in {plan.grf_mode} GRF mode")
     file = hw.grf_file_bytes(large)
     total = plan.acc_bytes + plan.a_bytes + plan.b_bytes
     if plan.acc_bytes > file // 2 or total > file:

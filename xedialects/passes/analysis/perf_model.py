@@ -29,6 +29,9 @@ __all__ = ["KernelWork", "Prediction", "predict", "work_from_plan", "work_from_r
            "format_prediction", "launches"]
 
 TAIL_WAVE_EFFICIENCY = 0.8   # policy: a compute-bound kernel losing > 20 % to its last wave is "tail wave"
+# SLM bandwidth of one Xe-core when the arch table has no `slm_bytes_per_clk` fact:
+# [MODEL] assumed one 64-byte line read or written per clock per Xe-core (no public figure found)
+SLM_BYTES_PER_CLK = 64
 
 
 @dataclass(frozen=True)
@@ -45,6 +48,8 @@ class KernelWork:
     bytes_l2: int = 0                 # whole kernel: L2 -> Xe-cores (L1 misses)
     large_grf: bool = False
     slm_bytes_per_wg: int = 0
+    slm_traffic_per_wg: int = 0       # bytes one work-group stores to + loads from SLM (local k-slice reduce)
+    sync_waits: int = 0               # barrier + SLM round trips after the K loop (each ~ one memory latency)
     prefetch_distance: int = 0
     flops: int | None = None          # useful operations (2MNK); default: all DPAS operations
     assumptions: tuple[str, ...] = ()
@@ -101,13 +106,17 @@ def predict(arch: XeArch, work: KernelWork, stacks: int | None = None) -> Predic
     ops_wg = work.dpas_ops_per_step * work.k_steps * sg
     t_xmx = per_core * ops_wg / (xmx * clock * eff * util) if ops_wg else 0.0
     t_vec = per_core * work.vector_elems_per_sg * sg / (vec * clock)
+    slm_fact = getattr(pf, "slm_bytes_per_clk", None)
+    slm_bpc = slm_fact.value if slm_fact is not None else SLM_BYTES_PER_CLK
+    t_slm = per_core * work.slm_traffic_per_wg / (slm_bpc * clock)
     terms = {
-        "compute": t_xmx + t_vec,
+        "compute": t_xmx + t_vec + t_slm,
         "hbm": work.bytes_hbm / hbm_bw,
         "l2": work.bytes_l2 / l2_bw,
-        "latency": waves * (work.k_steps * lat / (work.prefetch_distance + 1) + lat) / clock,
+        "latency": waves * (work.k_steps * lat / (work.prefetch_distance + 1) + lat * (1 + work.sync_waits))
+        / clock,
     }
-    terms_detail = dict(terms, xmx=t_xmx, vector=t_vec)
+    terms_detail = dict(terms, xmx=t_xmx, vector=t_vec, slm=t_slm)
     key = max(terms, key=terms.get)
     bound = {"compute": "compute", "hbm": "HBM", "l2": "L2", "latency": "latency"}[key]
     if key == "compute" and wave_eff < TAIL_WAVE_EFFICIENCY:
@@ -124,7 +133,10 @@ def predict(arch: XeArch, work: KernelWork, stacks: int | None = None) -> Predic
         (f"threads_per_core[{'large' if work.large_grf else 'default'} GRF]", threads, "threads",
          arch.source("threads", "[OPT] vector engines x threads per engine")),
         ("slm_bytes_per_core", arch.slm_bytes_per_core, "B", arch.source("slm", "[OPT]")),
-    ] + [(name, f.value, f.unit, f.source) for name, f in pf.items() if name != "stacks"]
+    ] + ([] if not work.slm_traffic_per_wg or slm_fact is not None else [
+        ("slm_bytes_per_clk", SLM_BYTES_PER_CLK, "B/clk/Xe-core",
+         "[MODEL] assumed one 64-byte line per clock (no public figure found)")]) + [
+        (name, f.value, f.unit, f.source) for name, f in pf.items() if name != "stacks"]
     return Prediction(time_s, tflops, bound, terms_detail, cores, wg_per_core, waves, wave_eff, util,
                       "large" if work.large_grf else "default", constants, work.assumptions)
 
@@ -142,7 +154,8 @@ def work_from_plan(plan, arch: XeArch | None = None) -> KernelWork:
     wgs = plan.num_work_groups
     dm, dn, dk = plan.dpas
     sg_m, sg_n = plan.sg_data
-    steps = _cdiv(k_slice, plan.k_step)
+    lk = max(1, getattr(plan, "local_k_slices", 1))
+    steps = _cdiv(_cdiv(k_slice, plan.k_step), lk)
     dpas_ops = 2 * _cdiv(sg_m, dm) * dm * _cdiv(sg_n, dn) * dn * plan.k_step
     batch = max(1, plan.batch)
     c_bytes = m * n * c_eb * batch
@@ -155,10 +168,18 @@ def work_from_plan(plan, arch: XeArch | None = None) -> KernelWork:
              else "HBM: every L2 read misses (A + B exceed L2)"]
     if ks > 1:
         notes.append(f"split-K: {ks} slices, C read-modify-written once per slice")
+    slm = slm_traffic = 0
+    vec = sg_m * sg_n
+    if lk > 1:
+        slm = lk * wg_m * wg_n * elem_bytes(plan.acc_type)
+        slm_traffic = 2 * slm                 # every partial tile stored once and loaded once
+        vec += sg_m * sg_n                    # the S loads of sg_m / S rows summed per subgroup
+        notes.append(f"local k-slicing: {lk} slices per work-group, {slm} B of partial C through SLM")
     return KernelWork(
         work_groups=wgs, subgroups_per_wg=plan.num_subgroups, k_steps=steps, dpas_ops_per_step=dpas_ops,
-        dpas_type=plan.a_type, vector_elems_per_sg=sg_m * sg_n,
+        dpas_type=plan.a_type, vector_elems_per_sg=vec,
         bytes_hbm=hbm, bytes_l2=l2, large_grf=plan.grf_mode == "large",
+        slm_bytes_per_wg=slm, slm_traffic_per_wg=slm_traffic, sync_waits=1 if lk > 1 else 0,
         prefetch_distance=plan.prefetch_distance, flops=2 * m * n * k * batch, assumptions=tuple(notes))
 
 
@@ -248,7 +269,8 @@ def format_prediction(p: Prediction, constants: bool = True) -> list[str]:
     tr = p.terms
     lines = [
         f"  model: predicted {_t(p.time_s)}, {p.tflops:.2f} TFLOP/s, bound: {p.bound}",
-        f"    terms: compute {_t(tr['compute'])} (XMX {_t(tr['xmx'])} + vector {_t(tr['vector'])}), "
+        f"    terms: compute {_t(tr['compute'])} (XMX {_t(tr['xmx'])} + vector {_t(tr['vector'])}"
+        + (f" + SLM {_t(tr['slm'])}" if tr.get('slm') else "") + "), "
         f"HBM {_t(tr['hbm'])}, L2 {_t(tr['l2'])}, latency {_t(tr['latency'])}",
         f"    occupancy: {p.xe_cores} Xe-cores, {p.wg_per_core} WG/Xe-core ({p.grf_mode} GRF), "
         f"{p.waves} wave(s), wave efficiency {p.wave_efficiency:.2f}, XMX utilization {p.xmx_utilization:.2f}",
