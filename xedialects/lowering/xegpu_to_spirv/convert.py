@@ -1,4 +1,4 @@
-"""Pass `convert-xegpu-to-spirv{target=pvc|portable}`: VC-mode XeGPU kernels (pipeline stage 4)
+"""Pass `convert-xegpu-to-spirv{target=pvc|portable arch=pvc|bmg}`: VC-mode XeGPU kernels (pipeline stage 4)
 to SPIR-V (Physical64 / OpenCL, Kernel capability), plus the named pipelines `xe-gemm-to-spirv`
 (= xe-gemm-to-xegpu, then this pass) and `xe-gemm-to-spirv-portable`.
 
@@ -17,7 +17,9 @@ For every `gpu.module` the pass
 
 Target environments (docs/spirv.md): `portable` uses only what Intel's OpenCL CPU runtime
 supports (SPIR-V <= 1.4, subgroup shuffles, float atomics, 16-lane subgroups); `pvc` adds the
-Intel builtins and SPV_INTEL_split_barrier.
+Intel builtins and SPV_INTEL_split_barrier. The `pvc` flavour serves every Intel architecture
+with DPAS and 2D block IO (Xe-HPC and Xe2 share the builtins); `arch=` names the hardware table
+whose 2D block surface rules the guarded block accesses test (`xe-gemm-to-spirv{arch=bmg}`).
 """
 from __future__ import annotations
 
@@ -26,7 +28,7 @@ import re
 
 from mlir import ir, passmanager
 
-from ...arch import get_arch
+from ...arch import ArchError, XeArch, get_arch
 from ...passes.registry import Option, register_pass, register_pipeline
 from .spirv_lanes import LoweringError
 from .kernel_lowering import KernelLowering
@@ -85,8 +87,10 @@ class _Declarations:
         return sym
 
 
-def convert_gpu_module(gm, target: str, ctx) -> bool:
-    """Convert one gpu.module; returns False after reporting errors on `ctx`."""
+def convert_gpu_module(gm, target: str, ctx, arch: XeArch | str = "pvc") -> bool:
+    """Convert one gpu.module for `target` and the hardware table `arch` (resolved once by the
+    pass); returns False after reporting errors on `ctx`."""
+    hw = get_arch(arch)
     context = gm.context
     for c in list(_children(gm)):
         if c.name == "spirv.module":
@@ -97,7 +101,7 @@ def convert_gpu_module(gm, target: str, ctx) -> bool:
     clone.attributes["spirv.target_env"] = ir.Attribute.parse(target_env(target))
     declare = _Declarations(clone)
     # the 2D block surface rules of the architecture, resolved once for the module's kernels
-    surface = get_arch(target).surface if target == "pvc" else None
+    surface = hw.surface if target == "pvc" else None
     infos = []
     ok = True
     for f in list(_children(clone)):
@@ -144,6 +148,7 @@ def convert_gpu_module(gm, target: str, ctx) -> bool:
     _fix_interfaces(spv)
     abi = {i.name: ir.StringAttr.get(json.dumps(i.to_json(), sort_keys=True)) for i in infos}
     abi["__target__"] = ir.StringAttr.get(target)
+    abi["__arch__"] = ir.StringAttr.get(hw.name)
     spv.attributes[ABI_ATTR] = ir.DictAttr.get(abi)
     spv.detach_from_parent()
     body = gm.regions[0].blocks[0]
@@ -195,12 +200,19 @@ def _fix_interfaces(spv) -> None:
 @register_pass("convert-xegpu-to-spirv",
                "Lower VC-mode XeGPU kernels to SPIR-V (OpenCL kernels, subgroup size 16; docs/spirv.md)",
                options=[Option("target", str, "pvc", "pvc: Intel DPAS / 2D block builtins; portable: "
-                               "plain SPIR-V for any OpenCL device with 16-lane subgroups", choices=TARGETS)])
+                               "plain SPIR-V for any OpenCL device with 16-lane subgroups", choices=TARGETS),
+                        Option("arch", str, "pvc", "architecture table of the Intel target (2D block surface "
+                               "rules); pvc and bmg use the same builtins")])
 def convert_xegpu_to_spirv(module_op, options, ctx):
     target = options.target
+    try:
+        hw = get_arch(options["arch"])
+    except ArchError as e:
+        ctx.error(module_op, str(e))
+        return False
     ok = True
     for gm in gpu_modules(module_op):
-        ok = convert_gpu_module(gm, target, ctx) and ok
+        ok = convert_gpu_module(gm, target, ctx, hw) and ok
     if not gpu_modules(module_op):
         ctx.warning(module_op, "no gpu.module to convert to SPIR-V")
     return ok
@@ -208,7 +220,8 @@ def convert_xegpu_to_spirv(module_op, options, ctx):
 
 register_pipeline(
     "xe-gemm-to-spirv",
-    "linalg.matmul to SPIR-V for PVC (xe-gemm-to-xegpu, then convert-xegpu-to-spirv{target=pvc})",
+    "linalg.matmul to SPIR-V for Intel GPUs with DPAS and 2D block IO (xe-gemm-to-xegpu, then "
+    "convert-xegpu-to-spirv{target=pvc}); {arch=bmg} targets Battlemage",
     "builtin.module(xe-gemm-to-xegpu, convert-xegpu-to-spirv{target=pvc})")
 register_pipeline(
     "xe-gemm-to-spirv-portable",

@@ -11,7 +11,7 @@ plain linalg module runs the whole `xe-gemm-to-spirv` pipeline (on a copy) first
 Contract with a runtime (e.g. an OpenCL runner using pyopencl):
 * `binary` is one SPIR-V module (version <= 1.4, Physical64 / OpenCL memory model), loaded with
   `cl.Program(ctx, il=binary)`. All kernels of all gpu.modules are in it.
-* `meta = {"target": "pvc"|"portable", "spirv_version": "1.3", "capabilities": [...],
+* `meta = {"target": "pvc"|"portable", "arch": "pvc"|"bmg", "spirv_version": "1.3", "capabilities": [...],
   "extensions": [...], "kernels": [kernel, ...]}` and each kernel is
   `{"name", "args", "workgroup_size", "subgroup_size", "slm_bytes", "named_barriers"}`:
   - `name`: the OpenCL kernel name (= the gpu.func name);
@@ -75,7 +75,7 @@ def _has(module, name) -> bool:
     return any(c.name == name for c in _children(op))
 
 
-def lower_to_spirv(module, target: str = "pvc"):
+def lower_to_spirv(module, target: str = "pvc", arch: str = "pvc"):
     """A copy of `module` converted to SPIR-V (see the module docstring for the stages accepted)."""
     from ...passes import Pipeline
 
@@ -85,15 +85,17 @@ def lower_to_spirv(module, target: str = "pvc"):
     if spirv_modules(copy):
         return copy
     if _has(copy, "gpu.module"):
-        Pipeline().add("convert-xegpu-to-spirv", target=target).run(copy)
+        Pipeline().add("convert-xegpu-to-spirv", target=target, arch=arch).run(copy)
     else:
-        Pipeline().add("xe-gemm-to-xegpu").add("convert-xegpu-to-spirv", target=target).run(copy)
+        Pipeline().add("xe-gemm-to-xegpu", arch=arch).add("convert-xegpu-to-spirv", target=target,
+                                                          arch=arch).run(copy)
     return copy
 
 
-def _module_text(spvs) -> tuple[str, dict, str]:
-    """Generic text of one spirv.module holding every kernel, the ABI dictionary and the target."""
-    abi, target = {}, None
+def _module_text(spvs) -> tuple[str, dict, str, str | None]:
+    """Generic text of one spirv.module holding every kernel, the ABI dictionary, the target and
+    the architecture."""
+    abi, target, arch = {}, None, None
     saved = []
     for spv in spvs:
         if ABI_ATTR in spv.attributes:
@@ -104,6 +106,8 @@ def _module_text(spvs) -> tuple[str, dict, str]:
                 val = ir.StringAttr(na.attr).value
                 if na.name == "__target__":
                     target = val
+                elif na.name == "__arch__":
+                    arch = val
                 else:
                     abi[na.name] = json.loads(val)
             # our attribute is not SPIR-V: printed without it for mlir-translate
@@ -114,7 +118,7 @@ def _module_text(spvs) -> tuple[str, dict, str]:
     finally:
         for spv, attr in saved:
             spv.attributes[ABI_ATTR] = attr
-    return text, abi, target
+    return text, abi, target, arch
 
 
 def _merge(spvs) -> str:
@@ -195,20 +199,21 @@ def validate(binary: bytes, target_env: str = VAL_TARGET_ENV) -> None:
                                f"{(r.stdout + r.stderr).strip()}")
 
 
-def export_spirv(module, target: str = "pvc") -> tuple[bytes, dict]:
+def export_spirv(module, target: str = "pvc", arch: str = "pvc") -> tuple[bytes, dict]:
     """(SPIR-V binary, metadata) of a module; see the module docstring for the contract.
-    `target` applies when the module still has to be converted."""
+    `target` and `arch` apply when the module still has to be converted."""
     spvs = spirv_modules(module)
     if not spvs:
-        module = lower_to_spirv(module, target)
+        module = lower_to_spirv(module, target, arch)
         spvs = spirv_modules(module)
     if not spvs:
         raise SpirvExportError("the module has no kernels to export")
-    text, abi, found = _module_text(spvs)
+    text, abi, found, found_arch = _module_text(spvs)
     binary = serialize(text)
     caps, exts, ver = _vce_of_text(text)
     kernels = [abi[k] for k in sorted(abi)]
-    meta = {"target": found or target, "spirv_version": f"{ver[0]}.{ver[1]}", "capabilities": caps,
+    meta = {"target": found or target, "arch": found_arch or arch,
+            "spirv_version": f"{ver[0]}.{ver[1]}", "capabilities": caps,
             "extensions": exts, "kernels": kernels}
     return binary, meta
 
@@ -224,9 +229,9 @@ def sidecar_path(path: str) -> str:
     return path + ".json"
 
 
-def write_spirv(module, path: str, target: str = "pvc") -> dict:
+def write_spirv(module, path: str, target: str = "pvc", arch: str = "pvc") -> dict:
     """Write the binary to `path` and the metadata to `path + '.json'`; returns the metadata."""
-    binary, meta = export_spirv(module, target)
+    binary, meta = export_spirv(module, target, arch)
     with open(path, "wb") as f:
         f.write(binary)
     with open(sidecar_path(path), "w", encoding="utf-8") as f:

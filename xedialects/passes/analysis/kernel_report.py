@@ -27,7 +27,7 @@ from mlir import ir
 from ...arch import elem_bits, get_arch
 from ..utils.ir_walk import functions, walk as _walk
 
-SUBGROUP = 16
+SUBGROUP = 16  # default lanes when no arch is at hand; passes use arch.subgroup_size
 DESCRIPTOR_BYTES = 32  # a 2D block message header: base, surface width/height/pitch, offsets, block shape (8 DW)
 
 
@@ -83,7 +83,7 @@ _MODE_OPS = {"xegpu.create_nd_tdesc", "xegpu.load_nd", "xegpu.store_nd", "xegpu.
              "xegpu.update_nd_offset", "xegpu.create_tdesc", "xegpu.load_gather", "xegpu.store_scatter"}
 
 
-def _value_bytes(v, simt: bool, grf_bytes: int) -> int:
+def _value_bytes(v, simt: bool, grf_bytes: int, lanes: int = SUBGROUP) -> int:
     """Register bytes of a value: vectors rounded up to whole GRFs, block descriptors one header."""
     t = v.type
     vi = _vec(t)
@@ -92,7 +92,7 @@ def _value_bytes(v, simt: bool, grf_bytes: int) -> int:
         n = math.prod(shape) if shape else 1
         nbytes = n * _bits(elt) // 8 or 1
         if simt:
-            nbytes *= SUBGROUP
+            nbytes *= lanes
         return -(-nbytes // grf_bytes) * grf_bytes
     if str(t).startswith("!xegpu.tensor_desc"):
         return DESCRIPTOR_BYTES
@@ -117,13 +117,14 @@ _VIEWS = ("vector.extract_strided_slice", "vector.shape_cast")
 class _Liveness:
     """Peak simultaneously-live register bytes of a region tree (a linear scan per block)."""
 
-    def __init__(self, simt, grf_bytes):
+    def __init__(self, simt, grf_bytes, lanes=SUBGROUP):
         self.simt = simt
         self.grf_bytes = grf_bytes
+        self.lanes = lanes
 
     def grfs(self, v):
         """(bytes)"""
-        return _value_bytes(v, self.simt, self.grf_bytes)
+        return _value_bytes(v, self.simt, self.grf_bytes, self.lanes)
 
     def block_peak(self, block, live_in_grfs=0):
         ops = [o.operation for o in block.operations]
@@ -236,7 +237,7 @@ def _block_bytes(op):
     return math.prod(shape) * _bits(elt) // 8
 
 
-def _dpas_ops(op) -> int:
+def _dpas_ops(op, a) -> int:
     """Operations of one DPAS, 2 x M x N x K (1 FMA = 2 ops): M = rows of the result (VC: first
     dimension; SIMT: the work-item fragment), N = 16 (execution size), K from the A element bits
     (8 x 32 / bits, the DPAS table)."""
@@ -245,8 +246,8 @@ def _dpas_ops(op) -> int:
         return 0
     simt = len(vr[0]) <= 1
     m = (vr[0][0] if vr[0] else 1) if simt else math.prod(vr[0][:-1])
-    k = 8 * 32 // max(1, min(32, _bits(va[1])))
-    return 2 * m * SUBGROUP * k
+    k = a.dpas.k_for_bits(max(1, min(a.dpas.channel_bits, _bits(va[1]))))
+    return 2 * m * a.dpas.exec_size * k
 
 
 def _vector_elems(ops) -> int:
@@ -333,12 +334,12 @@ def _report_func(func, a) -> dict:
         lb, ub = _const_int(best.operands[0]), _const_int(best.operands[1])
         if k_step and lb is not None and ub is not None:
             k_trips = max(0, -(-(ub - lb) // k_step))
-        per_step["dpas_ops"] = sum(_dpas_ops(o) for o in body_ops if o.name == "xegpu.dpas")
+        per_step["dpas_ops"] = sum(_dpas_ops(o, a) for o in body_ops if o.name == "xegpu.dpas")
         per_step["vector_elems"] = _vector_elems(body_ops)
         nested = any(o.name == "scf.for" for o in _walk(best))
     else:
         nested = False
-    live = _Liveness(simt, a.grf_bytes)
+    live = _Liveness(simt, a.grf_bytes, a.subgroup_size)
     peak_bytes = live.block_peak(func.regions[0].blocks[0]) if func.regions[0].blocks else 0
     grfs = -(-peak_bytes // a.grf_bytes)
     if mode == "xetile":
@@ -371,7 +372,7 @@ def _report_func(func, a) -> dict:
         "kernel": _sym(func),
         "k_trips": k_trips,
         "dpas_ab_type": dpas_ab,
-        "dpas_ops_total": sum(_dpas_ops(o) for o in all_ops if o.name == "xegpu.dpas"),
+        "dpas_ops_total": sum(_dpas_ops(o, a) for o in all_ops if o.name == "xegpu.dpas"),
         "vector_elems_outside_k_loop": _vector_elems([o for o in all_ops if o not in in_loop]),
         "known_block_size": _known_block_size(func),
         "memref_arg_bytes": sum(_memref_bytes(x.type) for x in func.regions[0].blocks[0].arguments
@@ -448,7 +449,13 @@ from ..registry import Option, register_pass  # noqa: E402
                options=[Option("arch", str, "pvc", "target architecture"),
                         Option("json", bool, False, "print JSON instead of text")])
 def xe_kernel_report(module_op, options, ctx):
-    arch = options.get("arch", "pvc") if isinstance(options, dict) else "pvc"
+    from ...arch import ArchError
+
+    try:
+        arch = get_arch(options.get("arch", "pvc") if isinstance(options, dict) else "pvc")
+    except ArchError as e:
+        ctx.error(module_op, str(e))
+        return False
     reports = kernel_report(module_op, arch)
     as_json = bool(options.get("json", False)) if isinstance(options, dict) else False
     out = json.dumps(reports, indent=2) + "\n" if as_json else format_report(reports)

@@ -318,7 +318,7 @@ class Pipeline:
         if isinstance(info, PassInfo):
             opts = info.make_options(opts)  # validate now: errors point at the add() call
         elif isinstance(info, PipelineInfo) and opts:
-            raise pipeline_error(f"pipeline '{name}' takes no options")
+            opts = _pipeline_options(name, opts)  # forwarded to its passes when expanded
         elif isinstance(opts, Mapping):
             opts = {k.replace("_", "-"): v for k, v in opts.items()}
         elif isinstance(opts, str) and info is None:
@@ -370,16 +370,68 @@ def _expand(el: Element, anchor: str, seen: tuple, top: bool) -> list[Element]:
         return [el]
     if el.name in seen:
         raise element_error(el, f"pipeline '{el.name}' includes itself ({' -> '.join(seen + (el.name,))})")
-    if el.options:
-        raise element_error(el, f"pipeline '{el.name}' takes no options")
     sub_anchor, parsed = parse_pipeline_text(info.pipeline)
     elements = [_relocate(c, el) for c in parsed]
+    if el.options:
+        try:
+            forwarded = _pipeline_options(el.name, el.options)
+        except PassPipelineError as e:
+            raise element_error(el, str(e)) from None
     explicit = info.pipeline.strip().startswith(sub_anchor + "(") or info.pipeline.strip().startswith(sub_anchor + " (")
     if not top and explicit:
         raise element_error(el, f"pipeline '{el.name}' runs on '{sub_anchor}' and cannot be nested in '{anchor}(...)'")
     out = []
     for c in elements:
         out.extend(_expand(c, anchor, seen + (el.name,), top))
+    if el.options:
+        out = _forward(el, out, forwarded)
+    return out
+
+
+def _pipeline_options(name: str, options) -> dict:
+    """`k=v` options of a named pipeline (text or mapping) as {name: raw value}."""
+    from .options import split_option_text
+
+    if isinstance(options, Mapping):
+        return {str(k).replace("_", "-"): v for k, v in options.items()}
+    out = {}
+    for tok in split_option_text(str(options)):
+        key, eq, val = tok.partition("=")
+        if not eq:
+            raise pipeline_error(f"option '{key.strip()}' of pipeline '{name}' needs a value")
+        out[key.strip()] = val.strip()
+    return out
+
+
+def _forward(el: Element, elements: list[Element], options: dict) -> list[Element]:
+    """A named pipeline's options go to each of its passes that declares an option of that name
+    (`xe-gemm-to-spirv{arch=bmg}`: every pass with `arch=`); an option no pass takes is an error."""
+    used = set()
+
+    def visit(e: Element) -> Element:
+        if e.children is not None:
+            return Element(e.name, e.options, [visit(c) for c in e.children], e.col, e.text, e.origin)
+        info = lookup(e.name)
+        if not isinstance(info, PassInfo):
+            return e
+        mine = {k: v for k, v in options.items() if info.option(k) is not None}
+        if not mine:
+            return e
+        used.update(mine)
+        merged = info.make_options(e.options or None)
+        for k, v in mine.items():
+            opt = info.option(k)
+            try:
+                merged[opt.name] = opt.convert(v)
+            except ValueError as err:
+                raise element_error(el, f"invalid value '{v}' for option '{k}' of pipeline "
+                                        f"'{el.name}': {err} ({opt.describe()})") from None
+        return Element(e.name, merged, None, e.col, e.text, e.origin)
+
+    out = [visit(e) for e in elements]
+    unused = sorted(set(options) - used)
+    if unused:
+        raise element_error(el, f"pipeline '{el.name}' has no pass with option '{unused[0]}'")
     return out
 
 

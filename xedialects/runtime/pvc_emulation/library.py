@@ -1,8 +1,8 @@
 """The emulation library's OpenCL C source: `block_io.cl` and `dpas.cl` (shipped in this package)
 plus one definition per builtin the pvc target can import, enumerated from the lowering's own
 table (`lowering.xegpu_to_spirv.spirv_builtins`), so the library provides exactly those. The
-hardware limits the 2D block functions check come from the architecture table (`arch.pvc`) as
--D options. Also: the builtins a SPIR-V binary imports, and the text of a recorded violation.
+hardware limits the 2D block functions check come from the architecture table (`options(arch)`,
+pvc or bmg: the binary's metadata names it) as -D options. Also: the builtins a SPIR-V binary imports, and the text of a recorded violation.
 """
 from __future__ import annotations
 
@@ -155,6 +155,7 @@ def describe_error(words, arch: str = "pvc") -> str | None:
     ident = w[0] - 1
     name = names[ident] if 0 <= ident < len(names) else f"builtin #{ident}"
     value = (w[2] & 0xFFFFFFFF) | (w[3] << 32)
-    rule = RULES.get(w[1], "rule {r}").format(v=value, arch=get_arch(arch).surface, r=w[1])
-    return (f"{name}: {rule} (work-group ({w[4]}, {w[5]}, {w[6]}), lane {w[7]}); a PVC GPU would not run "
-            "this 2D block message")
+    hw = get_arch(arch)
+    rule = RULES.get(w[1], "rule {r}").format(v=value, arch=hw.surface, r=w[1])
+    return (f"{name}: {rule} (work-group ({w[4]}, {w[5]}, {w[6]}), lane {w[7]}); a {hw.name.upper()} GPU would "
+            "not run this 2D block message")
