@@ -29,7 +29,7 @@ DEFAULT_WG_TILE = (256, 256)      # rfc-xetile.md appendix 2.1
 DEFAULT_SG_TILE = (32, 64)        # appendix 2.1 #mp_c sg_data
 MIN_WG_TILE = (32, 64)            # smallest general tile when shrinking for occupancy
 SPLIT_K_MIN_WG_TILE = (128, 128)  # keep big tiles when K slicing provides the parallelism
-MIN_SUBGROUPS = 8                 # one per vector engine of an Xe-core
+# at least one subgroup per vector engine of an Xe-core: hw.vector_engines_per_core (arch table)
 DEFAULT_PREFETCH_DISTANCE = 3     # appendix 2.1: prefetch tiles start 3 K steps ahead
 MIN_K_STEPS_PER_SLICE = 16        # split-K: amortize prologue, prefetch warm-up and atomics
 TALL_K_RATIO = 4                  # split-K only when K >= 4 x max(M, N)
@@ -500,7 +500,7 @@ def plan_gemm(M, N, K, a_type, b_type, c_type, *, arch="pvc", batch=1, transpose
         if wg[0] % sm or wg[1] % sn or sm % dm or sn % dn:
             raise PlanError(f"wg_tile {list(wg)} cannot be split into subgroup tiles that are multiples of "
                             f"the DPAS shape {dm}x{dn}: use multiples of {dm} rows and {dn} columns")
-        while (wg[0] // sm) * (wg[1] // sn) < MIN_SUBGROUPS:
+        while (wg[0] // sm) * (wg[1] // sn) < hw.vector_engines_per_core:
             if sn > 32 and (sn // 2) % dn == 0:
                 sn //= 2
             elif sm > dm and (sm // 2) % dm == 0:
@@ -516,8 +516,9 @@ def plan_gemm(M, N, K, a_type, b_type, c_type, *, arch="pvc", batch=1, transpose
         msg += (" (appendix 2.1)" if sg == DEFAULT_SG_TILE
                 else f" (32x64 shrunk/clamped to give {nsg0} subgroups)")
         msg += f" -> sg_layout {_fmt(lay)} = {nsg0} subgroups"
-        if nsg0 < MIN_SUBGROUPS:
-            msg += f" (fewer than {MIN_SUBGROUPS}: the tile is too small for one per vector engine)"
+        if nsg0 < hw.vector_engines_per_core:
+            msg += (f" (fewer than {hw.vector_engines_per_core}: the tile is too small for one per "
+                    "vector engine)")
         why(msg)
     nsg = lay[0] * lay[1]
     lk = _int(ov["local_k_slices"], "local_k_slices", 1) if "local_k_slices" in ov else 1
