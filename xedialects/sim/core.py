@@ -270,7 +270,8 @@ class ExecState:
         self.block = (1, 1, 1)
         self.nwg = 1
         self.sg_per_wg = 1
-        self.wg = np.zeros(1, np.int64)
+        self.wg = np.zeros(1, np.int64)       # per batch element: index of its work-group in this batch
+        self.wg_ids = np.zeros(1, np.int64)   # linear work-group id of each work-group of this batch
         self.block_id = (np.zeros(1, np.int64),) * 3
         self.sg_id = None
         self.lane = None
@@ -292,7 +293,7 @@ class ExecState:
         """Human description of batch element b (for error messages)."""
         if self.level == "host":
             return "host"
-        wg = int(self.wg[b]) if self.wg.shape[0] > 1 else 0
+        wg = int(self.wg_ids[self.wg[b] if self.wg.shape[0] > 1 else 0])
         gx, gy, _ = self.grid
         bid = (wg % gx, (wg // gx) % gy, wg // (gx * gy))
         s = f"work-group {bid}"
@@ -465,14 +466,25 @@ class Simulator:
         if kop is None:
             fail(loc, f"gpu.launch_func: kernel {kernel_ref} not found")
         level = self.kernel_level(kop)
-        gx, gy, gz = grid
-        tx, ty, tz = block
         if min(grid) <= 0 or min(block) <= 0:
             fail(loc, f"gpu.launch_func: empty launch grid={grid} block={block}")
         if self.launcher is not None:
             self.launcher(self, loc, kernel_ref, kop, tuple(grid), tuple(block), list(args))
             return
-        nwg = gx * gy * gz
+        B, seconds = self.run_workgroups(loc, kernel_ref, kop, grid, block, args)
+        if self.trace is not None:
+            self.trace.launches.append(LaunchRecord(kernel_ref, tuple(grid), tuple(block), level, B, seconds))
+
+    def run_workgroups(self, loc, kernel_ref: str, kop, grid, block, args, wg_ids=None):
+        """Run the work-groups `wg_ids` (linear ids, x fastest; default all) of one launch as one
+        batch; (batch size, seconds). Work-groups are independent, so any subset runs alone
+        (sim/parallel.py splits launches this way)."""
+        level = self.kernel_level(kop)
+        gx, gy, gz = grid
+        tx, ty, tz = block
+        nwg_all = gx * gy * gz
+        wg_ids = np.arange(nwg_all, dtype=np.int64) if wg_ids is None else np.asarray(wg_ids, np.int64)
+        nwg = int(wg_ids.size)
         threads = tx * ty * tz
         sgpw = -(-threads // SUBGROUP_SIZE)
         if level == "subgroup":
@@ -483,6 +495,7 @@ class Simulator:
             B = nwg * sgpw * SUBGROUP_SIZE
         st = ExecState(self, level, B)
         st.grid, st.block, st.nwg, st.sg_per_wg = (gx, gy, gz), (tx, ty, tz), nwg, sgpw
+        st.wg_ids = wg_ids
         st.kernel_name = kernel_ref
         idx = np.arange(B, dtype=np.int64)
         if level == "subgroup":
@@ -500,7 +513,7 @@ class Simulator:
             st.lane = local % SUBGROUP_SIZE
             if threads % SUBGROUP_SIZE:
                 st.mask = local < threads
-        w = st.wg
+        w = wg_ids[st.wg]   # st.wg indexes this batch's work-groups (SLM regions, barriers); w is the id
         st.block_id = (w % gx, (w // gx) % gy, w // (gx * gy))
         cf = self.compile_func(kop, level)
         # workgroup / private attributions
@@ -518,9 +531,7 @@ class Simulator:
             self.call(cf, list(args) + extra, st)
         if st.nbar is not None:
             check_nbarrier_end(st, loc)
-        if self.trace is not None:
-            self.trace.launches.append(LaunchRecord(kernel_ref, tuple(grid), tuple(block), level, B,
-                                                    time.perf_counter() - t0))
+        return B, time.perf_counter() - t0
 
 
 def _sym_name(op):
@@ -612,5 +623,5 @@ def check_nbarrier_end(st: ExecState, loc):
         bad = np.nonzero(arr % npro)[0]
         if bad.size:
             w = int(bad[0])
-            fail(loc, f"named barrier {bid}: work-group {w} ended with {int(arr[w] % npro)} of {npro} producer "
+            fail(loc, f"named barrier {bid}: work-group {int(st.wg_ids[w])} ended with {int(arr[w] % npro)} of {npro} producer "
                       f"arrivals in an incomplete phase (arrive/wait mismatch)")

@@ -1,0 +1,248 @@
+"""Parallel and sampled execution of kernel launches (xe-run --jobs N, --sample-groups K).
+
+`Scheduler` is a `Simulator.launcher`: each gpu.launch_func's work-groups (all, or a sample from
+`sampling.py`) are split into contiguous chunks that forked worker processes run with
+`Simulator.run_workgroups`. A worker runs on private copies of the global buffers and reports the
+elements it changed (bitwise) into shared anonymous memory; the parent merges them once every
+chunk succeeded and no element was changed by two chunks. A launch runs as one serial batch
+instead when it uses atomics, without fork, for small launches, and again (from the untouched
+buffers) when a worker failed or chunks overlapped, so results and errors are the serial ones.
+Trace counts of the chunks are summed (barriers: the maximum). docs/simulator-scaling.md.
+"""
+from __future__ import annotations
+
+import mmap
+import multiprocessing
+import os
+import time
+
+import numpy as np
+
+from ..diagnostics import DiagnosticError
+from . import progress
+from .core import SUBGROUP_SIZE, _walk
+from .sampling import sample_groups
+from .trace import LaunchRecord, Trace
+
+MIN_GROUPS = 4          # launches with fewer work-groups run serially (fork costs more)
+CHUNK_SUBGROUPS = 512   # subgroups per chunk: smaller batches run faster per work-group (caches) up to
+                        # where the interpreter's per-op overhead dominates (bench/sim_gemm.py)
+_ATOMICS = ("memref.atomic_rmw", "memref.generic_atomic_rmw", "xegpu.atomic_rmw", "xetile.atomic_rmw_tile")
+
+
+def default_jobs() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+def fork_available() -> bool:
+    return "fork" in multiprocessing.get_all_start_methods()
+
+
+class Scheduler:
+    """Runs launches in parallel (`jobs`) and/or on a sample of `sample` work-groups per launch.
+    With a sample (or `track=True`) `written[buffer]` is the mask of elements the run changed."""
+
+    def __init__(self, jobs: int = 1, sample: int = 0, seed: int = 0, track: bool = False,
+                 min_groups: int = MIN_GROUPS, chunk_subgroups: int = CHUNK_SUBGROUPS):
+        self.jobs = max(1, int(jobs))
+        self.sample = int(sample)
+        self.seed = seed
+        self.track = track or self.sample > 0
+        self.min_groups = min_groups
+        self.chunk_subgroups = chunk_subgroups
+        self.written: dict = {}          # Buffer -> bool mask of changed elements (when tracking)
+        self.groups_run = 0
+        self.groups_total = 0
+        self.modes: list[str] = []       # per launch: how it ran ("parallel ..." / "serial: why")
+        self.sim = None
+        self._atomics: dict[int, bool] = {}
+
+    # ------------------------------------------------------------------------------------------
+    def __call__(self, sim, loc, kernel_ref, kop, grid, block, args):
+        self.sim = sim
+        nwg = int(np.prod(grid))
+        ids = sample_groups(grid, self.sample, self.seed) if self.sample else np.arange(nwg, dtype=np.int64)
+        self.groups_run += int(ids.size)
+        self.groups_total += nwg
+        why = self._serial_reason(kop, ids.size)
+        t0 = time.perf_counter()
+        with progress.bar(f"simulating {kernel_ref}", int(ids.size)) as bar:
+            batch = None
+            if why is None:
+                batch, why = self._parallel(sim, (loc, kernel_ref, kop, grid, block, args), ids, bar)
+            if batch is None:
+                batch = self._serial(sim, (loc, kernel_ref, kop, grid, block, args), ids)
+                bar.update(int(ids.size))
+        self.modes.append(why or f"parallel ({self.jobs} jobs)")
+        if sim.trace is not None:
+            sim.trace.launches.append(LaunchRecord(kernel_ref, tuple(grid), tuple(block), sim.kernel_level(kop),
+                                                   batch, time.perf_counter() - t0))
+
+    def _serial_reason(self, kop, n) -> str | None:
+        if self.jobs <= 1:
+            return "serial"
+        if not fork_available():
+            return "serial: no fork on this platform"
+        if n < max(2, self.min_groups):
+            return f"serial: {n} work-group{'s' if n != 1 else ''}"
+        key = id(kop)
+        if key not in self._atomics:
+            found = []
+            _walk(kop, lambda op: found.append(op.name) if op.name in _ATOMICS else None)
+            self._atomics[key] = bool(found)
+        if self._atomics[key]:
+            return "serial: atomics"
+        return None
+
+    # ------------------------------------------------------------------------------------------
+    def _serial(self, sim, launch, ids):
+        loc, kernel_ref, kop, grid, block, args = launch
+        sub = None if ids.size == int(np.prod(grid)) else ids
+        if not self.track:
+            return sim.run_workgroups(loc, kernel_ref, kop, grid, block, args, sub)[0]
+        bufs = _global_buffers(sim)
+        before = [b.data.copy() for b in bufs]
+        batch = sim.run_workgroups(loc, kernel_ref, kop, grid, block, args, sub)[0]
+        for b, old in zip(bufs, before):
+            ch = _changed(b.data, old)
+            if ch.any():
+                self._record(b, ch)
+        return batch
+
+    def _parallel(self, sim, launch, ids, bar):
+        """(batch, None) after a successful parallel run; (None, reason) to run serially."""
+        global _WORK
+        loc, kernel_ref, kop, grid, block, args = launch
+        sim.compile_func(kop, sim.kernel_level(kop))    # compile once, before forking
+        bufs = _global_buffers(sim)
+        shared = [(_shared(b.data.size, b.dtype), _shared(b.data.size, np.uint8)) for b in bufs]
+        sgpw = -(-int(np.prod(block)) // SUBGROUP_SIZE)
+        nchunks = min(int(ids.size), max(2 * self.jobs, -(-int(ids.size) * sgpw // self.chunk_subgroups)))
+        chunks = np.array_split(ids, nchunks)
+        _WORK = (sim, launch, bufs, shared, chunks)
+        counts = np.zeros(len(bufs), np.int64)
+        traces, batch, failed = [], 0, None
+        try:
+            with multiprocessing.get_context("fork").Pool(min(self.jobs, nchunks)) as pool:
+                it = pool.imap_unordered(_run_chunk, range(nchunks))
+                done = 0
+                while done < nchunks:
+                    try:
+                        res = it.next(timeout=0.5)
+                    except multiprocessing.TimeoutError:
+                        bar.refresh()
+                        continue
+                    done += 1
+                    if res[0] != "ok":
+                        failed = res[1]
+                        break
+                    _, i, cnt, tr, b = res
+                    counts += cnt
+                    batch += b
+                    traces.append(tr)
+                    bar.update(int(chunks[i].size))
+        finally:
+            _WORK = None
+        if failed is not None:
+            return None, "serial: a worker failed (re-run serially for the exact error)"
+        marks = [m for _, m in shared]
+        for n, m in zip(counts, marks):
+            if n and np.count_nonzero(m) != n:
+                return None, "serial: work-groups wrote overlapping elements"
+        for b, (out, m), n in zip(bufs, shared, counts):
+            if n:
+                mb = m.view(bool)
+                np.copyto(b.data, out, where=mb)
+                if self.track:
+                    self._record(b, mb)
+        if sim.trace is not None:
+            merge_traces(sim.trace, traces)
+        return batch, None
+
+    def _record(self, buf, mask):
+        prev = self.written.get(buf)
+        if prev is None or prev.shape != mask.shape:
+            self.written[buf] = np.array(mask, dtype=bool)
+        else:
+            prev |= mask
+
+    def written_mask(self, name: str):
+        """The changed-elements mask of the global buffer called `name` (e.g. 'arg2'), or None."""
+        for b, m in self.written.items():
+            if b.name == name and b.space == "global":
+                return m
+        return None
+
+
+# ----------------------------------------------------------------------------------------------
+# worker side (runs in forked processes; _WORK is inherited from the parent)
+
+_WORK = None
+
+
+def _run_chunk(i):
+    sim, (loc, kernel_ref, kop, grid, block, args), bufs, shared, chunks = _WORK
+    if sim.trace is not None:
+        sim.trace = Trace()
+    pristine = []
+    for b in bufs:
+        pristine.append(b.data)
+        b.data = b.data.copy()
+        b._views = {}
+    try:
+        batch = sim.run_workgroups(loc, kernel_ref, kop, grid, block, args, chunks[i])[0]
+    except DiagnosticError:
+        return ("error", "diagnostic")
+    except BaseException as e:  # noqa: BLE001 - the parent re-runs serially and reports it
+        return ("error", f"{type(e).__name__}: {e}")
+    counts = np.zeros(len(bufs), np.int64)
+    for j, (b, old, (out, mark)) in enumerate(zip(bufs, pristine, shared)):
+        ch = _changed(b.data, old)
+        n = int(np.count_nonzero(ch))
+        if n:
+            out[ch] = b.data[ch]
+            mark[ch] = 1
+        counts[j] = n
+    return ("ok", i, counts, sim.trace, batch)
+
+
+# ----------------------------------------------------------------------------------------------
+
+
+def _global_buffers(sim):
+    return [b for b in sim.memory.buffers if b.space == "global" and not b.freed and b.data.size]
+
+
+def _shared(n: int, dtype) -> np.ndarray:
+    """A zero-filled array in anonymous shared memory (visible to forked children)."""
+    dtype = np.dtype(dtype)
+    mm = mmap.mmap(-1, max(1, n * dtype.itemsize))
+    return np.frombuffer(mm, dtype=dtype, count=n)
+
+
+def _changed(new: np.ndarray, old: np.ndarray) -> np.ndarray:
+    """Elements whose bits differ (so -0.0 vs 0.0 and NaN payloads count, NaN == NaN does not)."""
+    size = new.dtype.itemsize
+    if size in (1, 2, 4, 8):
+        u = np.dtype(f"u{size}")
+        return new.view(u) != old.view(u)
+    return (new.view(np.uint8).reshape(-1, size) != old.view(np.uint8).reshape(-1, size)).any(axis=1)
+
+
+def merge_traces(into: Trace, parts) -> None:
+    """Add the counts of the chunks' traces to `into` as one serial batch would have counted them:
+    sums, except `barriers` (one per lock-step execution, the same in every chunk): the maximum."""
+    barriers = 0
+    for t in parts:
+        if t is None:
+            continue
+        into.op_counts.update(t.op_counts)
+        for k, v in t.__dict__.items():
+            if k in ("op_counts", "launches", "barriers"):
+                continue
+            setattr(into, k, getattr(into, k) + v)
+        barriers = max(barriers, t.barriers)
+    into.barriers += barriers
