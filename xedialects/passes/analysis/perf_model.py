@@ -143,6 +143,27 @@ def predict(arch: XeArch, work: KernelWork, stacks: int | None = None) -> Predic
 
 # ---- inputs ------------------------------------------------------------------------------------
 
+def _plan_hbm_bytes(plan, operands, c_traffic, l2, l2_cap) -> tuple[int, str]:
+    """HBM bytes of a planned GEMM and how they were counted. A + B fit in L2: compulsory traffic.
+    Else by the launch order: a grid row (row_major) or `group_size` grid rows (swizzle) sweep all
+    of B while their A panel stays in L2, so A is read once and B once per sweep unless B and the
+    panel fit in L2 together; never more than the L2 traffic (every L2 read a miss)."""
+    if operands <= l2_cap:
+        return operands + c_traffic, "HBM: compulsory traffic (A + B fit in L2)"
+    m, n, k = plan.planned_mnk
+    wg_m, wg_n = plan.wg_tile
+    batch = max(1, plan.batch)
+    g = max(1, plan.group_size) if plan.group_order == "swizzle" else 1
+    a_bytes, b_bytes = m * k * elem_bytes(plan.a_type), k * n * elem_bytes(plan.b_type)
+    panel = g * wg_m * k * elem_bytes(plan.a_type)
+    if panel > l2_cap:
+        return l2, "HBM: every L2 read misses (an A panel of a sweep exceeds L2)"
+    sweeps = 1 if b_bytes + panel <= l2_cap else _cdiv(_cdiv(m, wg_m), g)
+    hbm = min(l2, (a_bytes + b_bytes * sweeps) * batch + c_traffic)
+    return hbm, (f"HBM: A + B exceed L2; A read once, B once per sweep of {g} grid row(s) "
+                 f"({sweeps} sweep(s)), C traffic")
+
+
 def work_from_plan(plan, arch: XeArch | None = None) -> KernelWork:
     """The work of a GEMM planned by `plan_gemm`: per-WG tile reuse (each work-group reads its
     A row panel and B column panel once from L2), compulsory HBM traffic when A + B fit in L2."""
@@ -163,9 +184,8 @@ def work_from_plan(plan, arch: XeArch | None = None) -> KernelWork:
     l2 = wgs * (wg_m * k_slice * a_eb + k_slice * wg_n * b_eb) + c_traffic
     operands = (m * k * a_eb + k * n * b_eb) * batch
     l2_cap = arch.l2_bytes if arch is not None else float("inf")
-    hbm = operands + c_traffic if operands <= l2_cap else l2
-    notes = ["HBM: compulsory traffic (A + B fit in L2)" if operands <= l2_cap
-             else "HBM: every L2 read misses (A + B exceed L2)"]
+    hbm, hbm_note = _plan_hbm_bytes(plan, operands, c_traffic, l2, l2_cap)
+    notes = [hbm_note]
     if ks > 1:
         notes.append(f"split-K: {ks} slices, C read-modify-written once per slice")
     slm = slm_traffic = 0
