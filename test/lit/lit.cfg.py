@@ -55,3 +55,18 @@ except Exception:  # noqa: BLE001 - the tests that need it are then UNSUPPORTED
 finally:
     if sys.path and sys.path[0] == ROOT:
         sys.path.pop(0)
+
+# Intel's OpenCL CPU runtime and pyopencl (the `run` extra) for tests that run SPIR-V: `REQUIRES: opencl`.
+try:
+    import importlib.util
+
+    sys.path.insert(0, ROOT)
+    from xedialects.runtime.opencl_env import find_runtime_library
+
+    if find_runtime_library() is not None and importlib.util.find_spec("pyopencl") is not None:
+        config.available_features.add("opencl")
+except Exception:  # noqa: BLE001 - the tests that need it are then UNSUPPORTED
+    pass
+finally:
+    if sys.path and sys.path[0] == ROOT:
+        sys.path.pop(0)
