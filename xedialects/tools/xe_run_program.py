@@ -87,9 +87,11 @@ def run(argv) -> int:
             print(f"xe-run: error: {e}", file=sys.stderr)
             return 1
     module = parse(source, name)
+    from ..runtime.host.kernel_cfg import straighten_kernels
     from ..runtime.host.vc_threads import normalize_vc_launches
 
     normalize_vc_launches(module)       # IMEX's threads-are-subgroups launches -> work-items
+    straighten_kernels(module)          # `cf.br ^bb1` entry blocks -> one block
     if args.pipeline:
         from ..passes import run as run_pipeline
 
