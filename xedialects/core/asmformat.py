@@ -352,6 +352,8 @@ class Format:
                     v = g.attrs[k]
                     if k in self.format_attrs or k == "operandSegmentSizes":
                         continue
+                    if v == "array<i64>" and k.startswith("static_"):  # re-created by the parser
+                        continue
                     a = self.attributes.get(k)
                     if a is not None:
                         val = env.attr_value(a.kind, v)
@@ -364,3 +366,52 @@ class Format:
                         items.append(f"{k} = {env.convert_fragment(v)}")
                 if items:
                     p.tok("{" + ", ".join(items) + "}", space=True)
+
+
+class Formats:
+    """Several readable forms of one op (e.g. IMEX's spelling beside the RFC's): parsing tries
+    them in order and reports the error of the attempt that got furthest; printing uses the form
+    `opcls.format_for(generic_op)` chooses (default the first)."""
+
+    def __init__(self, opcls, fmts):
+        self.opcls = opcls
+        self.alternatives = [Format(opcls, f) for f in fmts]
+
+    def parse(self, sc: Scanner, env) -> GenericOp:
+        start, best = sc.pos, None
+        for f in self.alternatives:
+            sc.pos = start
+            try:
+                return f.parse(sc, env)
+            except ScanError as e:
+                if best is None or e.pos > best.pos:
+                    best = e
+        raise best
+
+    def print(self, g: GenericOp, env) -> str:
+        return self.alternatives[self.opcls.format_for(g)].print(g, env)
+
+
+class SpellingFormat:
+    """Parses a `Spelling` (an op's alias name with its own format) into the op's generic form."""
+
+    def __init__(self, spelling):
+        self.spelling = spelling
+        self.format = Format(spelling.opcls, spelling.fmt)
+        # an alias key in the attribute dictionary is read with the kind of the attribute it names
+        for old, new in spelling.renames.items():
+            if new in self.format.attributes:
+                self.format.attributes = {**self.format.attributes, old: self.format.attributes[new]}
+
+    def parse(self, sc: Scanner, env) -> GenericOp:
+        start = sc.pos
+        g = self.format.parse(sc, env)
+        for old, new in self.spelling.renames.items():
+            if old in g.attrs:
+                if new in g.attrs:
+                    raise ScanError(f"'{old}' and '{new}' both given to {self.spelling.opcls.full_name()}", start)
+                g.attrs[new] = g.attrs.pop(old)
+        return g
+
+    def print(self, g: GenericOp, env) -> str:
+        return self.spelling.opcls.asm().print(g, env)

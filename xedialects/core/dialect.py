@@ -16,6 +16,14 @@ class Dialect:
         self.ops: dict[str, type] = {}
         self.types: dict[str, object] = {}
         self.attrs: dict[str, object] = {}
+        self.spellings: dict[str, "Spelling"] = {}
+
+    def spelling(self, name: str, opcls, fmt: str, renames: dict | None = None) -> "Spelling":
+        """Another readable name and format of op `opcls` (e.g. IMEX's `xetile.reduction` for
+        `xetile.tile_reduce`): it parses into the op and prints as the op; no second op exists."""
+        sp = Spelling(name, opcls, fmt, renames or {})
+        self.spellings[name] = sp
+        return sp
 
     def op(self, cls):
         cls.dialect = self
@@ -52,7 +60,30 @@ def op_class(name: str):
     """The op definition class for a full op name like 'xetile.load_tile' (or None)."""
     d, _, short = name.partition(".")
     dialect = DIALECTS.get(d)
-    return dialect.ops.get(short) if dialect else None
+    if dialect is None:
+        return None
+    return dialect.ops.get(short) or dialect.spellings.get(short)
+
+
+class Spelling:
+    """A readable alias of an op: `name` with its own `format`; attribute-dictionary keys in
+    `renames` (alias key -> op attribute) are renamed while parsing."""
+
+    def __init__(self, name, opcls, fmt, renames):
+        self.name = name
+        self.opcls = opcls
+        self.fmt = fmt
+        self.renames = renames
+        self._asm = None
+
+    def asm(self):
+        if self._asm is None:
+            from .asmformat import SpellingFormat
+            self._asm = SpellingFormat(self)
+        return self._asm
+
+    def verify(self):  # never reached for IR ops (they carry the op's own name)
+        return ()
 
 
 def type_value(t):

@@ -58,7 +58,7 @@ class IntList(Kind):
     def parse_pretty(self, sc, env):
         sc.skip_ws()
         if sc.peek("array"):
-            return self.parse_generic(sc, env)
+            return self.parse_generic(sc, env, elements=("i64", "i32"))
         start = sc.pos
         sc.expect("[", "to start a list of integers")
         vals = []
@@ -70,11 +70,13 @@ class IntList(Kind):
                 sc.expect(",", "or ']' in list of integers")
         return self._check(tuple(vals), sc, start)
 
-    def parse_generic(self, sc, env):
+    def parse_generic(self, sc, env, elements=("i64",)):
         start = sc.pos
         sc.expect("array")
         sc.expect("<")
-        sc.expect("i64", "(element type of a dense i64 array)")
+        elt = sc.ident()
+        if elt not in elements:  # readable text may also spell a list `array<i32: ...>` (IMEX)
+            raise sc.error(f"expected {' or '.join(elements)} (element type of a dense array), got {elt}")
         vals = []
         if sc.accept(":"):
             while True:
@@ -108,8 +110,12 @@ class IntList(Kind):
         return None
 
 
+INTEGER_TYPES = ("i8", "i16", "i32", "i64", "index", "si8", "si16", "si32", "si64", "ui8", "ui16", "ui32", "ui64")
+
+
 class Int(Kind):
-    """An integer attribute of a fixed type: readable `3 : i32` or `3`, generic `3 : i32`."""
+    """An integer attribute of a fixed type: readable `3 : i32`, `3 : i64` (IMEX) or `3`,
+    generic `3 : i32`. Readable text may give any integer type; the value keeps the kind's type."""
 
     def __init__(self, type_name: str = "i64"):
         self.type_name = type_name
@@ -119,8 +125,8 @@ class Int(Kind):
         v = sc.expect_int("attribute value")
         if sc.accept(":"):
             t = sc.ident()
-            if t != self.type_name:
-                raise sc.error(f"expected integer of type {self.type_name}, got {t}")
+            if t != self.type_name and t not in INTEGER_TYPES:
+                raise sc.error(f"expected an integer type such as {self.type_name}, got {t}")
         return v
 
     def generic(self, value):

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from mlir import ir
 
-from .asmformat import Format
+from .asmformat import Format, Formats
 from .kinds import DYNAMIC, IntList, Kind
 from .scanner import Scanner
 
@@ -130,8 +130,15 @@ class Op:
     @classmethod
     def asm(cls) -> Format:
         if cls._format is None:
-            cls._format = Format(cls, cls.format)
+            fmt = cls.format
+            cls._format = Formats(cls, fmt) if isinstance(fmt, (tuple, list)) else Format(cls, fmt)
         return cls._format
+
+    @classmethod
+    def format_for(cls, g) -> int:
+        """With several readable forms (`format` a tuple): the index of the one that prints the
+        generic op `g` (an `asmformat.GenericOp`). Overridden by such ops."""
+        return 0
 
     @classmethod
     def irdl_definition(cls, b) -> None:

@@ -285,3 +285,52 @@ class PlainTypeDef(Kind):
     def irdl_definition(self, b) -> None:
         with b.block(f"irdl.type @{self.name}"):
             pass
+
+
+class EnumAttrDef(Kind):
+    """`#dialect.name<keyword>` holding one keyword of a fixed set (an ODS EnumAttr such as
+    `#xetile.cache_hint<cached>`); generic `#dialect.name<"keyword">`."""
+
+    def __init__(self, dialect: str, name: str, values, summary: str):
+        self.dialect = dialect
+        self.name = name
+        self.values = tuple(values)
+        self.summary = summary
+        self.mnemonic = f"#{dialect}.{name}"
+        self.description = self.mnemonic
+
+    def parse_pretty(self, sc, env):
+        aliased = _alias(sc, env, "#")
+        if aliased is not None:
+            if aliased not in self.values:
+                raise sc.error(f"alias does not name a {self.mnemonic} attribute")
+            return aliased
+        sc.expect(self.mnemonic)
+        sc.expect("<")
+        start = sc.pos
+        s = sc.string()
+        word = s[1:-1] if s is not None else sc.ident()
+        if word not in self.values:
+            raise ScanError(f"invalid {self.mnemonic} value '{word}'; expected one of: "
+                            f"{', '.join(self.values)}", start)
+        sc.expect(">", f"after the {self.mnemonic} value")
+        return word
+
+    parse_generic = parse_pretty
+
+    def pretty(self, value) -> str:
+        return f"{self.mnemonic}<{value}>"
+
+    def generic(self, value) -> str:
+        return f'{self.mnemonic}<"{value}">'
+
+    def irdl(self, b):
+        return b.op(f"irdl.base @{self.dialect}::@{self.name}")
+
+    def irdl_definition(self, b) -> None:
+        with b.block(f"irdl.attribute @{self.name}"):
+            v = b.op('irdl.base "#builtin.string"')
+            b.line(f"irdl.parameters(value: {v})")
+
+    def validate(self, value):
+        return None if value in self.values else f"expected one of {', '.join(self.values)}"

@@ -549,7 +549,7 @@ def _walk(op, fn):
 
 
 _BARRIER_LIKE = {"xegpu.alloc_nbarrier", "xegpu.create_nbarrier", "xegpu.nbarrier_arrive", "xegpu.nbarrier_wait",
-                 "xegpu.mfence", "xegpu.compile_hint"}
+                 "xegpu.mfence", "xegpu.compile_hint", "xegpu.init_nbarrier"}
 
 
 def _detect_level(kop) -> str:

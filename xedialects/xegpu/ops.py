@@ -572,8 +572,24 @@ class AtomicRmwOp(_XeGpuOp):
 class AllocNbarrierOp(Op):
     name = "alloc_nbarrier"
     summary = "Allocate named barriers for the work-group"
-    count = Operand(I8)
-    format = "$count attr-dict `:` type($count)"
+    count = Operand(I8, optional=True)
+    nbarrier_num = Attribute(Int("i64"), optional=True, doc="the count as a constant (IMEX/upstream form)")
+    format = ("$count attr-dict `:` type($count)",
+              "$nbarrier_num attr-dict")  # IMEX / upstream XeGPU: `xegpu.alloc_nbarrier 1`
+
+    @classmethod
+    def format_for(cls, g):
+        return 0 if g.operands else 1
+
+    def static_count(self):
+        """The number of barriers when given as the attribute, else None (see `count`)."""
+        return self.nbarrier_num
+
+    def verify(self):
+        if (self.count is None) == (self.nbarrier_num is None):
+            yield "give the barrier count either as an i8 operand or as an integer attribute, not both"
+        elif self.nbarrier_num is not None and not 0 <= self.nbarrier_num <= 32:
+            yield f"nbarrier_num must be between 0 and 32, got {self.nbarrier_num}"
 
 
 @xegpu.op
@@ -592,6 +608,18 @@ class CreateNbarrierOp(Op):
             v = getattr(self, nm)
             if not 0 < v <= 32:
                 yield f"{nm} must be between 1 and 32 (subgroups of a work-group), got {v}"
+
+
+@xegpu.op
+class InitNbarrierOp(Op):
+    name = "init_nbarrier"
+    summary = ("Bind this thread to named barrier `nbarrier_id` as producer and consumer, with "
+               "`participant_thread_num` participants (IMEX / upstream XeGPU)")
+    nbarrier_id = Operand(I8)
+    participant_thread_num = Operand(I8)
+    result = Result(NBarrier)
+    format = ("$nbarrier_id `,` $participant_thread_num attr-dict `:` type($nbarrier_id) `,` "
+              "type($participant_thread_num) `->` type($result)")
 
 
 @xegpu.op
@@ -624,5 +652,6 @@ class MfenceOp(Op):
 class CompileHintOp(Op):
     name = "compile_hint"
     summary = "Pass a scheduling hint to the lower-level compiler"
-    hint = Attribute(Enum(HINTS, quoted=True, name="hint"))
+    hint = Attribute(Enum(HINTS, quoted=True, name="hint"), optional=True,
+                     doc="absent (IMEX's plain `xegpu.compile_hint`): a scheduling fence for IGC")
     format = "attr-dict"

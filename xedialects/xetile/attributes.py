@@ -1,12 +1,12 @@
 """XeTile types and attributes: `!xetile.tile`, `#xetile.tile_attr`, `#xetile.wg_map`,
-`#xetile.sg_map`, `#xetile.xe_map` — definitions plus their Python API."""
+`#xetile.sg_map`, `#xetile.xe_map`, `#xetile.cache_hint` — definitions plus their Python API."""
 from __future__ import annotations
 
 from mlir import ir
 
 from ..core.dialect import Dialect, register, type_value
 from ..core.kinds import Bool, Int, IntList
-from ..core.typedefs import Field, ShapedTypeDef, StructAttrDef
+from ..core.typedefs import EnumAttrDef, Field, ShapedTypeDef, StructAttrDef
 
 xetile = register(Dialect("xetile", "Tile-level GEMM building blocks for Intel Xe GPUs"))
 
@@ -32,6 +32,10 @@ TILE_ATTR = xetile.attr(StructAttrDef("xetile", "tile_attr", [
     Field("memory_space", Int("i32"), default=0, doc="0 global, 3 shared local memory"),
     Field("scattered", Bool(), default=False, doc="tile created from per-element offsets"),
 ], "Layout and distribution properties of a tile", aliases={"wg": "wg_map", "sg": "sg_map"}))
+
+CACHE_HINT = xetile.attr(EnumAttrDef("xetile", "cache_hint", (
+    "cached", "uncached", "streaming", "read_invalidate", "write_back", "write_through"),
+    "Cache policy of a load, store or prefetch (IMEX's #xetile.cache_hint<...>)"))
 
 TILE = xetile.type(ShapedTypeDef("xetile", "tile", TILE_ATTR, "A 2D region of memory"))
 

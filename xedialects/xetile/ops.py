@@ -5,9 +5,29 @@ from ..core.constraints import AnyMemRef, AnyVector, I64, Index, dialect_type
 from ..core.kinds import DYNAMIC, Enum, Int, IntList, Raw
 from ..core.opdef import Attribute, Op, Operand, Result
 from ..core.typeinfo import is_float, memref_info, our_type, vector_info
-from .attributes import TILE, WG_MAP, tile_type_errors, wg_map_rule_errors, xetile
+from ..core.constraints import TypeConstraint
+from .attributes import CACHE_HINT, TILE, WG_MAP, tile_type_errors, wg_map_rule_errors, xetile
 
 Tile = dialect_type(TILE)
+# offsets of update_tile_offset: indices, or one vector<..xindex> of deltas for a scattered tile
+IndexOrIndexVector = TypeConstraint("index or vector of index", lambda b: b.op("irdl.any"),
+                                    prefixes=("vector<",), exact=("index",), buildable="index")
+
+
+def _hint(doc="cache policy (IMEX), kept for the lowering"):
+    return Attribute(CACHE_HINT, optional=True, doc=doc)
+
+
+def padding_errors(padding, elt):
+    """Padding is typed as the tile's elements, or (as IMEX allows) an f32 value for a float tile
+    and an i32 value for an integer tile, converted to the element type."""
+    if padding is None or ":" not in padding:
+        return []
+    ptype = padding.rsplit(":", 1)[1].strip()
+    if ptype == elt or (ptype == "f32" and is_float(elt)) or (ptype == "i32" and not is_float(elt)):
+        return []
+    return [f"padding value type {ptype} does not match the tile element type {elt} "
+            f"(use {elt}, or {'f32' if is_float(elt) else 'i32'} as IMEX does)"]
 
 REDUCTION_KINDS = ("add", "mul", "minsi", "minui", "maxsi", "maxui", "and", "or", "xor",
                    "minnumf", "maxnumf", "minimumf", "maximumf")
@@ -87,6 +107,16 @@ class InitTileOp(Op):
         if scattered:
             yield "a scattered tile needs an offsets vector operand: init_tile %addr, %offsets"
             return
+        base_rank = len(mi[0]) if mi is not None else 2
+        if base_rank > 2 and len(self.static_offsets) == base_rank and nshape == 0:
+            # IMEX's batched form: one offset per dimension of an N-D memref; the tile spans the
+            # last two dimensions of memref[o0, ..., o(N-3), :, :]
+            shape, elt, _strides, _space = mi
+            if any(s is None for s in shape):
+                yield "an init_tile on an N-D memref needs a static shape"
+            if elt != tv.element_type:
+                yield f"tile element type {tv.element_type} does not match the memref element type {elt}"
+            return
         if len(self.static_offsets) != 2:
             yield f"init_tile needs 2 offsets for a 2D tile, got {len(self.static_offsets)}"
         if nshape != nstrides:
@@ -97,7 +127,8 @@ class InitTileOp(Op):
         else:
             shape, elt, strides, _space = mi
             if len(shape) != 2:
-                yield f"the base memref must be 2D (RFC: 'The base matrix must be 2D'), got rank {len(shape)}"
+                yield (f"the base memref must be 2D (RFC: 'The base matrix must be 2D'), got rank {len(shape)}; "
+                       f"an N-D memref takes {len(shape)} offsets (IMEX's batched form)")
                 return
             if elt != tv.element_type:
                 yield f"tile element type {tv.element_type} does not match the memref element type {elt}"
@@ -130,6 +161,7 @@ class LoadTileOp(Op):
     tile = Operand(Tile)
     padding = Attribute(Raw(), optional=True, doc="value for out-of-bounds elements (default 0)")
     transpose = Attribute(IntList(rank=2), optional=True)
+    l1_hint, l2_hint, l3_hint = _hint(), _hint(), _hint()
     result = Result(AnyVector)
     format = "$tile attr-dict `:` type($tile) `->` type($result)"
 
@@ -143,10 +175,7 @@ class LoadTileOp(Op):
         if tv.attr and tv.attr.scattered:
             yield "load_tile cannot load a scattered tile; use load_gather"
         yield from _check_vector_vs_tile(self.result, self.tile, "result vector", perm)
-        if self.padding is not None and ":" in self.padding:
-            ptype = self.padding.rsplit(":", 1)[1].strip()
-            if ptype != tv.element_type:
-                yield f"padding value type {ptype} does not match the tile element type {tv.element_type}"
+        yield from padding_errors(self.padding, tv.element_type)
 
 
 @xetile.op
@@ -155,6 +184,7 @@ class StoreTileOp(Op):
     summary = "Store a vector to a tile; out-of-bounds elements are dropped"
     value = Operand(AnyVector)
     tile = Operand(Tile)
+    l1_hint, l2_hint, l3_hint = _hint(), _hint(), _hint()
     format = "$value `,` $tile attr-dict `:` type($value) `,` type($tile)"
 
     def verify(self):
@@ -168,6 +198,7 @@ class PrefetchTileOp(Op):
     summary = "Prefetch a tile into cache"
     tile = Operand(Tile)
     locality = Attribute(Int("i32"), optional=True, doc="0 (none) to 3 (keep in cache)")
+    l1_hint, l2_hint, l3_hint = _hint(), _hint(), _hint()
     format = "$tile attr-dict `:` type($tile)"
 
     def verify(self):
@@ -179,15 +210,38 @@ class PrefetchTileOp(Op):
 @xetile.op
 class UpdateTileOffsetOp(Op):
     name = "update_tile_offset"
-    summary = "Move a tile by relative offsets (in elements)"
+    summary = "Move a tile by relative offsets (in elements), a scattered tile by per-element deltas"
     tile = Operand(Tile)
-    offsets = Operand(Index, variadic=True)
+    offsets = Operand(IndexOrIndexVector, variadic=True,
+                      doc="index offsets; for a scattered tile one vector<..xindex> of deltas")
     static_offsets = Attribute(IntList())
     result = Result(Tile, same_as="tile")
-    format = "$tile `,` custom<IndexList>($offsets, $static_offsets) attr-dict `:` type($tile)"
+    format = ("$tile `,` custom<IndexList>($offsets, $static_offsets) attr-dict `:` type($tile)",
+              # IMEX's scattered form: %t, %deltas : !xetile.tile<..>, vector<..xindex>
+              "$tile `,` $offsets attr-dict `:` type($tile) `,` type($offsets)")
+
+    @classmethod
+    def format_for(cls, g):
+        return 1 if len(g.operands) == 2 and g.attrs.get("static_offsets", "array<i64>") == "array<i64>" else 0
+
+    def deltas(self):
+        """The per-element delta vector of the scattered form, or None."""
+        return self.op.operands[1] if not self.static_offsets and len(self.op.operands) == 2 else None
 
     def verify(self):
         tv = our_type(self.tile)
+        scattered = bool(tv.attr and tv.attr.scattered)
+        if not self.static_offsets and len(self.op.operands) == 2:
+            vi = vector_info(self.op.operands[1])
+            if not scattered:
+                yield "a vector of offsets moves a scattered tile only; give [offsets] for this tile"
+            elif vi is None or vi[1] != "index" or vi[0] != tv.shape:
+                yield f"the offsets vector must be vector<{_shape_str(tv.shape)}xindex> for this tile"
+            if self.tile.type != self.result.type:
+                yield "the result tile type must equal the source tile type"
+            return
+        if any(str(v.type) != "index" for v in self.op.operands[1:]):
+            yield "offsets in [...] must be index values"
         if len(self.static_offsets) != len(tv.shape):
             yield f"update_tile_offset needs {len(tv.shape)} offsets, got {len(self.static_offsets)}"
         if self.tile.type != self.result.type:
@@ -242,8 +296,10 @@ class TileMmaOp(Op):
         if mc is not None:
             for nm, mp in (("wg_map_a", ma), ("wg_map_b", mb)):
                 if mp is not None and mp.sg_layout != mc.sg_layout:
-                    yield (f"{nm}.sg_layout {list(mp.sg_layout)} must equal wg_map_c.sg_layout "
-                           f"{list(mc.sg_layout)} (RFC: 'They must have the same sg_layout')")
+                    # IMEX accepted other layouts here (its wg-to-sg redistributes B); the RFC does not
+                    yield ("warning", f"{nm}.sg_layout {list(mp.sg_layout)} differs from wg_map_c.sg_layout "
+                                      f"{list(mc.sg_layout)} (RFC: 'They must have the same sg_layout'); "
+                                      "xetile-wg-to-sg needs them equal")
             if ma is not None and ma.sg_data[0] != mc.sg_data[0]:
                 yield f"wg_map_a.sg_data[0] = {ma.sg_data[0]} must equal wg_map_c.sg_data[0] = {mc.sg_data[0]} (M)"
             if mb is not None and mb.sg_data[1] != mc.sg_data[1]:
@@ -311,6 +367,8 @@ class TileReduceOp(Op):
     kind = Attribute(Enum(REDUCTION_KINDS, name="reduction kind"))
     vector = Operand(AnyVector)
     reduction_dims = Attribute(IntList())
+    reduction_size = Attribute(Int("i64"), optional=True,
+                               doc="IMEX: reduce runs of this many elements (result dim = source dim / size)")
     wg_map = _wg()
     result = Result(AnyVector)
     format = "`<` $kind `>` $vector $reduction_dims attr-dict `:` type($vector) `->` type($result)"
@@ -321,6 +379,21 @@ class TileReduceOp(Op):
         if not dims or any(d < 0 or d >= len(s) for d in dims) or len(set(dims)) != len(dims):
             yield f"reduction_dims {list(dims)} must be distinct dimensions of the rank-{len(s)} source"
             return
+        size = self.reduction_size or 0
+        if size > 0:
+            if len(dims) != 1 or len(s) != 2:
+                yield "reduction_size needs a 2D source and a single reduction dimension"
+                return
+            d = dims[0]
+            expect = tuple(n // size if i == d else n for i, n in enumerate(s))
+            if s[d] % size:
+                yield f"reduction_size {size} must divide the reduced dimension's size {s[d]}"
+            elif r != expect or e != er:
+                yield (f"result must be vector<{_shape_str(expect)}x{e}> (dimension {d} reduced in runs of "
+                       f"{size}), got {_shape_str(r)}x{er}")
+            return
+        if size < 0:
+            yield f"reduction_size must be positive (or 0: whole dimensions), got {size}"
         if len(s) == 4 and not _whole_blocked_dims(dims):
             yield (f"reduction_dims {list(dims)} of a blocked 4D vector must reduce whole dimensions: d together "
                    "with d + 2 (e.g. [1, 3] for the rows' elements, [0, 2] for the columns')")
@@ -414,7 +487,7 @@ class TileConvLayoutOp(Op):
     vector = Operand(AnyVector)
     wg_map = Attribute(WG_MAP)
     wg_map_source = Attribute(WG_MAP, optional=True)
-    result = Result(AnyVector)
+    result = Result(AnyVector, same_as="vector")
     format = "$vector attr-dict `:` type($vector) `->` type($result)"
 
     def verify(self):
@@ -444,6 +517,7 @@ class LoadGatherOp(Op):
     tile = Operand(Tile)
     mask = Operand(AnyVector)
     padding = Attribute(Raw(), optional=True)
+    l1_hint, l2_hint, l3_hint = _hint(), _hint(), _hint()
     result = Result(AnyVector)
     format = "$tile `,` $mask attr-dict `:` type($tile) `,` type($mask) `->` type($result)"
 
@@ -458,7 +532,11 @@ class StoreScatterOp(Op):
     value = Operand(AnyVector)
     tile = Operand(Tile)
     mask = Operand(AnyVector)
+    l1_hint, l2_hint, l3_hint = _hint(), _hint(), _hint()
     format = "$value `,` $tile `,` $mask attr-dict `:` type($value) `,` type($tile) `,` type($mask)"
 
     def verify(self):
         yield from _scattered_checks(self.tile, self.mask, self.value)
+
+
+from . import ops_imex  # noqa: E402,F401  (IMEX's spellings of the ops above)

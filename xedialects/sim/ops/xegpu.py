@@ -574,11 +574,12 @@ def _leaders(st: ExecState):
 
 @handler("xegpu.alloc_nbarrier")
 def _alloc_nbar(c, o):
-    n = o.ins[0]
+    n = o.ins[0] if o.ins else None
+    static = o.int("nbarrier_num", 0)  # IMEX / upstream form: `xegpu.alloc_nbarrier 1`
 
     def f(env, st):
         nb = _nbar(st)
-        cnt = int(st.uniform(env[n], "nbarrier count"))
+        cnt = static if n is None else int(st.uniform(env[n], "nbarrier count"))
         if cnt > nb.nmax or cnt < 0:
             raise SimError(f"alloc_nbarrier: {cnt} named barriers requested (max {nb.nmax})")
         act = _leaders(st)
@@ -587,17 +588,24 @@ def _alloc_nbar(c, o):
     return f
 
 
-@handler("xegpu.create_nbarrier")
+@handler("xegpu.create_nbarrier", "xegpu.init_nbarrier")
 def _create_nbar(c, o):
+    # init_nbarrier (IMEX / upstream): every participant produces and consumes (role 0)
+    init = o.name == "xegpu.init_nbarrier"
     i, role = o.ins[:2]
     npro = o.int("num_producers", 0)
     ncon = o.int("num_consumers", 0)
     r = o.outs[0]
 
     def f(env, st):
+        nonlocal npro, ncon
         nb = _nbar(st)
         ids = np.asarray(env[i]).astype(np.int64)
-        roles = np.asarray(env[role]).astype(np.int64)
+        if init:
+            npro = ncon = int(st.uniform(env[role], "init_nbarrier participant count"))
+            roles = np.zeros_like(ids)
+        else:
+            roles = np.asarray(env[role]).astype(np.int64)
         act = _leaders(st)
         wg = np.broadcast_to(st.wg, (st.B,))
         idb = np.broadcast_to(ids, (st.B,))

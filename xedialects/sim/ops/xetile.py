@@ -12,7 +12,8 @@ from ..memory import MemRef
 from ..numerics import multiply_accumulate
 from ..typeinfo import decode_wg_map_attr
 from .descriptors import (NdDesc, ScatterDesc, addr_source, make_nd, memref_source, mixed_ints, nd_access, nd_load,
-                          nd_store, scatter_load, scatter_store, stack_ints, trace_block)
+                          nd_store, scatter_addr, scatter_check, scatter_load, scatter_store, stack_ints,
+                          trace_block)
 from .elements import reduce_fn, scalar_value
 from .memref_access import atomic_apply
 
@@ -264,9 +265,15 @@ def _tile_reduce(c, o):
     s, r = o.ins[0], o.outs[0]
     rt = o.out_types[0]
     _check_wg_map(o, rt.shape, decode_wg_map_attr(o.attr("wg_map")))
+    size = o.int("reduction_size", 0)
+    if size > 0:  # IMEX: runs of `size` elements along the one reduced dimension
+        (d,) = dims
+        dims = (d + 1,)
 
     def f(env, st):
         x = env[s]
+        if size > 0:
+            x = x.reshape(x.shape[:d] + (x.shape[d] // size, size) + x.shape[d + 1:])
         v = red(x, dims)
         env[r] = np.asarray(v).reshape((x.shape[0],) + rt.shape).astype(rt.dtype)
 
@@ -338,7 +345,14 @@ def _atomic_tile(c, o):
         if blocked:
             v = _unblock(v)
         d = env[tslot]
-        lin, valid = nd_access(st, d, None, shape, "xetile.atomic_rmw_tile", True)
+        if isinstance(d, ScatterDesc):  # IMEX: atomic_rmw on a scattered tile, every element
+            lin = scatter_addr(st, d, 1, "xetile.atomic_rmw_tile")
+            lin = np.broadcast_to(lin, np.broadcast_shapes(lin.shape, v.shape))
+            act = None if st.mask is None else st.mask.reshape((-1,) + (1,) * (lin.ndim - 1)) & np.ones(lin.shape, bool)
+            scatter_check(st, d, lin, act, "xetile.atomic_rmw_tile")
+            valid = None
+        else:
+            lin, valid = nd_access(st, d, None, shape, "xetile.atomic_rmw_tile", True)
         v = np.broadcast_to(v, np.broadcast_shapes(v.shape, lin.shape, (st.B,) + (1,) * len(shape)))
         lin = np.broadcast_to(lin, v.shape)
         w = np.ones(v.shape, bool) if valid is None else np.broadcast_to(valid, v.shape)
