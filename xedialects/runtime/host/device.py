@@ -8,6 +8,8 @@ where the host code reads them. The device has no memory of its own: gpu.alloc i
 """
 from __future__ import annotations
 
+import time
+
 import numpy as np
 
 from ...sim import Simulator
@@ -29,6 +31,7 @@ class Device:
             self.launcher = None
         self.host_state = ExecState(self.sim, "host", 1)
         self.launches = 0
+        self.kernel_seconds = 0.0        # time spent in launches (kernels and their argument setup)
 
     def _memref(self, address: int, info, name: str) -> MemRef:
         s = descriptors.ranked(address, len(info.shape), info.dtype)
@@ -48,8 +51,10 @@ class Device:
         grid = tuple(int(x) for x in raw[:3])
         block = tuple(int(x) for x in raw[3:6])
         args = [self._value(r, a, f"{site.name}.arg{i}") for i, (r, a) in enumerate(zip(raw[6:], site.args[6:]))]
+        t0 = time.perf_counter()
         with np.errstate(all="ignore"):
             self.sim.launch(site.loc, site.kernel, grid, block, args, self.host_state)
+        self.kernel_seconds += time.perf_counter() - t0
         self.launches += 1
 
     def memset(self, site: Site, raw: list) -> None:

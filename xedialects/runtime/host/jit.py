@@ -28,7 +28,7 @@ class ProgramError(DiagnosticError):
 
 @dataclass
 class RunStats:
-    seconds: dict = field(default_factory=dict)      # phase -> seconds
+    seconds: dict = field(default_factory=dict)      # phase -> seconds ("kernels" is part of "run")
     launches: int = 0
 
 
@@ -146,7 +146,7 @@ def run_program(module, entry: str = "main", *, program=None, opt_level: int = 2
             runner_utils.flush_c()
             sys.stdout.flush()
         stats.seconds["run"] = time.perf_counter() - t2
+    stats.seconds["kernels"] = device.kernel_seconds
     stats.launches = device.launches
-    stats.device = device
     keep.clear()
     return stats
