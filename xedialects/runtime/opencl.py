@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..sim import progress
 from ..sim.core import fail
 from ..sim.memory import MemRef, row_major_strides
 from ..sim.trace import LaunchRecord
@@ -299,7 +300,8 @@ class Launcher:
             kernel.set_args(*args)
             q.finish()
             t1 = time.perf_counter()
-            cl.enqueue_nd_range_kernel(q, kernel, tuple(g * b for g, b in zip(grid, block)), tuple(block)).wait()
+            ev = cl.enqueue_nd_range_kernel(q, kernel, tuple(g * b for g, b in zip(grid, block)), tuple(block))
+            progress.wait(ev, f"OpenCL @{name}", int(np.prod(grid)))
             t2 = time.perf_counter()
             for host, dev in copies:
                 cl.enqueue_copy(q, host, dev)

@@ -120,7 +120,7 @@ class Scheduler:
         bufs = _global_buffers(sim)
         shared = [(_shared(b.data.size, b.dtype), _shared(b.data.size, np.uint8)) for b in bufs]
         sgpw = -(-int(np.prod(block)) // SUBGROUP_SIZE)
-        nchunks = min(int(ids.size), max(2 * self.jobs, -(-int(ids.size) * sgpw // self.chunk_subgroups)))
+        nchunks = min(int(ids.size), max(4 * self.jobs, -(-int(ids.size) * sgpw // self.chunk_subgroups)))
         chunks = np.array_split(ids, nchunks)
         _WORK = (sim, launch, bufs, shared, chunks)
         counts = np.zeros(len(bufs), np.int64)

@@ -188,7 +188,7 @@ def _gpu_barrier(c, o):
             if bad.size:
                 w = int(bad[0])
                 raise SimError(f"gpu.barrier reached by only {int(cnt[w])} of {int(full[w])} "
-                               f"{'work-items' if st.level == 'simt' else 'subgroups'} of work-group {w} "
+                               f"{'work-items' if st.level == 'simt' else 'subgroups'} of work-group {int(st.wg_ids[w])} "
                                f"(divergent control flow: the barrier would deadlock)")
         st.barrier_count += 1
         if st.trace is not None:
