@@ -391,3 +391,30 @@ def test_existing_mode_unchanged(tmp_path):
                        text=True, timeout=300, cwd=ROOT)
     assert p.returncode == 0, p.stderr
     assert "simulated @f" in p.stdout
+
+
+def test_kernel_with_an_slm_view_and_index_floordivs(tmp_path):
+    # the block goes through SLM (memref.view of a byte buffer) and gets floordivs(-7, 2) = -4 added
+    kernel = ADD_KERNEL.replace(
+        "%s = arith.addf %va, %vb : vector<16x32xf32>\n",
+        "%s0 = arith.addf %va, %vb : vector<16x32xf32>\n"
+        "      %bytes = memref.alloc() : memref<4096xi8, 3>\n"
+        "      %c64 = arith.constant 64 : index\n"
+        "      %slm = memref.view %bytes[%c64][] : memref<4096xi8, 3> to memref<16x32xf32, 3>\n"
+        "      %ts = xetile.init_tile %slm[%c0, %c0] : memref<16x32xf32, 3> -> "
+        "!xetile.tile<16x32xf32, #xetile.tile_attr<memory_space = 3 : i32>>\n"
+        "      xetile.store_tile %s0, %ts : vector<16x32xf32>, !xetile.tile<16x32xf32, "
+        "#xetile.tile_attr<memory_space = 3 : i32>>\n"
+        "      %back = xetile.load_tile %ts : !xetile.tile<16x32xf32, #xetile.tile_attr<memory_space = 3 : i32>> "
+        "-> vector<16x32xf32>\n"
+        "      %m7 = index.constant -7\n"
+        "      %two = index.constant 2\n"
+        "      %q = index.floordivs %m7, %two\n"
+        "      %qi = arith.index_cast %q : index to i32\n"
+        "      %qf = arith.sitofp %qi : i32 to f32\n"
+        "      %qv = vector.broadcast %qf : f32 to vector<16x32xf32>\n"
+        "      %s = arith.addf %back, %qv : vector<16x32xf32>\n")
+    text = program(ADD_MAIN.replace("LAUNCHES", LAUNCH), kernel, DECLS)
+    p, _ = xe_run(tmp_path, text)
+    assert p.returncode == 0, p.stderr
+    assert lines(p.stdout) == ["[ALLCLOSE: FALSE]", "[[-1,   0,   1], ", " [0,   1,   2]]"]

@@ -1,5 +1,5 @@
 """Simulator handlers for `memref`: load/store, views (subview incl. rank reduction, cast,
-reinterpret_cast, transpose, collapse/expand_shape, metadata), allocation on the host and in
+reinterpret_cast, view, transpose, collapse/expand_shape, metadata), allocation on the host and in
 kernels (SLM, private; also `gpu.alloc` / `gpu.dealloc`), copies, globals and atomic_rmw.
 
 A memref value is a strided view (per-batch offset/sizes/strides) of a flat buffer (memory.py).
@@ -10,6 +10,7 @@ import numpy as np
 from mlir import ir
 
 from ..core import ExecState, OpInfo, SimError, alloc_in_kernel, attr_ints, enum_text, handler
+from ..memory import MemRef
 from ..typeinfo import DYN, TypeInfo
 from .elements import const_result, dense_value
 from .memref_access import atomic_apply, check_active, check_region, copy_view, masked_write, memref_linear
@@ -162,6 +163,32 @@ def _mreinterpret(c, o):
         strides = _mixed(o, "static_strides", d_str, env)
         # offsets are relative to the allocation's aligned base pointer
         env[r] = m.with_(offset=m.lo + off, sizes=_stack(sizes), strides=_stack(strides))
+
+    return f
+
+
+@handler("memref.view")
+def _mview(c, o):
+    """A 1-D byte buffer seen as a row-major memref of another element type at a byte shift."""
+    src, shift, dyn = o.ins[0], o.ins[1], o.ins[2:]
+    rt = o.out_types[0]
+    isz = np.dtype(rt.dtype).itemsize
+    r = o.outs[0]
+
+    def f(env, st):
+        m = env[src]
+        it = iter(dyn)
+        sizes = [np.asarray(env[next(it)], np.int64).reshape(-1) if d == DYN else np.array([d], np.int64)
+                 for d in rt.shape]
+        strides, acc = [], np.ones(1, np.int64)
+        for n in reversed(sizes):
+            strides.append(acc)
+            acc = acc * n
+        byte = m.offset * m.dtype.itemsize + np.asarray(env[shift], np.int64).reshape(-1)
+        lo, hi = m.lo * m.dtype.itemsize, m.hi * m.dtype.itemsize
+        if (byte % isz).any() or (lo % isz).any():
+            raise SimError(f"memref.view: byte shift not a multiple of the {isz}-byte element type")
+        env[r] = MemRef(m.buf, byte // isz, _stack(sizes), _stack(strides[::-1]), lo // isz, hi // isz, rt.dtype)
 
     return f
 
