@@ -246,11 +246,16 @@ def work_from_report(report: dict, launch: tuple | None = None, arch: XeArch | N
     else:
         hbm = total
         notes.append("HBM bytes: = L2 bytes (arguments unknown or larger than L2)")
+    slm_b = report.get("slm_bytes", 0) or 0
+    syncs = report.get("barriers", 0) or 0
+    if slm_b and syncs:
+        notes.append(f"SLM: {slm_b} B per work-group stored and loaded once; each of the {syncs} barrier(s) "
+                     "costs one memory latency")
     return KernelWork(
         work_groups=wgs, subgroups_per_wg=sg, k_steps=steps, dpas_ops_per_step=dpas_ops,
         dpas_type=report.get("dpas_ab_type") or "bf16", vector_elems_per_sg=vec,
         bytes_hbm=hbm, bytes_l2=total, large_grf=report.get("grf_limit") == 256,
-        slm_bytes_per_wg=report.get("slm_bytes", 0),
+        slm_bytes_per_wg=slm_b, slm_traffic_per_wg=2 * slm_b if syncs else 0, sync_waits=syncs,
         prefetch_distance=1 if ps.get("block_prefetches") else 0, assumptions=tuple(notes))
 
 

@@ -17,9 +17,10 @@
 // CHECK-NEXT:    SLM: 4096 B (memref<32x32xf32, 3>)   named barriers: 2   gpu.barrier: 1
 // the performance model: no launch in this module, so one work-group of one subgroup is assumed;
 // 4 K steps x 2 DPAS x 4096 ops on one Xe-core with 1 of 8 engines busy: XMX 0.0625 us; 4 x 1000 clk / 2
-// (prefetch distance 1) + 1000 clk at 1.6 GHz = 1.875 us latency
-// CHECK-NEXT:    model: predicted 1.875 us, 0.02 TFLOP/s, bound: latency
-// CHECK-NEXT:      terms: compute 0.062 us (XMX 0.062 us + vector 0.000 us), HBM {{.*}}, L2 {{.*}}, latency 1.875 us
+// (prefetch distance 1) + 1000 clk + 1000 clk for the gpu.barrier's SLM round trip at 1.6 GHz = 2.5 us
+// latency; the SLM buffer stored and loaded once: 8192 B / (64 B/clk x 1.6 GHz) = 0.08 us
+// CHECK-NEXT:    model: predicted 2.500 us, 0.01 TFLOP/s, bound: latency
+// CHECK-NEXT:      terms: compute 0.142 us (XMX 0.062 us + vector 0.000 us + SLM 0.080 us), HBM {{.*}}, L2 {{.*}}, latency 2.500 us
 // CHECK-NEXT:      occupancy: 128 Xe-cores, 32 WG/Xe-core (default GRF), 1 wave(s), wave efficiency 0.01, XMX utilization 0.12
 // CHECK-NEXT:      constant xe_cores = 128 Xe-cores -- [ARK]
 // CHECK:           constant xmx_efficiency = 0.65 x peak -- [MODEL] calibrated
