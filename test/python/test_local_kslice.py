@@ -102,6 +102,26 @@ def test_numerics_later_stages(name, slices, stage):
     LL.assert_ok(case, stage, f"{name} x{slices} {stage}", module=lowered(case, slices, TAIL[stage]))
 
 
+MORE = {
+    "transpose_a": (LL.mm_t(64, 128, 1024, "a"), 2, ""),
+    "transpose_b": (LL.mm_t(64, 128, 1024, "b"), 4, ""),
+    "batch": (LL.batch(2, 64, 64, 512), 2, ""),
+    "alpha_beta": (LL.alpha_beta(64, 128, 1024), 4, ""),          # reads C: added once, after the reduce
+    "i8": (LL.mm(64, 128, 1024, a="i8", c="i32"), 2, ""),
+    "dynamic": (LL.mm(100, 70, 1000, dyn=True), 4, " wg-tile=32x64"),
+    "dynamic_bias_relu": (LL.bias_relu(64, 128, 1000, dyn=True), 2, " wg-tile=32x64"),
+}
+
+
+@pytest.mark.parametrize("name", list(MORE))
+def test_numerics_more_forms(name):
+    case, slices, extra = MORE[name]
+    m = xedialects.parse(case.src, "case.mlir")
+    run(m, f"builtin.module(convert-linalg-to-xetile{{local-k-slices={slices}{extra}}}, {TAIL['vc']})")
+    assert "gpu.barrier" in str(m)
+    LL.assert_ok(case, "vc", f"{name} x{slices}", module=m)
+
+
 def test_with_global_split_k():
     case = LL.mm(64, 128, 2048)
     m = lowered(case, 2, TAIL["vc"], ks=2)
@@ -146,6 +166,19 @@ def test_portable_spirv_on_opencl_matches_cpu():
     for name in ("unaligned", "bias_relu"):
         m = _spirv(CASES[name], "portable", slices=4 if name == "unaligned" else 2)
         assert_opencl_matches_cpu(name, CASES[name], m, program_for_module(m, RT))
+
+
+def test_pvc_binary_on_opencl_matches_cpu():
+    """The pvc binary (DPAS / 2D block builtins emulated on the CPU device) of a k-sliced GEMM."""
+    from opencl_support import RT, assert_opencl_matches_cpu
+    if RT is None:
+        pytest.skip("OpenCL runtime unavailable")
+    from xedialects.runtime.opencl import program_for_module
+
+    m = _spirv(CASES["bias_relu"], "pvc")
+    program = program_for_module(m, RT)
+    assert program.emulated
+    assert_opencl_matches_cpu("bias_relu pvc", CASES["bias_relu"], m, program)
 
 
 # ---- tools ------------------------------------------------------------------------------------
