@@ -50,6 +50,8 @@ XETLA = [
     (4096, 8, 16384, 128, 8, 512, 8, 16, 32, 1, 1, False),
 ]
 TYPES = ("bf16", "bf16", "f32")
+# (M, N, K, C type): small M x N, long K -- where the planner's model picks local k-slicing
+LOCAL_SLICING = [(256, 256, 65536, "bf16"), (128, 128, 16384, "bf16"), (256, 256, 16384, "f32")]
 
 
 def xetla_overrides(row) -> dict:
@@ -139,6 +141,13 @@ def main(argv=None) -> int:
                 print(p.describe())
     losses = sum(1 for r in table if r["reason"])
     print(f"\n{len(table)} shapes, ours loses on {losses}")
+    print("\nlocal k-slicing (model-chosen for K >= 4 x max(M, N)) against the same plan without it:")
+    arch = get_arch(args.arch)
+    for m, n, k, c in LOCAL_SLICING:
+        on = plan_gemm(m, n, k, "bf16", "bf16", c, arch=args.arch)
+        off = plan_gemm(m, n, k, "bf16", "bf16", c, arch=args.arch, overrides={"local_k_slices": 1})
+        t_on, t_off = (predict(arch, work_from_plan(p, arch)).tflops for p in (on, off))
+        print(f"  {m}x{k}x{n} -> {c:<5} {short(on):<34} {t_on:7.1f}   without: {short(off):<30} {t_off:7.1f}")
     return 0
 
 

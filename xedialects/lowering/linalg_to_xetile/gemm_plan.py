@@ -630,7 +630,7 @@ def plan_gemm(M, N, K, a_type, b_type, c_type, *, arch="pvc", batch=1, transpose
             g = min(_pow2_floor(math.sqrt(wave)), gm)
             rm_panels = _cdiv(wave, gn) + min(wave, gn)
             sw_panels = g + _cdiv(wave, g)
-            if 1 < g < gm and sw_panels < rm_panels:
+            if 1 < g <= gm and sw_panels < rm_panels:   # g == gm: column-major sweep
                 order, gsize = "swizzle", g
                 why(f"group remapping: {total} work-groups > {wave} per wave; swizzle in groups of {g} "
                     f"work-group rows touches {sw_panels} A/B panels per wave instead of {rm_panels} (row-major)")
