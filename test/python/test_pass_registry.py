@@ -347,8 +347,13 @@ def test_named_pipelines(module):
         run(module, "builtin.module(test-reg-loop)")
     with pytest.raises(PassPipelineError, match="cannot be nested"):
         run(module, "builtin.module(func.func(test-reg-pipeline))")
-    with pytest.raises(PassPipelineError, match="takes no options"):
+    # a named pipeline's options go to its passes that declare them (xe-gemm-to-spirv{arch=bmg})
+    with pytest.raises(PassPipelineError, match="has no pass with option 'x'"):
         Pipeline().add("test-reg-pipeline", x=1)
+    run(module, "builtin.module(test-reg-pipeline{count=5})")
+    assert 'test.tag = "pipe5"' in text(module)
+    with pytest.raises(PassPipelineError, match="takes no options"):
+        Pipeline().add("test-reg-bare-pipeline", x=1)
 
 
 def test_dependent_dialects_skip_our_dialects(module):

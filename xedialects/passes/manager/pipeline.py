@@ -319,6 +319,7 @@ class Pipeline:
             opts = info.make_options(opts)  # validate now: errors point at the add() call
         elif isinstance(info, PipelineInfo) and opts:
             opts = _pipeline_options(name, opts)  # forwarded to its passes when expanded
+            _expand(Element(name, opts), self.anchor, (), top=True)  # validate now
         elif isinstance(opts, Mapping):
             opts = {k.replace("_", "-"): v for k, v in opts.items()}
         elif isinstance(opts, str) and info is None:
@@ -431,7 +432,16 @@ def _forward(el: Element, elements: list[Element], options: dict) -> list[Elemen
     out = [visit(e) for e in elements]
     unused = sorted(set(options) - used)
     if unused:
+        if not any(isinstance(i, PassInfo) and i.options for i in map(lookup, _leaf_names(elements))):
+            raise element_error(el, f"pipeline '{el.name}' takes no options")
         raise element_error(el, f"pipeline '{el.name}' has no pass with option '{unused[0]}'")
+    return out
+
+
+def _leaf_names(elements: list[Element]) -> list[str]:
+    out = []
+    for e in elements:
+        out += _leaf_names(e.children) if e.children is not None else [e.name]
     return out
 
 
