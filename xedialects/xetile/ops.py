@@ -1,6 +1,8 @@
 """XeTile ops: one class per op with operands, attributes, readable format and the RFC's rules."""
 from __future__ import annotations
 
+from mlir import ir
+
 from ..core.constraints import AnyMemRef, AnyVector, I64, Index, dialect_type
 from ..core.kinds import DYNAMIC, Enum, Int, IntList, Raw
 from ..core.opdef import Attribute, Op, Operand, Result
@@ -35,6 +37,25 @@ INT_REDUCTIONS = {"add", "mul", "minsi", "minui", "maxsi", "maxui", "and", "or",
 FLOAT_REDUCTIONS = {"add", "mul", "minnumf", "maxnumf", "minimumf", "maximumf"}
 ATOMIC_KINDS = ("addf", "addi", "assign", "maximumf", "maxs", "maxu", "minimumf", "mins", "minu",
                 "mulf", "muli", "ori", "andi")
+
+
+def _constant_index(value):
+    """The integer of an `arith.constant` index value, else None."""
+    owner = value.owner
+    if isinstance(owner, ir.Block) or owner.name != "arith.constant":
+        return None
+    try:
+        return ir.IntegerAttr(owner.attributes["value"]).value
+    except (ValueError, KeyError):
+        return None
+
+
+def _memory_space_number(text):
+    """A memref memory space as a number (None: unknown/symbolic); absent is 0 (global)."""
+    if text is None:
+        return 0
+    head = text.split(":")[0].strip()
+    return int(head) if head.lstrip("-").isdigit() else None
 
 
 def _tile_errors(value, role):
@@ -145,13 +166,21 @@ class InitTileOp(Op):
                 if order == (0, 1) and strides[0] != 1:
                     yield (f"order = [0, 1] (column-major) tile needs a column-major base memref "
                            f"(e.g. affine_map<(d0, d1) -> (d1, d0)>), got strides {list(strides)}")
+        if mi is not None and len(mi[0]) == 2:
+            space = _memory_space_number(mi[3])
+            tspace = tv.attr.memory_space if tv.attr else 0
+            if space is not None and space != tspace and tspace in (0, 3):
+                yield (f"tile memory_space = {tspace} does not match the memory space {space} of the "
+                       "base memref")
         if nstrides == 2:
             order = tv.attr.order if tv.attr else (1, 0)
             inner = 1 if order == (1, 0) else 0  # the contiguous dimension of the base matrix
-            if self.static_strides[inner] not in (1, DYNAMIC):
+            strides = [_constant_index(v) if isinstance(v, ir.Value) else v
+                       for v in self.mixed("strides", "static_strides")]
+            if strides[inner] not in (1, None):
                 yield (f"the stride of the contiguous dimension {inner} must be 1 for order = {list(order)} "
                        f"(RFC: 'the innermost dimension of the base matrix must be contiguous'), "
-                       f"got strides {_shape_str(self.static_strides).replace('x', ', ')}")
+                       f"got strides {', '.join('?' if v is None else str(v) for v in strides)}")
 
 
 @xetile.op
