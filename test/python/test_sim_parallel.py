@@ -9,6 +9,7 @@
 * progress is drawn only on a terminal and never with --quiet.
 """
 import io
+import os
 import sys
 
 import numpy as np
@@ -17,7 +18,7 @@ import pytest
 import xedialects
 from xedialects.diagnostics import DiagnosticError
 from xedialects.passes import run as run_pipeline
-from xedialects.sim import progress, simulate
+from xedialects.sim import parallel, progress, simulate
 from xedialects.sim.parallel import Scheduler, fork_available, merge_traces
 from xedialects.sim.reference import compare
 from xedialects.sim.sampling import edge_groups, sample_groups, sampled_masks
@@ -341,3 +342,21 @@ def test_xe_run_prints_no_progress_when_not_a_terminal(tmp_path, capfd, monkeypa
     finally:
         progress.configure(False)
     assert capfd.readouterr().err == ""
+
+
+_real_run_chunk = parallel._run_chunk
+
+
+def _dying_run_chunk(i):
+    if i == 1:
+        os._exit(3)          # a worker killed mid-launch (e.g. by the out-of-memory killer)
+    return _real_run_chunk(i)
+
+
+@needs_fork
+def test_dead_worker_falls_back_to_serial(monkeypatch):
+    monkeypatch.setattr(parallel, "_run_chunk", _dying_run_chunk)
+    M, N, K = 100, 70, 50
+    text = xegpu_gemm_module(M, N, K, wg_tile=(32, 32), sg_layout=(2, 1))
+    sched = _serial_vs_parallel(parse_module(text), "main", list(random_inputs(M, N, K, seed=5)))
+    assert sched.modes[0].startswith("serial: a worker failed")

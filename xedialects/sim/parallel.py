@@ -15,6 +15,7 @@ import mmap
 import multiprocessing
 import os
 import time
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
 import numpy as np
 
@@ -120,22 +121,22 @@ class Scheduler:
         bufs = _global_buffers(sim)
         shared = [(_shared(b.data.size, b.dtype), _shared(b.data.size, np.uint8)) for b in bufs]
         sgpw = -(-int(np.prod(block)) // SUBGROUP_SIZE)
-        nchunks = min(int(ids.size), max(4 * self.jobs, -(-int(ids.size) * sgpw // self.chunk_subgroups)))
+        nchunks = min(int(ids.size), max(self.jobs, -(-int(ids.size) * sgpw // self.chunk_subgroups)))
         chunks = np.array_split(ids, nchunks)
         _WORK = (sim, launch, bufs, shared, chunks)
         counts = np.zeros(len(bufs), np.int64)
         traces, batch, failed = [], 0, None
+        pool = ProcessPoolExecutor(min(self.jobs, nchunks), mp_context=multiprocessing.get_context("fork"))
         try:
-            with multiprocessing.get_context("fork").Pool(min(self.jobs, nchunks)) as pool:
-                it = pool.imap_unordered(_run_chunk, range(nchunks))
-                done = 0
-                while done < nchunks:
+            pending = {pool.submit(_run_chunk, i) for i in range(nchunks)}
+            while pending and failed is None:
+                done, pending = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
+                bar.refresh()
+                for f in done:
                     try:
-                        res = it.next(timeout=0.5)
-                    except multiprocessing.TimeoutError:
-                        bar.refresh()
-                        continue
-                    done += 1
+                        res = f.result()
+                    except Exception as e:   # noqa: BLE001 - a worker died (e.g. out of memory)
+                        res = ("error", f"{type(e).__name__}: {e}")
                     if res[0] != "ok":
                         failed = res[1]
                         break
@@ -146,6 +147,10 @@ class Scheduler:
                     bar.update(int(chunks[i].size))
         finally:
             _WORK = None
+            if pending or failed is not None:   # stop the other workers now, not after their chunks
+                for proc in list((getattr(pool, "_processes", None) or {}).values()):
+                    proc.terminate()
+            pool.shutdown(wait=True, cancel_futures=True)
         if failed is not None:
             return None, "serial: a worker failed (re-run serially for the exact error)"
         marks = [m for _, m in shared]
@@ -181,17 +186,20 @@ class Scheduler:
 # worker side (runs in forked processes; _WORK is inherited from the parent)
 
 _WORK = None
+_PRISTINE = None    # in a worker: the parent's buffers (copy-on-write), while it runs private copies
 
 
 def _run_chunk(i):
     sim, (loc, kernel_ref, kop, grid, block, args), bufs, shared, chunks = _WORK
     if sim.trace is not None:
         sim.trace = Trace()
-    pristine = []
-    for b in bufs:
-        pristine.append(b.data)
-        b.data = b.data.copy()
-        b._views = {}
+    global _PRISTINE
+    if _PRISTINE is None:       # this worker's first chunk: run on private copies from now on
+        _PRISTINE = [b.data for b in bufs]
+        for b in bufs:
+            b.data = b.data.copy()
+            b._views = {}
+    pristine = _PRISTINE
     try:
         batch = sim.run_workgroups(loc, kernel_ref, kop, grid, block, args, chunks[i])[0]
     except DiagnosticError:
@@ -205,6 +213,7 @@ def _run_chunk(i):
         if n:
             out[ch] = b.data[ch]
             mark[ch] = 1
+            b.data[ch] = old[ch]        # back to the launch's starting state for the next chunk
         counts[j] = n
     return ("ok", i, counts, sim.trace, batch)
 
