@@ -12,10 +12,12 @@ model, at most 1.5x that after.
 Then the scaling section (VC mode, docs/simulator-scaling.md): the full simulation serially
 (one batch, --jobs 1), in parallel (--jobs, default the cores) and on a sample of work-groups,
 each with its ratio to numpy, whether serial and parallel are bit-identical, and the sampled
-elements' check against numpy. The load average is printed: timings on a shared machine vary.
+elements' check against numpy. The load average and the CPU seconds (this process and its workers)
+are printed: wall times on a shared machine vary.
 """
 import argparse
 import os
+import resource
 import time
 
 import ml_dtypes
@@ -109,6 +111,12 @@ def main():
     scaling(args, A, B, want, t_np)
 
 
+def _cpu() -> float:
+    """CPU seconds of this process and its finished children (the parallel run's workers)."""
+    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+
+
 def _load() -> str:
     return "load average " + " ".join(f"{x:.2f}" for x in os.getloadavg())
 
@@ -125,9 +133,9 @@ def scaling(args, A, B, want, t_np):
                          (f"parallel (--jobs {args.jobs})", Scheduler(jobs=args.jobs)),
                          (f"sampled ({args.sample_groups} wg, --jobs {args.jobs})",
                           Scheduler(jobs=args.jobs, sample=args.sample_groups))):
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), _cpu()
         res = simulate(module, "gemm", [A, B, np.zeros((M, N), np.float32)], launcher=sched)
-        t = time.perf_counter() - t0
+        t, cpu = time.perf_counter() - t0, _cpu() - c0
         C = res.buffers[2]
         if sched.sample:
             m = sched.written_mask("arg2").reshape(M, N)
@@ -137,7 +145,7 @@ def scaling(args, A, B, want, t_np):
         else:
             out[label] = C
             note = f"{sched.modes[0]}, {'PASS' if compare(C, want, 'bf16', 'f32', k=K)[0] else 'FAIL'}"
-        print(f"  {label:<28} {t:8.3f} s = {t / t_np:7.1f}x numpy  ({note})")
+        print(f"  {label:<28} {t:8.3f} s = {t / t_np:7.1f}x numpy, CPU {cpu:7.2f} s  ({note})")
     a, b = out.values()
     print(f"  serial and parallel results bit-identical: {np.array_equal(a.view(np.uint32), b.view(np.uint32))}"
           f"  ({_load()})")

@@ -21,6 +21,11 @@ the DPAS / 2D block builtins emulated in OpenCL C) on an OpenCL device, e.g. Int
 runtime (`pip install -e '.[run]'`); the host function is still interpreted. `--backend both` runs the
 simulator and OpenCL and also fails when they disagree. The OpenCL build of the SPIR-V is stopped
 after `--build-timeout` seconds (default: $XE_OPENCL_BUILD_TIMEOUT, else 120; 0: no limit).
+
+The simulator runs the work-groups of each launch in `--jobs` processes (default: the cores;
+results identical to `--jobs 1`); `--sample-groups K` runs only K of them (the grid's corners
+among them) and `--check` then compares just the elements they wrote. Runs longer than ~2 s show
+progress on stderr when it is a terminal (not with `--quiet`). docs/simulator-scaling.md.
 """
 from __future__ import annotations
 
