@@ -360,3 +360,11 @@ def test_dead_worker_falls_back_to_serial(monkeypatch):
     text = xegpu_gemm_module(M, N, K, wg_tile=(32, 32), sg_layout=(2, 1))
     sched = _serial_vs_parallel(parse_module(text), "main", list(random_inputs(M, N, K, seed=5)))
     assert sched.modes[0].startswith("serial: a worker failed")
+
+
+def test_sampled_two_launches_note_the_partly_simulated_input(tmp_path, capsys):
+    path = tmp_path / "two.mlir"
+    path.write_text(TWO)
+    xe_run([str(path), "--pipeline=xe-gemm-to-xegpu", "--check", "--sample-groups", "1", "--jobs", "1"])
+    out = capsys.readouterr().out
+    assert "note: the launch of @two_kernels::@two_1 takes buffer arg2, which an earlier sampled launch" in out

@@ -58,6 +58,7 @@ class Scheduler:
         self.groups_run = 0
         self.groups_total = 0
         self.modes: list[str] = []       # per launch: how it ran ("parallel ..." / "serial: why")
+        self.notes: list[str] = []       # sampled runs: launches that read partly simulated buffers
         self.sim = None
         self._atomics: dict[int, bool] = {}
 
@@ -66,6 +67,8 @@ class Scheduler:
         self.sim = sim
         nwg = int(np.prod(grid))
         ids = sample_groups(grid, self.sample, self.seed) if self.sample else np.arange(nwg, dtype=np.int64)
+        if self.sample:
+            self._note_partial_inputs(kernel_ref, args)
         self.groups_run += int(ids.size)
         self.groups_total += nwg
         why = self._serial_reason(kop, ids.size)
@@ -81,6 +84,13 @@ class Scheduler:
         if sim.trace is not None:
             sim.trace.launches.append(LaunchRecord(kernel_ref, tuple(grid), tuple(block), sim.kernel_level(kop),
                                                    batch, time.perf_counter() - t0))
+
+    def _note_partial_inputs(self, kernel_ref, args):
+        for a in args:
+            m = self.written.get(getattr(a, "buf", None))
+            if m is not None and not m.all():
+                self.notes.append(f"the launch of {kernel_ref} takes buffer {a.buf.name}, which an earlier sampled "
+                                  f"launch wrote only in part: its results may differ from a full run")
 
     def _serial_reason(self, kop, n) -> str | None:
         if self.jobs <= 1:

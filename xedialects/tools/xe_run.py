@@ -453,6 +453,8 @@ def run(argv=None) -> int:
         written = sum(int(m.sum()) for m in masks.values())
         print(f"sampled check: {scheduler.groups_run} of {scheduler.groups_total} work-groups, "
               f"{written} elements written by them")
+        for note in scheduler.notes:
+            print(f"  note: {note}")
         ok_all &= written > 0   # nothing to compare: the sampled work-groups wrote nothing
     for lab, got, want, t in checks:
         if masks is not None:
