@@ -368,3 +368,29 @@ def test_sampled_two_launches_note_the_partly_simulated_input(tmp_path, capsys):
     xe_run([str(path), "--pipeline=xe-gemm-to-xegpu", "--check", "--sample-groups", "1", "--jobs", "1"])
     out = capsys.readouterr().out
     assert "note: the launch of @two_kernels::@two_1 takes buffer arg2, which an earlier sampled launch" in out
+
+
+SIMT_PARTIAL = """
+    %bid = gpu.block_id x
+    %tid = gpu.thread_id x
+    %bd = gpu.block_dim x
+    %base = arith.muli %bid, %bd : index
+    %gid = arith.addi %base, %tid : index
+    %x = memref.load %a[%gid] : memref<160xf32>
+    %y = arith.addf %x, %x : f32
+    memref.store %y, %out[%gid] : memref<160xf32>
+"""
+
+
+@needs_fork
+def test_simt_kernel_with_partial_subgroups():
+    # 8 work-groups of 20 work-items: parallel without a trace; with one, the counts need one batch
+    text = single_kernel_module([("a", "memref<160xf32>"), ("out", "memref<160xf32>")], SIMT_PARTIAL,
+                                grid=(8, 1, 1), block=(20, 1, 1))
+    mod = parse_module(text)
+    args = [np.arange(160, dtype=np.float32), np.zeros(160, np.float32)]
+    sched = _serial_vs_parallel(mod, "main", args)
+    assert sched.modes == ["serial: trace of a SIMT kernel with a partial subgroup"]
+    sched = Scheduler(jobs=2, min_groups=1, chunk_subgroups=1)
+    r = simulate(mod, "main", args, launcher=sched)
+    assert sched.modes == ["parallel (2 jobs)"] and np.array_equal(r.buffers[1], 2 * args[0])

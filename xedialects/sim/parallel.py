@@ -71,7 +71,7 @@ class Scheduler:
             self._note_partial_inputs(kernel_ref, args)
         self.groups_run += int(ids.size)
         self.groups_total += nwg
-        why = self._serial_reason(kop, ids.size)
+        why = self._serial_reason(sim, kop, block, ids.size)
         t0 = time.perf_counter()
         with progress.bar(f"simulating {kernel_ref}", int(ids.size)) as bar:
             batch = None
@@ -92,7 +92,7 @@ class Scheduler:
                 self.notes.append(f"the launch of {kernel_ref} takes buffer {a.buf.name}, which an earlier sampled "
                                   f"launch wrote only in part: its results may differ from a full run")
 
-    def _serial_reason(self, kop, n) -> str | None:
+    def _serial_reason(self, sim, kop, block, n) -> str | None:
         if self.jobs <= 1:
             return "serial"
         if not fork_available():
@@ -106,6 +106,9 @@ class Scheduler:
             self._atomics[key] = bool(found)
         if self._atomics[key]:
             return "serial: atomics"
+        if sim.trace is not None and sim.kernel_level(kop) == "simt" and int(np.prod(block)) % SUBGROUP_SIZE:
+            # SIMT message counts are active work-items // 16, which does not add up over chunks
+            return "serial: trace of a SIMT kernel with a partial subgroup"
         return None
 
     # ------------------------------------------------------------------------------------------
