@@ -148,7 +148,8 @@ def convert_gpu_module(gm, target: str, ctx, arch: XeArch | str = "pvc") -> bool
     _fix_interfaces(spv)
     abi = {i.name: ir.StringAttr.get(json.dumps(i.to_json(), sort_keys=True)) for i in infos}
     abi["__target__"] = ir.StringAttr.get(target)
-    abi["__arch__"] = ir.StringAttr.get(hw.name)
+    if target == "pvc":
+        abi["__arch__"] = ir.StringAttr.get(hw.name)
     spv.attributes[ABI_ATTR] = ir.DictAttr.get(abi)
     spv.detach_from_parent()
     body = gm.regions[0].blocks[0]

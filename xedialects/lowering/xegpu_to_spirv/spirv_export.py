@@ -11,8 +11,8 @@ plain linalg module runs the whole `xe-gemm-to-spirv` pipeline (on a copy) first
 Contract with a runtime (e.g. an OpenCL runner using pyopencl):
 * `binary` is one SPIR-V module (version <= 1.4, Physical64 / OpenCL memory model), loaded with
   `cl.Program(ctx, il=binary)`. All kernels of all gpu.modules are in it.
-* `meta = {"target": "pvc"|"portable", "arch": "pvc"|"bmg", "spirv_version": "1.3", "capabilities": [...],
-  "extensions": [...], "kernels": [kernel, ...]}` and each kernel is
+* `meta = {"target": "pvc"|"portable", "arch": "pvc"|"bmg" (None for portable), "spirv_version": "1.3",
+  "capabilities": [...], "extensions": [...], "kernels": [kernel, ...]}` and each kernel is
   `{"name", "args", "workgroup_size", "subgroup_size", "slm_bytes", "named_barriers"}`:
   - `name`: the OpenCL kernel name (= the gpu.func name);
   - `args` in kernel argument order: first the gpu.func arguments in their order, then one i64
@@ -212,7 +212,8 @@ def export_spirv(module, target: str = "pvc", arch: str = "pvc") -> tuple[bytes,
     binary = serialize(text)
     caps, exts, ver = _vce_of_text(text)
     kernels = [abi[k] for k in sorted(abi)]
-    meta = {"target": found or target, "arch": found_arch or arch,
+    target = found or target
+    meta = {"target": target, "arch": found_arch or (arch if target == "pvc" else None),
             "spirv_version": f"{ver[0]}.{ver[1]}", "capabilities": caps,
             "extensions": exts, "kernels": kernels}
     return binary, meta

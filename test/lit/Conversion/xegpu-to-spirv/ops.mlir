@@ -18,7 +18,8 @@ module attributes {gpu.container_module} {
   // PVC-SAME: Linkage
   // PORT-SAME: GroupNonUniformShuffle
   // PORT-SAME: SubgroupDispatch, GroupNonUniform], []>
-  // CHECK-SAME: xe.kernel_abi = {__target__ =
+  // PVC-SAME: xe.kernel_abi = {__arch__ = "pvc", __target__ = "pvc"
+  // PORT-SAME: xe.kernel_abi = {__target__ = "portable"
   // PVC: spirv.func @__builtin_intel_sub_group_2d_block_write_32b_8r16x1c({{.*}}) "None" attributes {linkage_attributes = #spirv.linkage_attributes<linkage_name = "_Z42intel_sub_group_2d_block_write_32b_8r16x1cPU3AS1viiiDv2_iPj", linkage_type = <Import>>}
   // PVC: linkage_name = "_Z40intel_sub_group_bf16_bf16_matrix_mad_k16Dv8_sDv8_iDv8_f"
   // PVC: linkage_name = "_Z52intel_sub_group_2d_block_read_transform_16b_16r16x1cPU3AS1viiiDv2_iPj"
