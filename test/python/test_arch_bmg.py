@@ -13,6 +13,9 @@ from xedialects.passes import Pipeline, PassPipelineError, run
 from xedialects.passes.analysis.kernel_report import format_report, kernel_report
 from xedialects.passes.analysis.perf_model import predict, work_from_plan
 
+sys.path.insert(0, os.path.dirname(__file__))
+from opencl_support import needs_rt  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PVC, BMG = get_arch("pvc"), get_arch("bmg")
 
@@ -164,3 +167,13 @@ def test_unknown_arch_is_a_clean_error(tmp_path, tool, args):
     assert r.returncode == 1
     assert "unknown architecture 'b5800' (known: bmg, pvc)" in r.stderr
     assert "Traceback" not in r.stderr
+
+
+@needs_rt
+def test_bmg_binary_runs_on_the_opencl_cpu_device(tmp_path):
+    """The bmg binary (pvc-style builtins) runs with the emulation library like a pvc one."""
+    from xedialects.tools.xe_run import main
+
+    path = tmp_path / "g.mlir"
+    path.write_text(gemm_src(128, 128, 256))
+    assert main([str(path), "--pipeline=xe-gemm-to-spirv{arch=bmg}", "--backend=opencl", "--check"]) == 0
