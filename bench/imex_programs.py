@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -42,7 +43,9 @@ def run_one(path: Path, pipeline: str, backend: str, timeout: float):
         return "TIMEOUT", time.perf_counter() - t0, f"> {timeout:g} s"
     dt = time.perf_counter() - t0
     if p.returncode != 0:
-        lines = [ln for ln in p.stderr.splitlines() if "error" in ln] or p.stderr.splitlines() or ["(no output)"]
+        errs = [ln for ln in p.stderr.splitlines() if "error" in ln]
+        located = [ln for ln in errs if re.search(r":\d+:\d+: error:", ln)]     # the specific one first
+        lines = located or errs or p.stderr.splitlines() or ["(no output)"]
         return "FAIL-RUN", dt, lines[0][:160]
     if "CHECK" not in path.read_text(encoding="utf-8", errors="replace"):
         return "RAN", dt, "no CHECK lines to match"
