@@ -5,7 +5,7 @@ shows what `convert-linalg-to-xetile` would generate for each problem).
     python bench/plan_sweep.py --describe   # plus every plan's full description and reasons
 
 Each row: work-group tile, subgroup layout and C tile, K step, prefetch distance and cooperative
-prefetch maps, split-K, launch grid (x = N tiles, y = M tiles, z = batch x k-slices), work-groups
+prefetch maps, split-K (k_sl; "/L4": 4 local k-slices per work-group), launch grid (x = N tiles, y = M tiles, z = batch x k-slices), work-groups
 per Xe-core, GRF mode, group order, and a roofline lower bound (max of compute at the DPAS peak
 and compulsory HBM traffic) from the arch table.
 """
@@ -32,6 +32,7 @@ SWEEP = [
     ("8192^3 bf16 (group remap)", 8192, 8192, 8192, "bf16", "bf16", "f32", {}),
     ("8 x 512^3 bf16 (batched)", 512, 512, 512, "bf16", "bf16", "f32", {"batch": 8}),
     ("2048^3 bf16, B transposed", 2048, 2048, 2048, "bf16", "bf16", "f32", {"transpose_b": True}),
+    ("128x128x16384 bf16 -> bf16 (local k)", 128, 128, 16384, "bf16", "bf16", "bf16", {}),
     ("?x?x? bf16 (dynamic)", None, None, None, "bf16", "bf16", "f32", {}),
 ]
 
@@ -81,7 +82,8 @@ def main(argv=None):
         order = p.group_order if p.group_order == "row_major" else f"swizzle/{p.group_size}"
         table.append((label, _pair(p.wg_tile), _pair(p.sg_layout), _pair(p.sg_data), str(p.k_step),
                       str(p.prefetch_distance), _map(p.a_prefetch_map), _map(p.b_prefetch_map),
-                      str(p.k_slices), ",".join(map(str, p.grid)),
+                      str(p.k_slices) + (f"/L{p.local_k_slices}" if p.local_k_slices > 1 else ""),
+                      ",".join(map(str, p.grid)),
                       f"{p.num_work_groups / arch.xe_cores:.2f}", p.grf_mode, order,
                       f"{us:9.1f} us {bound}"))
     widths = [max(len(r[i]) for r in table + [hdr]) for i in range(len(hdr))]

@@ -9,8 +9,9 @@ docs/planner.md.
 
 Dynamic sizes (None) are planned as 4096; split-K is then not used.
 `overrides` may set wg_tile, sg_layout, sg_data, k_step, prefetch_distance, a_prefetch_map,
-b_prefetch_map, k_slices, split_k_mode, group_order, group_size, grf_mode; dependent fields are
-re-derived and everything is validated (PlanError, a ValueError, says what is wrong).
+b_prefetch_map, k_slices, split_k_mode, group_order, group_size, grf_mode, local_k_slices; dependent
+fields are re-derived and everything is validated (PlanError, a ValueError, says what is wrong).
+Last, `plan_search.refine` lets the performance model replace the rules' default choices (rule 10).
 """
 from __future__ import annotations
 
