@@ -43,15 +43,18 @@ _TARGET_EXTRA = {"pvc": (["SplitBarrierINTEL"], ["SPV_INTEL_split_barrier"]), "p
 ABI_ATTR = "xe.kernel_abi"
 
 
-def target_env(target: str) -> str:
-    """The `#spirv.target_env` of a target (what the module may use; it declares only what it does)."""
+def target_env(target: str, hw: XeArch | None = None) -> str:
+    """The `#spirv.target_env` of a target (what the module may use; it declares only what it does).
+    The Intel flavour takes the subgroup and work-group sizes from the arch table; portable (and no
+    table) keeps 16 lanes and 1024 work-items."""
     caps, exts = list(_COMMON_CAPS), list(_COMMON_EXTS)
     extra = _TARGET_EXTRA[target]
     caps += extra[0]
     exts += extra[1]
+    sg, wg = (hw.subgroup_size, hw.max_workgroup_size) if hw is not None and target == "pvc" else (16, 1024)
     return (f"#spirv.target_env<#spirv.vce<v1.4, [{', '.join(caps)}], [{', '.join(exts)}]>, api=OpenCL, "
-            "#spirv.resource_limits<subgroup_size = 16, max_compute_workgroup_invocations = 1024, "
-            "max_compute_workgroup_size = [1024, 1024, 64]>>")
+            f"#spirv.resource_limits<subgroup_size = {sg}, max_compute_workgroup_invocations = {wg}, "
+            f"max_compute_workgroup_size = [{wg}, {wg}, 64]>>")
 
 
 def _children(op):
@@ -98,7 +101,7 @@ def convert_gpu_module(gm, target: str, ctx, arch: XeArch | str = "pvc") -> bool
     scratch = ir.Module.create(gm.location)
     scratch.operation.attributes["gpu.container_module"] = ir.UnitAttr.get()
     clone = gm.clone(ip=ir.InsertionPoint(scratch.body))
-    clone.attributes["spirv.target_env"] = ir.Attribute.parse(target_env(target))
+    clone.attributes["spirv.target_env"] = ir.Attribute.parse(target_env(target, hw))
     declare = _Declarations(clone)
     # the 2D block surface rules of the architecture, resolved once for the module's kernels
     surface = hw.surface if target == "pvc" else None
