@@ -419,14 +419,21 @@ def _forward(el: Element, elements: list[Element], options: dict) -> list[Elemen
         if not mine:
             return e
         used.update(mine)
-        merged = info.make_options(e.options or None)
+        typed = {}
         for k, v in mine.items():
             opt = info.option(k)
             try:
-                merged[opt.name] = opt.convert(v)
+                typed[opt.name] = opt.convert(v)
             except ValueError as err:
                 raise element_error(el, f"invalid value '{v}' for option '{k}' of pipeline "
                                         f"'{el.name}': {err} ({opt.describe()})") from None
+        if isinstance(e.options, Mapping):
+            merged = {**e.options, **typed}
+        else:   # option text: the forwarded options come last and win
+            from .options import format_option_value
+
+            extra = " ".join(f"{k}={format_option_value(v)}" for k, v in typed.items())
+            merged = f"{e.options} {extra}" if e.options else extra
         return Element(e.name, merged, None, e.col, e.text, e.origin)
 
     out = [visit(e) for e in elements]
