@@ -6,7 +6,9 @@ passes and SPIR-V count work-items (16 per subgroup). `normalize_vc_launches` re
 module in place, before any pipeline: every launch of a VC kernel gets 16 x X work-items in x,
 and inside the kernel `gpu.thread_id` (the thread's coordinates), `gpu.block_dim` (thread counts)
 and `gpu.global_id` are recomputed from `gpu.subgroup_id` and the real block size. The kernel's
-`VectorComputeFunctionINTEL` is replaced by `xe.vc_threads` so it is done once.
+`VectorComputeFunctionINTEL` is replaced by `xe.vc_threads` so it is done once; `gpu.known_block_size`
+is scaled like the launch and IMEX's unprefixed `known_block_size` / `known_grid_size` hints (thread
+units, not always the launch's) are dropped: the launch decides.
 """
 from __future__ import annotations
 
@@ -73,6 +75,9 @@ def _rewrite_kernel(kop):
     if "gpu.known_block_size" in kop.attributes:
         dims = list(ir.DenseI32ArrayAttr(kop.attributes["gpu.known_block_size"]))
         kop.attributes["gpu.known_block_size"] = ir.DenseI32ArrayAttr.get([dims[0] * SUBGROUP] + dims[1:])
+    for name in ("known_block_size", "known_grid_size"):
+        if name in kop.attributes:      # IMEX's hints in its thread units; our lowering reads them as work-items
+            del kop.attributes[name]
     del kop.attributes[_VC]
     kop.attributes["xe.vc_threads"] = ir.UnitAttr.get()
 
