@@ -14,6 +14,7 @@ _PASS_MODULES: list[str] = [
     "xedialects.passes.xetile.wg_to_sg",                                  # stage 2
     "xedialects.passes.xetile.canonicalize", "xedialects.passes.xetile.blocking",
     "xedialects.passes.xetile.check_hw",                                  # stage 3
+    "xedialects.passes.xetile.imex_aliases",                              # IMEX pass names
     "xedialects.lowering.xetile_to_xegpu.convert",                        # stage 4
     "xedialects.passes.xegpu.simt_distribute",                            # stage 5
     "xedialects.lowering.xegpu_to_spirv.convert",                         # stage 6

@@ -169,7 +169,8 @@ class InitTileOp(Op):
         if mi is not None and len(mi[0]) == 2:
             space = _memory_space_number(mi[3])
             tspace = tv.attr.memory_space if tv.attr else 0
-            if space is not None and space != tspace and tspace in (0, 3):
+            # (a shared-local-memory memref under a global tile; IMEX rejects the converse too)
+            if space == 3 and tspace == 0:
                 yield (f"tile memory_space = {tspace} does not match the memory space {space} of the "
                        "base memref")
         if nstrides == 2:
@@ -397,7 +398,8 @@ class TileReduceOp(Op):
     vector = Operand(AnyVector)
     reduction_dims = Attribute(IntList())
     reduction_size = Attribute(Int("i64"), optional=True,
-                               doc="IMEX: reduce runs of this many elements (result dim = source dim / size)")
+                               doc="IMEX: the row-major source seen as [size, numel(result)] (dim 0) or "
+                                   "[numel(result), size] (dim 1) and reduced along that dimension")
     wg_map = _wg()
     result = Result(AnyVector)
     format = "`<` $kind `>` $vector $reduction_dims attr-dict `:` type($vector) `->` type($result)"
@@ -418,8 +420,8 @@ class TileReduceOp(Op):
             if s[d] % size:
                 yield f"reduction_size {size} must divide the reduced dimension's size {s[d]}"
             elif r != expect or e != er:
-                yield (f"result must be vector<{_shape_str(expect)}x{e}> (dimension {d} reduced in runs of "
-                       f"{size}), got {_shape_str(r)}x{er}")
+                yield (f"result must be vector<{_shape_str(expect)}x{e}> (dimension {d} reduced by "
+                       f"reduction_size {size}), got {_shape_str(r)}x{er}")
             return
         if size < 0:
             yield f"reduction_size must be positive (or 0: whole dimensions), got {size}"

@@ -34,7 +34,7 @@ from mlir import ir
 from ...arch import ArchError, XeArch, get_arch
 from ...passes.utils.ir_walk import functions as _functions, walk as _walk_ops
 from ...passes.utils.rebuild import Rebuilder, RewriteError
-from . import scattered, tile_descriptors, tile_load_store, tile_mma, vector_ops
+from . import imex_forms, scattered, tile_descriptors, tile_load_store, tile_mma, vector_ops
 from .converter import Converter
 from .ir_helpers import ConversionError, is_vector
 from .tile_plans import analyse
@@ -42,14 +42,14 @@ from .tile_plans import analyse
 # op name -> rule(cv, rb, op): the new values of each result (lists of blocks), or None to keep the op
 RULES = {
     "xetile.init_tile": tile_descriptors.lower_init_tile,
-    "xetile.update_tile_offset": tile_descriptors.lower_update_tile_offset,
+    "xetile.update_tile_offset": imex_forms.lower_update_tile_offset,  # + IMEX scattered deltas
     "xetile.load_tile": tile_load_store.lower_load_tile,
     "xetile.store_tile": tile_load_store.lower_store_tile,
     "xetile.prefetch_tile": tile_load_store.lower_prefetch_tile,
     "xetile.tile_unpack": vector_ops.lower_tile_unpack,
     "xetile.tile_pack": vector_ops.lower_tile_pack,
     "xetile.tile_mma": tile_mma.lower_tile_mma,
-    "xetile.atomic_rmw_tile": scattered.lower_atomic_rmw_tile,
+    "xetile.atomic_rmw_tile": imex_forms.lower_atomic_rmw_tile,  # + IMEX scattered tiles
     "xetile.load_gather": scattered.lower_load_gather,
     "xetile.store_scatter": scattered.lower_store_scatter,
     "xetile.tile_transpose": vector_ops.lower_tile_transpose,

@@ -66,6 +66,11 @@ def analyse(cv: Converter) -> bool:
         if name == "xetile.init_tile":
             if TileType(op.results[0].type).scattered:
                 continue       # scattered tiles: load_gather / store_scatter use their offsets
+            from .imex_forms import unsupported_form  # IMEX forms this conversion does not take
+            why = unsupported_form(op)
+            if why:
+                cv.errors.append((op, why))
+                continue
             try:
                 plan = make_plan(op)
             except ConversionError as e:
@@ -89,6 +94,8 @@ def analyse(cv: Converter) -> bool:
         name = op.name
         if name in ("xetile.load_tile", "xetile.store_tile", "xetile.prefetch_tile", "xetile.atomic_rmw_tile"):
             tile = op.operands[1] if name in ("xetile.store_tile", "xetile.atomic_rmw_tile") else op.operands[0]
+            if name == "xetile.atomic_rmw_tile" and TileType(tile.type).scattered:
+                continue       # IMEX: atomics on a scattered tile (imex_forms)
             p = cv.plans.get(tile)
             if p is None:
                 cv.errors.append((op, f"'{name}' on a tile whose origin is not a visible xetile.init_tile "

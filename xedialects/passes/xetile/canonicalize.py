@@ -22,6 +22,9 @@ Four rewrites, each with an option to turn it off:
   advanced by update_tile_offset and carried by scf.for) is erased with its offset updates and
   its loop-carried values; a `memref.transpose` left without users goes too.
 
+An IMEX batched init_tile (N offsets into an N-D memref) first becomes a 2D init_tile on a
+rank-reducing `memref.subview` (batched_tiles.py).
+
 They run in the order dead tiles, normalize-order, fold, hoist (nothing is reported about tiles that
 are erased; the folds clean up transposes that normalization cancels). What could not be done is
 reported with `ctx.remark` at the op (the pass never fails on valid IR).
@@ -36,6 +39,7 @@ from ...xetile.attributes import TileType
 from ...xetile.ops import (AtomicRmwTileOp, InitTileOp, LoadTileOp, StoreTileOp, TilePackOp,
                           TileTransposeOp, TileUnpackOp, UpdateTileOffsetOp)
 from ..registry import Option, register_pass
+from .batched_tiles import flatten_batched_init_tiles
 from ..utils.ir_walk import as_op as _op, attr_dict as _attr_dict, owner_op as _owner_op, walk as _walk
 
 _ACCESS = ("xetile.load_tile", "xetile.store_tile", "xetile.prefetch_tile", "xetile.atomic_rmw_tile",
@@ -251,6 +255,7 @@ class Canonicalizer:
             self.ctx.remark(op, msg)
 
     def run(self) -> bool:
+        flatten_batched_init_tiles(self.root)  # IMEX's N-D init_tile -> 2D tile on a memref.subview
         # dead tiles first: nothing is reported about tiles that go away
         if self.opt("remove-dead-tiles"):
             self.remove_dead_tiles()

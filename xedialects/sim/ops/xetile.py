@@ -266,14 +266,15 @@ def _tile_reduce(c, o):
     rt = o.out_types[0]
     _check_wg_map(o, rt.shape, decode_wg_map_attr(o.attr("wg_map")))
     size = o.int("reduction_size", 0)
-    if size > 0:  # IMEX: runs of `size` elements along the one reduced dimension
-        (d,) = dims
-        dims = (d + 1,)
+    if size > 0:  # IMEX: the row-major source viewed as [size, numel(result)] (dim 0) or
+        # [numel(result), size] (dim 1), reduced along that dimension
+        nres = int(np.prod(rt.shape))
+        view = (size, nres) if dims == (1,) else (nres, size)
 
     def f(env, st):
         x = env[s]
         if size > 0:
-            x = x.reshape(x.shape[:d] + (x.shape[d] // size, size) + x.shape[d + 1:])
+            x = x.reshape((x.shape[0],) + view)
         v = red(x, dims)
         env[r] = np.asarray(v).reshape((x.shape[0],) + rt.shape).astype(rt.dtype)
 
