@@ -101,8 +101,9 @@ class Scheduler:
             return f"serial: {n} work-group{'s' if n != 1 else ''}"
         key = id(kop)
         if key not in self._atomics:
-            found = []
-            _walk(kop, lambda op: found.append(op.name) if op.name in _ATOMICS else None)
+            found = []     # in the kernel's gpu.module, so functions the kernel calls count too
+            scope = kop.parent if kop.parent is not None and kop.parent.name == "gpu.module" else kop
+            _walk(scope, lambda op: found.append(op.name) if op.name in _ATOMICS else None)
             self._atomics[key] = bool(found)
         if self._atomics[key]:
             return "serial: atomics"
