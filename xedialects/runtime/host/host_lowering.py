@@ -139,14 +139,6 @@ def _pass_value(v, loc):
     _err(loc, f"a value of type {t} cannot be passed from the host to a kernel")
 
 
-def _c_type(arg: Arg) -> ir.Type:
-    if arg.kind == "int":
-        return ir.IntegerType.get_signless(64)
-    if arg.kind == "float":
-        return ir.F64Type.get()
-    raise AssertionError(arg.kind)
-
-
 def _declare(module_body, name, types):
     from mlir.dialects import func
 
@@ -164,8 +156,7 @@ def _rewrite(op, body, sites, replaced):
     with ir.InsertionPoint(op), op.location:
         if name == "gpu.alloc":
             _, dyn, syms = _segments(op)
-            if "hostShared" in op.attributes:
-                pass    # host-shared memory is ordinary memory on this host
+            # host_shared or not: device memory is host memory here
             new = memref.AllocOp(op.results[0].type, dyn, syms)
             op.results[0].replace_all_uses_with(new.result)
         elif name == "gpu.dealloc":

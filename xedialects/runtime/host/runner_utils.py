@@ -153,8 +153,8 @@ def make_callback(name: str, inputs, results, on_error):
         if want[0] in "MS":
             elem = want[1:]
             if t.kind != "memref" or (elem != "*" and t.elem != elem):
-                raise UtilSignatureError(f"@{name}: argument {i} must be a memref of {elem if elem != '*' else 'floats'}"
-                                         f", the declaration has {t.text}")
+                what = "a memref" if elem == "*" else f"a memref of {elem}"
+                raise UtilSignatureError(f"@{name}: argument {i} must be {what}, the declaration has {t.text}")
         elif t.text != want:
             raise UtilSignatureError(f"@{name}: argument {i} must be {want}, the declaration has {t.text}")
     if (result is None) != (not results) or (results and results[0].text != result):
