@@ -31,7 +31,8 @@ def _filecheck() -> list[str]:
 
 
 def run_one(path: Path, pipeline: str, backend: str, timeout: float):
-    cmd = [sys.executable, str(ROOT / "tools" / "xe-run.py"), str(path), "-e", "main", "--entry-point-result=void"]
+    cmd = [sys.executable, str(ROOT / "tools" / "xe-run.py"), str(path), "-e", "main", "--entry-point-result=void",
+           "--time"]
     if pipeline:
         cmd.append(f"--pipeline={pipeline}")
     if backend != "sim":
@@ -47,13 +48,15 @@ def run_one(path: Path, pipeline: str, backend: str, timeout: float):
         located = [ln for ln in errs if re.search(r":\d+:\d+: error:", ln)]     # the specific one first
         lines = located or errs or p.stderr.splitlines() or ["(no output)"]
         return "FAIL-RUN", dt, lines[0][:160]
+    m = re.search(r"run ([\d.]+) s, kernels ([\d.]+) s", p.stderr)
+    split = f"kernels {float(m.group(2)):.1f} s, host run {float(m.group(1)) - float(m.group(2)):.1f} s" if m else ""
     if "CHECK" not in path.read_text(encoding="utf-8", errors="replace"):
-        return "RAN", dt, "no CHECK lines to match"
+        return "RAN", dt, "no CHECK lines to match; " + split
     fc = subprocess.run(_filecheck() + [str(path)], input=p.stdout, capture_output=True, text=True)
     if fc.returncode != 0:
         first = next((ln for ln in fc.stderr.splitlines() if "error" in ln), fc.stderr.strip()[:160])
         return "FAIL-CHECK", dt, first[:160]
-    return "PASS", dt, ""
+    return "PASS", dt, split
 
 
 def main(argv=None) -> int:
