@@ -3,7 +3,8 @@
 * `xetile-canonicalization` (IMEX Canonicalization.cpp): 2D `vector.transpose`, `vector.broadcast`
   (of a vector) and `vector.multi_reduction` (one dimension) become tile_transpose / tile_broadcast /
   tile_reduce (+ shape_cast and the accumulator combine), `reduction_size` becomes shape casts around
-  a plain tile_reduce, IMEX's `map` attribute becomes `wg_map`; then our `xetile-canonicalize`
+  a plain tile_reduce, chains of `vector.shape_cast` fold and a 2D [1, N] <-> [N, 1] cast becomes a
+  tile_transpose, IMEX's `map` attribute becomes `wg_map`; then our `xetile-canonicalize`
   (column-major tiles made row-major, transpose pairs folded, ...). `vector-ops-only=true` stops
   after the first step (used in front of `xetile-wg-to-sg`, which IMEX did in its wg-to-sg).
 * `xetile-init-duplicate` (InitDuplicate.cpp): an init_tile loaded and also stored, prefetched or
@@ -129,10 +130,32 @@ def _expand_reduction_size(op):
     return True
 
 
+def _shape_cast_chain(op, bypassed):
+    """shape_cast(shape_cast(x)) -> shape_cast(x) (or x); a 2D [1, N] <-> [N, 1] cast -> tile_transpose."""
+    src = op.operands[0]
+    owner = src.owner
+    if not isinstance(owner, ir.Block) and owner.name == "vector.shape_cast":
+        bypassed.append(owner)
+        src = owner.operands[0]
+    if src.type == op.result.type:
+        _replace(op, src)
+        return True
+    st, rt = ir.VectorType(src.type), ir.VectorType(op.result.type)
+    if st.rank == 2 and rt.rank == 2 and list(st.shape) == list(rt.shape)[::-1] and 1 in list(st.shape):
+        new = TileTransposeOp.build(vector=src, permutation=[1, 0], result_types=[rt], loc=op.location).op
+        for k, v in _wg_attrs(op).items():
+            new.attributes[k] = v
+        _replace(op, new.result)
+        return True
+    if src is not op.operands[0]:
+        op.operands[0] = src
+    return False
+
+
 def vector_ops_to_xetile(root, ctx) -> bool:
     """The first step of IMEX's canonicalization, in place. False if an op had no XeTile form."""
     ops = [o for o in walk(root) if o.name in (
-        "vector.transpose", "vector.broadcast", "vector.multi_reduction", "xetile.tile_reduce")]
+        "vector.transpose", "vector.broadcast", "vector.multi_reduction", "xetile.tile_reduce", "vector.shape_cast")]
     for op in ops:
         with ir.InsertionPoint(op), op.location:
             if op.name == "vector.transpose":
@@ -141,8 +164,20 @@ def vector_ops_to_xetile(root, ctx) -> bool:
                 _broadcast(op)
             elif op.name == "vector.multi_reduction":
                 _multi_reduction(op, ctx)
-            else:
+            elif op.name == "xetile.tile_reduce":
                 _expand_reduction_size(op)
+    # shape casts last (the steps above add some); an intermediate cast left unused goes
+    bypassed = []
+    for op in [o for o in walk(root) if o.name == "vector.shape_cast"]:
+        with ir.InsertionPoint(op), op.location:
+            _shape_cast_chain(op, bypassed)
+    unique = []
+    for op in bypassed:
+        if not any(op == u for u in unique):
+            unique.append(op)
+    for op in reversed(unique):
+        if not list(op.result.uses):
+            op.erase()
     return not ctx.failed
 
 
@@ -233,6 +268,6 @@ def xetile_blockop_fallback(module_op, options, ctx):
 register_pipeline(
     "imex-xetile-to-xegpu",
     "IMEX-style XeTile (work-group or subgroup) to VC-mode XeGPU: vector ops to XeTile, xetile-wg-to-sg, "
-    "xetile-canonicalization, xetile-blocking, convert-xetile-to-xegpu",
+    "xetile-canonicalization, xetile-blocking, convert-xetile-to-xegpu, canonicalize, cse",
     "builtin.module(xetile-canonicalization{vector-ops-only=true}, xetile-wg-to-sg, "
-    "xetile-canonicalization, xetile-blocking, convert-xetile-to-xegpu)")
+    "xetile-canonicalization, xetile-blocking, convert-xetile-to-xegpu, canonicalize, cse)")

@@ -1,0 +1,254 @@
+"""IMEX's XeTile (docs/imex-xetile.md): its op spellings, attributes and pass names, simulated at
+subgroup and work-group level against numpy, and lowered through our pipeline (simulated as XeGPU)."""
+import numpy as np
+import pytest
+
+import xedialects
+from xedialects.diagnostics import DiagnosticError
+from xedialects.passes import PassFailure, run
+from xedialects.sim import simulate
+from xedialects.sim.testing import single_kernel_module
+
+LOWER = "imex-xetile-to-xegpu"
+
+
+def _module(args, body, nsg=1):
+    return xedialects.parse(single_kernel_module(args, body, block=(16 * nsg, 1, 1)), "imex.mlir")
+
+
+def _sim(args, body, arrays, nsg=1, pipeline=None):
+    m = _module(args, body, nsg)
+    if pipeline:
+        run(m, f"builtin.module({pipeline})")
+    return simulate(m, "main", arrays).buffers
+
+
+def _both(args, body, arrays, nsg=1):
+    """Buffers after simulating the XeTile program and its XeGPU lowering (which must agree)."""
+    a = _sim(args, body, [x.copy() for x in arrays], nsg)
+    b = _sim(args, body, [x.copy() for x in arrays], nsg, LOWER)
+    for x, y in zip(a, b):
+        np.testing.assert_allclose(x, y, rtol=1e-5, atol=1e-5)
+    return a
+
+
+def _rand(*shape, seed=0):
+    return np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
+
+
+# -- spellings -------------------------------------------------------------------------------------
+
+def test_imex_spellings_parse_into_our_ops():
+    body = """
+%c0 = arith.constant 0 : index
+%t = xetile.init_tile %X[%c0, %c0] : memref<16x32xf32> -> !xetile.tile<16x32xf32>
+%v = xetile.load_tile %t {padding = 0.0 : f32, l1_hint = #xetile.cache_hint<cached>} : !xetile.tile<16x32xf32> -> vector<16x32xf32>
+%r = xetile.reduction <maxnumf>, %v [1] : vector<16x32xf32> -> vector<16x1xf32>
+%b = xetile.broadcast %r [1] : vector<16x1xf32> -> vector<16x32xf32>
+%s = xetile.transpose %b, [1, 0] : vector<16x32xf32> -> vector<32x16xf32>
+"""
+    printed = xedialects.print_ir(_module([("X", "memref<16x32xf32>")], body))
+    for ours in ("xetile.tile_reduce <maxnumf> %", "xetile.tile_broadcast %", "xetile.tile_transpose %",
+                 "l1_hint = #xetile.cache_hint<cached>"):
+        assert ours in printed
+    assert xedialects.print_ir(xedialects.parse(printed, "again.mlir")) == printed
+
+
+def test_verifier_messages_for_imex_ops():
+    bad = """
+%v = arith.constant dense<1.0> : vector<8x16xf32>
+%r = xetile.reduction <add>, %v [0] : vector<8x16xf32> -> vector<2x16xf32>
+"""
+    with pytest.raises(DiagnosticError, match=r"result must be vector<1x16xf32>"):
+        _module([], bad)
+
+
+# -- subgroup level ----------------------------------------------------------------------------------
+
+def test_reduction_broadcast_transpose_subgroup():
+    body = """
+%c0 = arith.constant 0 : index
+%t = xetile.init_tile %X[%c0, %c0] : memref<16x32xf32> -> !xetile.tile<16x32xf32>
+%v = xetile.load_tile %t : !xetile.tile<16x32xf32> -> vector<16x32xf32>
+%r = xetile.reduction <add>, %v [0] : vector<16x32xf32> -> vector<1x32xf32>
+%b = xetile.broadcast %r [0] : vector<1x32xf32> -> vector<16x32xf32>
+%d = arith.subf %v, %b : vector<16x32xf32>
+%s = xetile.transpose %d, [1, 0] : vector<16x32xf32> -> vector<32x16xf32>
+%o = xetile.init_tile %O[%c0, %c0] : memref<32x16xf32> -> !xetile.tile<32x16xf32>
+xetile.store_tile %s, %o : vector<32x16xf32>, !xetile.tile<32x16xf32>
+"""
+    X = _rand(16, 32)
+    out = _both([("X", "memref<16x32xf32>"), ("O", "memref<32x16xf32>")], body, [X, np.zeros((32, 16), np.float32)])
+    np.testing.assert_allclose(out[1], (X - X.sum(0, keepdims=True)).T, rtol=1e-5, atol=1e-5)
+
+
+def test_reduction_size_semantics():
+    body = """
+%c0 = arith.constant 0 : index
+%t = xetile.init_tile %X[%c0, %c0] : memref<8x64xf32> -> !xetile.tile<8x64xf32>
+%v = xetile.load_tile %t : !xetile.tile<8x64xf32> -> vector<8x64xf32>
+%r = xetile.reduction <add>, %v [1] {reduction_size = 16 : i64} : vector<8x64xf32> -> vector<8x4xf32>
+%o = xetile.init_tile %O[%c0, %c0] : memref<8x4xf32> -> !xetile.tile<8x4xf32>
+xetile.store_tile %r, %o : vector<8x4xf32>, !xetile.tile<8x4xf32>
+"""
+    X = _rand(8, 64)
+    args = [("X", "memref<8x64xf32>"), ("O", "memref<8x4xf32>")]
+    exp = X.reshape(32, 16).sum(1).reshape(8, 4)
+    out = _sim(args, body, [X, np.zeros((8, 4), np.float32)])
+    np.testing.assert_allclose(out[1], exp, rtol=1e-5, atol=1e-5)
+    # xetile-canonicalization expands reduction_size into shape casts around a plain reduction
+    out = _sim(args, body, [X, np.zeros((8, 4), np.float32)], pipeline="xetile-canonicalization")
+    np.testing.assert_allclose(out[1], exp, rtol=1e-5, atol=1e-5)
+
+
+def test_gather_scatter_atomic_and_scattered_update():
+    body = """
+%c0 = arith.constant 0 : index
+%c32 = arith.constant 32 : index
+%c16 = arith.constant 16 : index
+%idx = arith.constant dense<[[0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30]]> : vector<1x16xindex>
+%step = arith.constant dense<32> : vector<1x16xindex>
+%on = arith.constant dense<true> : vector<1x16xi1>
+%ta = xetile.init_tile %A, %idx : memref<64xf32>, vector<1x16xindex> -> !xetile.tile<1x16xf32, #xetile.tile_attr<scattered = true>>
+%tb = xetile.init_tile %B, %idx : memref<64xf32>, vector<1x16xindex> -> !xetile.tile<1x16xf32, #xetile.tile_attr<scattered = true>>
+%tc = xetile.init_tile %C, %idx : memref<64xf32>, vector<1x16xindex> -> !xetile.tile<1x16xf32, #xetile.tile_attr<scattered = true>>
+%r:3 = scf.for %i = %c0 to %c32 step %c16 iter_args(%a = %ta, %b = %tb, %c = %tc) -> (!xetile.tile<1x16xf32, #xetile.tile_attr<scattered = true>>, !xetile.tile<1x16xf32, #xetile.tile_attr<scattered = true>>, !xetile.tile<1x16xf32, #xetile.tile_attr<scattered = true>>) {
+  %x = xetile.load %b, %on : !xetile.tile<1x16xf32, #xetile.tile_attr<scattered = true>>, vector<1x16xi1> -> vector<1x16xf32>
+  %old = xetile.atomic_rmw addf %x, %a : vector<1x16xf32>, !xetile.tile<1x16xf32, #xetile.tile_attr<scattered = true>> -> vector<1x16xf32>
+  xetile.store %old, %c, %on : vector<1x16xf32>, !xetile.tile<1x16xf32, #xetile.tile_attr<scattered = true>>, vector<1x16xi1>
+  %a2 = xetile.update_tile_offset %a, %step : !xetile.tile<1x16xf32, #xetile.tile_attr<scattered = true>>, vector<1x16xindex>
+  %b2 = xetile.update_tile_offset %b, %step : !xetile.tile<1x16xf32, #xetile.tile_attr<scattered = true>>, vector<1x16xindex>
+  %c2 = xetile.update_tile_offset %c, %step : !xetile.tile<1x16xf32, #xetile.tile_attr<scattered = true>>, vector<1x16xindex>
+  scf.yield %a2, %b2, %c2 : !xetile.tile<1x16xf32, #xetile.tile_attr<scattered = true>>, !xetile.tile<1x16xf32, #xetile.tile_attr<scattered = true>>, !xetile.tile<1x16xf32, #xetile.tile_attr<scattered = true>>
+}
+"""
+    # two trips moving the even-element tiles by 32: elements 0, 2, .., 30 then 32, .., 62
+    A, B = _rand(64), _rand(64, seed=1)
+    C = np.zeros(64, np.float32)
+    out = _both([("A", "memref<64xf32>"), ("B", "memref<64xf32>"), ("C", "memref<64xf32>")], body, [A, B, C])
+    expA, expC = A.copy(), C.copy()
+    for it in range(2):
+        sel = np.arange(0, 32, 2) + 32 * it
+        expC[sel] = expA[sel]
+        expA[sel] += B[sel]
+    np.testing.assert_allclose(out[0], expA, rtol=1e-6)
+    np.testing.assert_allclose(out[2], expC, rtol=1e-6)
+
+
+def test_padding_f32_on_f16_tile_and_batched_init_tile():
+    body = """
+%c0 = arith.constant 0 : index
+%c1 = arith.constant 1 : index
+%c8 = arith.constant 8 : index
+%t = xetile.init_tile %X[%c1, %c0, %c8, %c0] : memref<2x3x16x32xf16> -> !xetile.tile<16x32xf16>
+%v = xetile.load_tile %t {padding = 2.5 : f32} : !xetile.tile<16x32xf16> -> vector<16x32xf16>
+%o = xetile.init_tile %O[%c0, %c0] : memref<16x32xf16> -> !xetile.tile<16x32xf16>
+xetile.store_tile %v, %o : vector<16x32xf16>, !xetile.tile<16x32xf16>
+"""
+    X = _rand(2, 3, 16, 32).astype(np.float16)
+    exp = np.full((16, 32), 2.5, np.float16)
+    exp[:8] = X[1, 0, 8:]
+    for pipeline in (None, "xetile-canonicalize", LOWER):
+        out = _sim([("X", "memref<2x3x16x32xf16>"), ("O", "memref<16x32xf16>")], body,
+                   [X, np.zeros((16, 32), np.float16)], pipeline=pipeline)
+        np.testing.assert_array_equal(out[1], exp)
+
+
+# -- work-group level ----------------------------------------------------------------------------
+
+WG = "#xetile.wg_map<sg_layout = [2, 2], sg_data = [16, 16]>"
+
+
+def test_work_group_reduction_broadcast_convert_layout():
+    tile = f"!xetile.tile<32x32xf32, #xetile.tile_attr<wg_map = <sg_layout = [2, 2], sg_data = [16, 16]>>>"
+    body = f"""
+%c0 = arith.constant 0 : index
+%t = xetile.init_tile %X[%c0, %c0] : memref<32x32xf32> -> {tile}
+%v = xetile.load_tile %t : {tile} -> vector<32x32xf32>
+%w = xetile.convert_layout %v {{wg_map_result = #xetile.wg_map<sg_layout = [4, 1], sg_data = [8, 32]>, wg_map_source = {WG}}} : vector<32x32xf32>
+%u = xetile.convert_layout %w {{wg_map_result = {WG}}} : vector<32x32xf32>
+%r = xetile.reduction <add>, %u [1] {{map = #xetile.wg_map<sg_layout = [2, 2], sg_data = [16, 1]>}} : vector<32x32xf32> -> vector<32x1xf32>
+%b = xetile.broadcast %r [1] {{map = {WG}}} : vector<32x1xf32> -> vector<32x32xf32>
+%s = xetile.transpose %b, [1, 0] {{map = {WG}}} : vector<32x32xf32> -> vector<32x32xf32>
+%o = xetile.init_tile %O[%c0, %c0] : memref<32x32xf32> -> {tile}
+xetile.store_tile %s, %o : vector<32x32xf32>, {tile}
+"""
+    X = _rand(32, 32)
+    args = [("X", "memref<32x32xf32>"), ("O", "memref<32x32xf32>")]
+    m = _module(args, body, nsg=4)
+    assert "wg_map = #xetile.wg_map<sg_layout = [2, 2], sg_data = [16, 1]>" in xedialects.print_ir(m)
+    out = _sim(args, body, [X, np.zeros((32, 32), np.float32)], nsg=4)
+    exp = np.broadcast_to(X.sum(1, keepdims=True), (32, 32)).T
+    np.testing.assert_allclose(out[1], exp, rtol=1e-5, atol=1e-5)
+
+
+def test_work_group_transpose_lowers():
+    tile = "!xetile.tile<32x32xf32, #xetile.tile_attr<wg_map = <sg_layout = [2, 2], sg_data = [16, 16]>>>"
+    body = f"""
+%c0 = arith.constant 0 : index
+%t = xetile.init_tile %X[%c0, %c0] : memref<32x32xf32> -> {tile}
+%v = xetile.load_tile %t : {tile} -> vector<32x32xf32>
+%s = vector.transpose %v, [1, 0] {{map = {WG}}} : vector<32x32xf32> to vector<32x32xf32>
+%o = xetile.init_tile %O[%c0, %c0] : memref<32x32xf32> -> {tile}
+xetile.store_tile %s, %o : vector<32x32xf32>, {tile}
+"""
+    X = _rand(32, 32)
+    out = _both([("X", "memref<32x32xf32>"), ("O", "memref<32x32xf32>")], body,
+                [X, np.zeros((32, 32), np.float32)], nsg=4)
+    np.testing.assert_allclose(out[1], X.T, rtol=1e-6)
+
+
+# -- pass names ----------------------------------------------------------------------------------
+
+def test_canonicalization_turns_vector_ops_into_xetile_ops():
+    body = """
+%c0 = arith.constant 0 : index
+%t = xetile.init_tile %X[%c0, %c0] : memref<16x32xf32> -> !xetile.tile<16x32xf32>
+%v = xetile.load_tile %t : !xetile.tile<16x32xf32> -> vector<16x32xf32>
+%z = arith.constant dense<1.0> : vector<16xf32>
+%r = vector.multi_reduction <maximumf>, %v, %z [1] : vector<16x32xf32> to vector<16xf32>
+%o = xetile.init_tile %O[%c0] : memref<16xf32> -> !xetile.tile<16xf32>
+vector.store %r, %O[%c0] : memref<16xf32>, vector<16xf32>
+"""
+    body = body.replace('%o = xetile.init_tile %O[%c0] : memref<16xf32> -> !xetile.tile<16xf32>\n', "")
+    args = [("X", "memref<16x32xf32>"), ("O", "memref<16xf32>")]
+    m = _module(args, body)
+    run(m, "builtin.module(xetile-canonicalization)")
+    text = xedialects.print_ir(m)
+    assert "vector.multi_reduction" not in text and "xetile.tile_reduce <maximumf>" in text
+    assert "arith.maximumf" in text  # the accumulator is combined with the reduction's own kind
+    X = _rand(16, 32)
+    out = simulate(m, "main", [X, np.zeros(16, np.float32)]).buffers
+    np.testing.assert_allclose(out[1], np.maximum(X.max(1), 1.0), rtol=1e-6)
+
+
+def test_init_duplicate_splits_load_and_store_uses():
+    body = """
+%c0 = arith.constant 0 : index
+%t = xetile.init_tile %X[%c0, %c0] : memref<8x16xf32> -> !xetile.tile<8x16xf32>
+%v = xetile.load_tile %t : !xetile.tile<8x16xf32> -> vector<8x16xf32>
+%w = arith.addf %v, %v : vector<8x16xf32>
+xetile.prefetch_tile %t : !xetile.tile<8x16xf32>
+xetile.store_tile %w, %t : vector<8x16xf32>, !xetile.tile<8x16xf32>
+"""
+    args = [("X", "memref<8x16xf32>")]
+    m = _module(args, body)
+    run(m, "builtin.module(xetile-init-duplicate, xetile-blockop-fallback{device=pvc})")
+    text = xedialects.print_ir(m)
+    assert text.count("xetile.init_tile") == 2
+    X = _rand(8, 16)
+    np.testing.assert_allclose(simulate(m, "main", [X.copy()]).buffers[0], 2 * X)
+
+
+def test_unsupported_lowering_is_a_located_error():
+    tile = "!xetile.tile<256x128xf32, #xetile.tile_attr<wg_map = <sg_layout = [8, 4], sg_data = [32, 32]>>>"
+    body = f"""
+%c0 = arith.constant 0 : index
+%t = xetile.init_tile %X[%c0, %c0] : memref<256x128xf32> -> {tile}
+%v = xetile.load_tile %t : {tile} -> vector<256x128xf32>
+%s = vector.shape_cast %v {{map = #xetile.wg_map<sg_layout = [8, 4], sg_data = [32, 32]>}} : vector<256x128xf32> to vector<8x32x128xf32>
+"""
+    m = _module([("X", "memref<256x128xf32>")], body, nsg=32)
+    with pytest.raises(PassFailure) as e:
+        run(m, f"builtin.module({LOWER})")
+    assert "imex.mlir:" in str(e.value) and "vector.shape_cast" in str(e.value)
