@@ -233,3 +233,10 @@ func.func @mode_value(%d: !xegpu.tensor_desc<8x16xf32>) {
   xegpu.prefetch_nd %d {mode = simd} : !xegpu.tensor_desc<8x16xf32>
   return
 }
+
+// -----
+func.func @alloc_nbarrier_count(%n: i8) {
+  // expected-error @+1 {{nbarrier_num must be between 0 and 32, got 40}}
+  xegpu.alloc_nbarrier 40
+  return
+}
