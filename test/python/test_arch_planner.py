@@ -216,7 +216,8 @@ def test_sweep_plans_obey_rules(case):
     wm, wn = p.wg_tile
     ks = p.k_step
     nsg = p.sg_layout[0] * p.sg_layout[1]
-    assert nsg == p.num_subgroups and p.wg_size == nsg * 16
+    # local k-slicing runs local_k_slices groups of sg_layout subgroups (docs/planner.md)
+    assert nsg * p.local_k_slices == p.num_subgroups and p.wg_size == p.num_subgroups * 16
     # DPAS multiples
     assert p.sg_data[0] % dm == 0 and p.sg_data[1] % dn == 0 and ks % dk == 0
     assert wm % dm == 0 and wn % dn == 0
