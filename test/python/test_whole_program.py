@@ -418,3 +418,22 @@ def test_kernel_with_an_slm_view_and_index_floordivs(tmp_path):
     p, _ = xe_run(tmp_path, text)
     assert p.returncode == 0, p.stderr
     assert lines(p.stdout) == ["[ALLCLOSE: FALSE]", "[[-1,   0,   1], ", " [0,   1,   2]]"]
+
+
+def test_async_token_through_a_loop_is_a_located_error(tmp_path):
+    text = program("""
+  func.func @main() {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %t0 = gpu.wait async
+    %r = scf.for %i = %c0 to %c1 step %c1 iter_args(%t = %t0) -> (!gpu.async.token) {
+      %d, %t2 = gpu.alloc async [%t] () : memref<4xf32>
+      scf.yield %t2 : !gpu.async.token
+    }
+    gpu.wait [%r]
+    return
+  }
+""")
+    p, path = xe_run(tmp_path, text)
+    assert p.returncode == 1
+    assert p.stderr.startswith(f"{path}:7:") and "scf.for uses an async token of gpu.wait" in p.stderr

@@ -201,7 +201,7 @@ def _rewrite(op, body, sites, replaced):
     for r in op.results:
         if _is_token(r):
             for use in list(r.uses):
-                user = use.owner
+                user = getattr(use.owner, "operation", use.owner)
                 if user.name not in _REWRITTEN:
                     _err(str(user.location), f"{user.name} uses an async token of {name}; async tokens are "
                          "only supported between gpu host operations")
