@@ -486,7 +486,8 @@ class Simulator:
         wg_ids = np.arange(nwg_all, dtype=np.int64) if wg_ids is None else np.asarray(wg_ids, np.int64)
         nwg = int(wg_ids.size)
         threads = tx * ty * tz
-        sgpw = -(-threads // SUBGROUP_SIZE)
+        vc = _is_vc_kernel(kop)  # IMEX's VC kernels: each thread of the launch is one subgroup
+        sgpw = threads if vc else -(-threads // SUBGROUP_SIZE)
         if level == "subgroup":
             B = nwg * sgpw
         elif level == "workgroup":
@@ -501,6 +502,8 @@ class Simulator:
         if level == "subgroup":
             st.wg = idx // sgpw
             st.sg_id = idx % sgpw
+            if vc:
+                st.local_id = st.sg_id  # gpu.thread_id names the subgroup
         elif level == "workgroup":
             st.wg = idx
             st.sg_id = None
@@ -552,13 +555,21 @@ _BARRIER_LIKE = {"xegpu.alloc_nbarrier", "xegpu.create_nbarrier", "xegpu.nbarrie
                  "xegpu.mfence", "xegpu.compile_hint", "xegpu.init_nbarrier"}
 
 
+def _is_vc_kernel(kop) -> bool:
+    """A `VectorComputeFunctionINTEL` gpu.func (IMEX's XeTile programs): one thread per subgroup."""
+    return "VectorComputeFunctionINTEL" in kop.attributes
+
+
 def _detect_level(kop) -> str:
     """subgroup (default), workgroup (tiles/ops carrying wg_map) or simt (SIMT-mode XeGPU, lane ids)."""
     found = {"wg": False, "simt": False}
+    vc = _is_vc_kernel(kop)
 
     def visit(op):
         name = op.name
-        if name in ("gpu.lane_id", "gpu.thread_id", "gpu.global_id", "gpu.shuffle", "gpu.subgroup_reduce"):
+        if vc and name in ("gpu.thread_id", "gpu.global_id"):
+            pass  # a VC kernel's thread is a subgroup
+        elif name in ("gpu.lane_id", "gpu.thread_id", "gpu.global_id", "gpu.shuffle", "gpu.subgroup_reduce"):
             found["simt"] = True
         elif name.startswith("xegpu.") and name not in _BARRIER_LIKE and "mode" not in op.attributes:
             found["simt"] = True
