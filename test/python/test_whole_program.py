@@ -304,12 +304,16 @@ def test_kernel_error_exits_1_with_a_located_message(tmp_path):
      "threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {\n      gpu.terminator\n    }\n",
      "non-outlined gpu.launch"),
     ("call @mystery() : () -> ()\n", "external function @mystery"),
+    ("%t = tensor.empty() : tensor<4xf32>\n    call @use(%t) : (tensor<4xf32>) -> ()\n",
+     "'tensor.empty' cannot be compiled for the CPU"),
     ("%m = memref.alloc() : memref<4xf32>\n    %u = memref.cast %m : memref<4xf32> to memref<*xf32>\n"
      "    call @printAllcloseF32(%u) : (memref<*xf32>) -> ()\n", "@printAllcloseF32 takes 2 arguments"),
 ])
 def test_host_code_the_cpu_cannot_run(tmp_path, host, message):
     decl = ("  func.func private @mystery()\n" if "mystery" in host else
             "  func.func private @printAllcloseF32(memref<*xf32>)\n" if "printAllclose" in host else "")
+    if "tensor" in host:
+        decl = "  func.func private @use(tensor<4xf32>)\n"
     text = program(f"  func.func @main() {{\n    {host}    return\n  }}\n", decl)
     p, path = xe_run(tmp_path, text)
     assert p.returncode == 1

@@ -284,8 +284,9 @@ def lower_host(host: HostProgram):
 
             found = [from_mlir(d) for d in diags if "error" in str(d.severity).lower()]
             raise DiagnosticError(found or [Diagnostic("error", f"host code does not lower to LLVM: {e}")])
-        for op in _walk(mod.operation, []):
-            if not op.name.startswith("llvm."):
-                _err(str(op.location), f"host code: '{op.name}' cannot be compiled for the CPU (no lowering "
-                     "to the LLVM dialect)")
+        left = [op for op in _walk(mod.operation, []) if not op.name.startswith("llvm.")]
+        if left:        # name an op inside a function rather than the function, when there is one
+            op = next((o for o in left if o.name != "func.func"), left[0])
+            _err(str(op.location), f"host code: '{op.name}' cannot be compiled for the CPU (no lowering "
+                 "to the LLVM dialect)")
     return ctx, mod
