@@ -174,6 +174,8 @@ def make_callback(name: str, inputs, results, on_error):
             vals = [decode(r, t, w[0]) if t.kind == "memref" else r for r, t, w in zip(raw, inputs, spec)]
             out = fn(*vals)
             return bool(out) if restype is not None else None
+        except BrokenPipeError:         # the reader of stdout has gone (e.g. `| head`): end quietly
+            os._exit(1)
         except BaseException as e:      # exceptions cannot cross the JIT's frames
             on_error(f"runner utility @{name}: {type(e).__name__}: {e}")
 
