@@ -5,6 +5,11 @@ ours loses.
 
     python bench/xetla_sweep.py            # the table
     python bench/xetla_sweep.py --describe # plus both plans' descriptions
+    python bench/xetla_sweep.py --from-ir  # plus the model from the lowered XeGPU of both plans
+
+`--from-ir` lowers each plan's kernel (the plan forced through convert-linalg-to-xetile options)
+to VC-mode XeGPU and predicts it from `xe-kernel-report`'s IR counts (`work_from_report`: no tile
+reuse known, so it is a pessimistic cross-check of the plan-based columns).
 
 The configurations are the numbers (shape, wg/sg tile, sg_k, global/local k-slicing, swizzle) of
 `benchmarks/xetla_kernel/gemm/gemm_config.hpp` in intel/intel-xpu-backend-for-triton (all
@@ -119,10 +124,40 @@ def rows(arch_name="pvc"):
     return out
 
 
+def _source(b, m, k, n) -> str:
+    if b > 1:
+        ta, tb, tc = f"memref<{b}x{m}x{k}xbf16>", f"memref<{b}x{k}x{n}xbf16>", f"memref<{b}x{m}x{n}xf32>"
+        op = "linalg.batch_matmul"
+    else:
+        ta, tb, tc = f"memref<{m}x{k}xbf16>", f"memref<{k}x{n}xbf16>", f"memref<{m}x{n}xf32>"
+        op = "linalg.matmul"
+    return (f"func.func @g(%A: {ta}, %B: {tb}, %C: {tc}) {{\n  {op} ins(%A, %B : {ta}, {tb}) outs(%C : {tc})\n"
+            f"  return\n}}\n")
+
+
+def ir_tflops(row, plan, arch="pvc") -> float:
+    """TFLOP/s the model predicts from the lowered XeGPU of `plan`'s kernel (xe-kernel-report)."""
+    import xedialects
+    from xedialects.passes import run
+    from xedialects.passes.analysis.kernel_report import kernel_report
+
+    b, m, k, n = row[:4]
+    lay = plan.sg_layout
+    opts = (f"arch={arch} wg-tile={plan.wg_tile[0]}x{plan.wg_tile[1]} sg-layout={lay[0]}x{lay[1]} "
+            f"k-step={plan.k_step} prefetch-distance={plan.prefetch_distance} k-slices={plan.k_slices} "
+            f"local-k-slices={plan.local_k_slices}")
+    mod = xedialects.parse(_source(b, m, k, n), "sweep.mlir")
+    run(mod, f"builtin.module(convert-linalg-to-xetile{{{opts}}}, xetile-wg-to-sg, xetile-canonicalize, "
+             "xetile-blocking, convert-xetile-to-xegpu, canonicalize, cse)")
+    (r,) = kernel_report(mod, arch)
+    return 2 * m * n * k * b / r["perf"]["time_s"] / 1e12
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--describe", action="store_true", help="print both plans of every shape")
     ap.add_argument("--arch", default="pvc")
+    ap.add_argument("--from-ir", action="store_true", help="also predict from each plan's lowered XeGPU")
     args = ap.parse_args(argv)
     try:
         table = rows(args.arch)
@@ -133,9 +168,12 @@ def main(argv=None) -> int:
     print("bf16 x bf16 -> f32, TFLOP/s predicted by the PVC model (2 stacks)")
     print(hdr)
     print("-" * len(hdr))
-    for r in table:
+    for row, r in zip(XETLA, table):
         print(f"{r['shape']:<20} {r['ours']:<34} {r['xetla']:<34} {r['ours_tflops']:7.1f} "
               f"{r['xetla_tflops']:7.1f} {r['ratio']:6.2f}  {r['reason'] or '-'}")
+        if args.from_ir:
+            o, t = (ir_tflops(row, p, args.arch) for p in r["plans"])
+            print(f"{'':<20} from the lowered XeGPU (IR counts, no reuse): ours {o:.1f}, XeTLA {t:.1f}")
         if args.describe:
             for p in r["plans"]:
                 print(p.describe())
