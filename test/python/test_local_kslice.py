@@ -44,6 +44,8 @@ def test_override_multiplies_subgroups_and_shortens_k_loop():
     ({"local_k_slices": 3}, "must divide the subgroup C tile rows"),
     ({"local_k_slices": 2, "wg_tile": (256, 256)}, "B of SLM"),
     ({"local_k_slices": 16, "k_slices": 1}, "subgroups"),
+    ({"local_k_slices": 2, "k_slices": 1, "wg_tile": (64, 128), "sg_data": (32, 32),
+      "a_prefetch_map": ((4, 2), (8, 32))}, "round-robin"),
 ])
 def test_bad_local_slicing_is_a_plan_error(ov, msg):
     with pytest.raises(PlanError, match=msg):

@@ -52,6 +52,17 @@ def local_kslice_errors(plan, hw) -> list[str]:
     if l0 * d0 != wm or l1 * d1 != wn:
         errs.append(f"local k-slicing needs sg_layout x sg_data = wg_tile exactly (got {[l0, l1]} x {[d0, d1]} "
                     f"for {[wm, wn]}): replicated C blocks would be reduced twice")
+    from .gemm_plan import wg_map_rule_error
+    ks = plan.k_step
+    for name, tile, m in (("prefetch map A", (wm, ks), plan.a_prefetch_map),
+                          ("prefetch map B", (ks, wn), plan.b_prefetch_map)):
+        (p0, p1), (q0, q1) = m
+        if p0 * q0 < tile[0]:
+            errs.append(f"local k-slicing: {name} {[p0, p1]} x {[q0, q1]} hands out the {tile[0]} rows of its tile "
+                        f"round-robin; each slice group must cover them at once (sg_layout x sg_data >= rows)")
+        msg = wg_map_rule_error(f"{name} replicated for {s} slice groups", tile, *replicated(m, s))
+        if msg:
+            errs.append(msg)
     need = slm_bytes(plan)
     cap = min(hw.slm_bytes_per_workgroup, hw.slm_bytes_per_core)
     if need > cap:
