@@ -220,16 +220,28 @@ def _run_chunk(i):
         return ("error", "diagnostic")
     except BaseException as e:  # noqa: BLE001 - the parent re-runs serially and reports it
         return ("error", f"{type(e).__name__}: {e}")
-    counts = np.zeros(len(bufs), np.int64)
-    for j, (b, old, (out, mark)) in enumerate(zip(bufs, pristine, shared)):
-        ch = _changed(b.data, old)
-        n = int(np.count_nonzero(ch))
-        if n:
-            out[ch] = b.data[ch]
-            mark[ch] = 1
-            b.data[ch] = old[ch]        # back to the launch's starting state for the next chunk
-        counts[j] = n
+    counts = np.array([_export_changes(b.data, old, out, mark) for b, old, (out, mark) in zip(bufs, pristine, shared)],
+                      np.int64)
     return ("ok", i, counts, sim.trace, batch)
+
+
+_BLOCK = 1 << 16    # elements compared at a time: the temporaries stay in cache
+
+
+def _export_changes(new, old, out, mark) -> int:
+    """Copy the elements of `new` that differ from `old` (bitwise) to `out`, mark them in `mark`,
+    reset them in `new` to `old` (the launch's starting state, for the worker's next chunk);
+    the number of such elements."""
+    n = 0
+    for s in range(0, new.size, _BLOCK):
+        idx = np.flatnonzero(_changed(new[s:s + _BLOCK], old[s:s + _BLOCK]))
+        if idx.size:
+            idx += s
+            out[idx] = new[idx]
+            mark[idx] = 1
+            new[idx] = old[idx]
+            n += idx.size
+    return n
 
 
 # ----------------------------------------------------------------------------------------------
