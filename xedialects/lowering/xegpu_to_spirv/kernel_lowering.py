@@ -35,7 +35,7 @@ from .spirv_lanes import DVal, Lanes, LoweringError, storage_type
 
 # XeGPU ops that have no mode attribute (barriers, fences)
 _MODELESS = ("xegpu.alloc_nbarrier", "xegpu.create_nbarrier", "xegpu.nbarrier_arrive", "xegpu.nbarrier_wait",
-             "xegpu.mfence", "xegpu.compile_hint")
+             "xegpu.mfence", "xegpu.compile_hint", "xegpu.init_nbarrier")
 
 
 class KernelLowering(MemoryLowering, BlockIOLowering, DpasLowering, ScatteredLowering, VectorLowering,

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from mlir import ir
 
+from ...xegpu.ops import AllocNbarrierOp
 from .kernel_values import str_attr
 
 
@@ -14,12 +15,14 @@ class SyncLowering:
     """nbarrier ops, mfence, compile_hint and gpu.barrier."""
 
     def h_xegpu_alloc_nbarrier(self, op):
-        n = self.const_int(op.operands[0])
+        n = self.const_int(op.operands[0]) if len(op.operands) else AllocNbarrierOp(op).static_count()
         self.info.named_barriers = max(self.info.named_barriers, n if n is not None else 32)
         return []
 
     def h_xegpu_create_nbarrier(self, op):
         return [self.lanes.const(ir.IntegerType.get_signless(32), 0)]
+
+    h_xegpu_init_nbarrier = h_xegpu_create_nbarrier  # IMEX / upstream XeGPU spelling
 
     def _barrier(self, name, sem):
         attrs = {"execution_scope": ir.Attribute.parse("#spirv.scope<Workgroup>"),
