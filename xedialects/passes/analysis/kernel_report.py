@@ -25,6 +25,7 @@ import sys
 from mlir import ir
 
 from ...arch import elem_bits, get_arch
+from ...xegpu.ops import AllocNbarrierOp
 from ..utils.ir_walk import functions, walk as _walk
 
 SUBGROUP = 16  # default lanes when no arch is at hand; passes use arch.subgroup_size
@@ -357,7 +358,7 @@ def _report_func(func, a) -> dict:
     nbar = 0
     for o in all_ops:
         if o.name == "xegpu.alloc_nbarrier":
-            n = _const_int(o.operands[0])
+            n = _const_int(o.operands[0]) if len(o.operands) else AllocNbarrierOp(o).static_count()
             nbar = max(nbar, n if n is not None else 0)
     # DPAS shapes (M x N x K and types) used by the kernel
     dpas_kinds = {}
