@@ -26,7 +26,7 @@ from .sampling import sample_groups
 from .trace import LaunchRecord, Trace
 
 MIN_GROUPS = 4          # launches with fewer work-groups run serially (fork costs more)
-CHUNK_SUBGROUPS = 512   # subgroups per chunk: smaller batches run faster per work-group (caches) up to
+CHUNK_SUBGROUPS = 256   # subgroups per chunk: smaller batches run faster per work-group (caches) up to
                         # where the interpreter's per-op overhead dominates (bench/sim_gemm.py)
 _ATOMICS = ("memref.atomic_rmw", "memref.generic_atomic_rmw", "xegpu.atomic_rmw", "xetile.atomic_rmw_tile")
 
