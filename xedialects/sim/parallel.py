@@ -78,7 +78,8 @@ class Scheduler:
             if why is None:
                 batch, why = self._parallel(sim, (loc, kernel_ref, kop, grid, block, args), ids, bar)
             if batch is None:
-                batch = self._serial(sim, (loc, kernel_ref, kop, grid, block, args), ids)
+                with bar.ticking():
+                    batch = self._serial(sim, (loc, kernel_ref, kop, grid, block, args), ids)
                 bar.update(int(ids.size))
         self.modes.append(why or f"parallel ({self.jobs} jobs)")
         if sim.trace is not None:

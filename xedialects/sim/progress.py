@@ -2,12 +2,14 @@
 
 Off unless a tool turns it on (`configure(True)`, xe-run does unless --quiet), and shown only
 when stderr is a terminal and the run has lasted `DELAY` seconds. `bar(desc, total)` returns an
-object with `update(n)`, `refresh()` (redraw while waiting) and `close()`; when progress is off it
-does nothing. `wait(event, desc, total)` waits for an OpenCL event, redrawing meanwhile.
+object with `update(n)`, `refresh()` (redraw while waiting), `ticking()` (redraw from a thread
+during one long step) and `close()`; when progress is off it does nothing. `wait(event, desc, total)` waits for an OpenCL event, redrawing meanwhile.
 """
 from __future__ import annotations
 
+import contextlib
 import sys
+import threading
 import time
 
 DELAY = 2.0
@@ -37,6 +39,9 @@ class _Null:
     def close(self):
         pass
 
+    def ticking(self):
+        return contextlib.nullcontext(self)
+
     def __enter__(self):
         return self
 
@@ -60,6 +65,23 @@ class _Bar(_Null):
 
     def close(self):
         self._t.close()
+
+    @contextlib.contextmanager
+    def ticking(self, every: float = 0.5):
+        """Redraw from a helper thread while the body runs (one long step, e.g. a serial launch)."""
+        stop = threading.Event()
+
+        def tick():
+            while not stop.wait(every):
+                self.refresh()
+
+        t = threading.Thread(target=tick, daemon=True)
+        t.start()
+        try:
+            yield self
+        finally:
+            stop.set()
+            t.join()
 
 
 def bar(desc: str, total: int, unit: str = "wg"):
