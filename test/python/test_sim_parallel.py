@@ -394,3 +394,18 @@ def test_simt_kernel_with_partial_subgroups():
     sched = Scheduler(jobs=2, min_groups=1, chunk_subgroups=1)
     r = simulate(mod, "main", args, launcher=sched)
     assert sched.modes == ["parallel (2 jobs)"] and np.array_equal(r.buffers[1], 2 * args[0])
+
+
+@pytest.mark.parametrize("quiet", [False, True])
+def test_xe_run_progress_on_a_terminal_unless_quiet(tmp_path, monkeypatch, capsys, quiet):
+    pytest.importorskip("tqdm")
+    monkeypatch.setattr(progress, "DELAY", 0.0)
+    tty = _Tty()
+    monkeypatch.setattr(sys, "stderr", tty)
+    path = tmp_path / "mm.mlir"
+    path.write_text(MM.format(M=64, N=64, K=32))
+    try:
+        assert xe_run([str(path), "--pipeline=xe-gemm-to-xegpu", "--jobs", "1"] + (["--quiet"] if quiet else [])) == 0
+    finally:
+        progress.configure(False)
+    assert ("simulating @mm_kernels::@mm_0" in tty.getvalue()) != quiet, tty.getvalue()

@@ -59,12 +59,10 @@ class Scheduler:
         self.groups_total = 0
         self.modes: list[str] = []       # per launch: how it ran ("parallel ..." / "serial: why")
         self.notes: list[str] = []       # sampled runs: launches that read partly simulated buffers
-        self.sim = None
         self._atomics: dict[int, bool] = {}
 
     # ------------------------------------------------------------------------------------------
     def __call__(self, sim, loc, kernel_ref, kop, grid, block, args):
-        self.sim = sim
         nwg = int(np.prod(grid))
         ids = sample_groups(grid, self.sample, self.seed) if self.sample else np.arange(nwg, dtype=np.int64)
         if self.sample:
