@@ -1,11 +1,14 @@
 """Parallel and sampled simulation (xe-run --jobs / --sample-groups, sim/parallel.py):
 
 * serial (one batch) and parallel (forked chunks of work-groups) runs are bit-identical, with the
-  same trace counts: aligned and unaligned GEMM (VC XeGPU, subgroup XeTile), SIMT, SLM + barrier,
-  two launches, atomics (which run serially);
-* an error in a worker surfaces exactly as in a serial run (API and xe-run: message, exit 1);
+  same trace counts: aligned and unaligned GEMM (VC XeGPU, SIMT, subgroup XeTile), SLM + barrier,
+  two launches; atomics, overlapping writes, a traced partial-subgroup SIMT kernel and short
+  launches run serially;
+* an error in a worker surfaces exactly as in a serial run (API and xe-run: message, exit 1, no
+  output file); a worker that dies makes the launch run serially;
 * sampling runs the corner work-groups plus a seeded spread; the sampled check compares only the
-  elements they wrote and catches a kernel that is wrong only in an edge work-group;
+  elements they wrote and catches a kernel that is wrong only in an edge work-group; a launch
+  reading a partly simulated buffer is noted;
 * progress is drawn only on a terminal and never with --quiet.
 """
 import io
@@ -43,7 +46,7 @@ def _trace_dict(tr):
 
 def _serial_vs_parallel(mod, entry, args, jobs=2):
     ser = simulate(mod, entry, args, trace=True)
-    sched = Scheduler(jobs=jobs, min_groups=1, chunk_subgroups=1)
+    sched = Scheduler(jobs=jobs, min_groups=1, chunk_subgroups=1, min_seconds=0)
     par = simulate(mod, entry, args, trace=True, launcher=sched)
     for x, y in zip(ser.buffers, par.buffers):
         assert np.array_equal(_bits(x), _bits(y))
@@ -118,7 +121,7 @@ def test_slm_barrier_kernel_serial_equals_parallel():
     mod = parse_module(text)
     _serial_vs_parallel(mod, "main", [np.zeros((9, 4), np.int64)])
     r = simulate(mod, "main", [np.zeros((9, 4), np.int64)], trace=True,
-                 launcher=Scheduler(jobs=2, min_groups=1, chunk_subgroups=1))
+                 launcher=Scheduler(jobs=2, min_groups=1, chunk_subgroups=1, min_seconds=0))
     assert np.array_equal(r.buffers[0], [[w * 4 + (s + 1) % 4 for s in range(4)] for w in range(9)])
     assert r.trace.barriers == 1
 
@@ -190,7 +193,7 @@ def test_worker_error_is_the_serial_error():
     args = [np.arange(8, dtype=np.float32), np.zeros(8, np.float32)]
     with pytest.raises(DiagnosticError) as serial:
         simulate(mod, "main", args)
-    sched = Scheduler(jobs=2, min_groups=1, chunk_subgroups=1)
+    sched = Scheduler(jobs=2, min_groups=1, chunk_subgroups=1, min_seconds=0)
     with pytest.raises(DiagnosticError) as par:
         simulate(mod, "main", args, launcher=sched)
     assert [d.format() for d in par.value.diagnostics] == [d.format() for d in serial.value.diagnostics]
@@ -244,7 +247,7 @@ def test_sample_includes_corners_and_is_seeded():
 
 
 def _sampled_check(mod, entry, args, want, k, jobs):
-    sched = Scheduler(jobs=jobs, sample=k, min_groups=1, chunk_subgroups=1)
+    sched = Scheduler(jobs=jobs, sample=k, min_groups=1, chunk_subgroups=1, min_seconds=0)
     res = simulate(mod, entry, args, launcher=sched)
     masks = sampled_masks(sched, [f"x{i}" for i in range(len(args))], res.returns)
     return sched, res, masks
@@ -391,7 +394,7 @@ def test_simt_kernel_with_partial_subgroups():
     args = [np.arange(160, dtype=np.float32), np.zeros(160, np.float32)]
     sched = _serial_vs_parallel(mod, "main", args)
     assert sched.modes == ["serial: trace of a SIMT kernel with a partial subgroup"]
-    sched = Scheduler(jobs=2, min_groups=1, chunk_subgroups=1)
+    sched = Scheduler(jobs=2, min_groups=1, chunk_subgroups=1, min_seconds=0)
     r = simulate(mod, "main", args, launcher=sched)
     assert sched.modes == ["parallel (2 jobs)"] and np.array_equal(r.buffers[1], 2 * args[0])
 
@@ -409,3 +412,13 @@ def test_xe_run_progress_on_a_terminal_unless_quiet(tmp_path, monkeypatch, capsy
     finally:
         progress.configure(False)
     assert ("simulating @mm_kernels::@mm_0" in tty.getvalue()) != quiet, tty.getvalue()
+
+
+@needs_fork
+def test_short_launches_run_serially_by_default():
+    # a host loop of many small launches must not pay a fork each: small launches stay serial
+    M, N, K = 100, 70, 50
+    text = xegpu_gemm_module(M, N, K, wg_tile=(32, 32), sg_layout=(2, 1))
+    sched = Scheduler(jobs=2)
+    simulate(parse_module(text), "main", list(random_inputs(M, N, K, seed=5)), launcher=sched)
+    assert sched.modes == ["serial: short launch"]

@@ -5,7 +5,7 @@
 `Simulator.run_workgroups`. A worker runs on private copies of the global buffers and reports the
 elements it changed (bitwise) into shared anonymous memory; the parent merges them once every
 chunk succeeded and no element was changed by two chunks. A launch runs as one serial batch
-instead when it uses atomics, without fork, for small launches, and again (from the untouched
+instead when it uses atomics, without fork, for short launches, and again (from the untouched
 buffers) when a worker failed or chunks overlapped, so results and errors are the serial ones.
 Trace counts of the chunks are summed (barriers: the maximum). docs/simulator-scaling.md.
 """
@@ -26,6 +26,8 @@ from .sampling import sample_groups
 from .trace import LaunchRecord, Trace
 
 MIN_GROUPS = 4          # launches with fewer work-groups run serially (fork costs more)
+MIN_SECONDS = 0.3       # launches expected to take less than this serially run serially
+PRIOR_SUBGROUP_SECONDS = 5e-4   # expected cost of one subgroup before a kernel has been timed
 CHUNK_SUBGROUPS = 256   # subgroups per chunk: smaller batches run faster per work-group (caches) up to
                         # where the interpreter's per-op overhead dominates (bench/sim_gemm.py)
 _ATOMICS = ("memref.atomic_rmw", "memref.generic_atomic_rmw", "xegpu.atomic_rmw", "xetile.atomic_rmw_tile")
@@ -47,13 +49,16 @@ class Scheduler:
     With a sample (or `track=True`) `written[buffer]` is the mask of elements the run changed."""
 
     def __init__(self, jobs: int = 1, sample: int = 0, seed: int = 0, track: bool = False,
-                 min_groups: int = MIN_GROUPS, chunk_subgroups: int = CHUNK_SUBGROUPS):
+                 min_groups: int = MIN_GROUPS, chunk_subgroups: int = CHUNK_SUBGROUPS,
+                 min_seconds: float = MIN_SECONDS):
         self.jobs = max(1, int(jobs))
         self.sample = int(sample)
         self.seed = seed
         self.track = track or self.sample > 0
         self.min_groups = min_groups
         self.chunk_subgroups = chunk_subgroups
+        self.min_seconds = min_seconds
+        self._cost: dict[int, float] = {}     # kernel -> measured seconds of one work-group (one core)
         self.written: dict = {}          # Buffer -> bool mask of changed elements (when tracking)
         self.groups_run = 0
         self.groups_total = 0
@@ -80,6 +85,8 @@ class Scheduler:
                     batch = self._serial(sim, (loc, kernel_ref, kop, grid, block, args), ids)
                 bar.update(int(ids.size))
         self.modes.append(why or f"parallel ({self.jobs} jobs)")
+        spent = (time.perf_counter() - t0) * (1 if why else min(self.jobs, int(ids.size)))
+        self._cost[id(kop)] = spent / max(1, int(ids.size))
         if sim.trace is not None:
             sim.trace.launches.append(LaunchRecord(kernel_ref, tuple(grid), tuple(block), sim.kernel_level(kop),
                                                    batch, time.perf_counter() - t0))
@@ -98,6 +105,9 @@ class Scheduler:
             return "serial: no fork on this platform"
         if n < max(2, self.min_groups):
             return f"serial: {n} work-group{'s' if n != 1 else ''}"
+        per_wg = self._cost.get(id(kop), -(-int(np.prod(block)) // SUBGROUP_SIZE) * PRIOR_SUBGROUP_SECONDS)
+        if n * per_wg < self.min_seconds:
+            return "serial: short launch"
         key = id(kop)
         if key not in self._atomics:
             found = []     # in the kernel's gpu.module, so functions the kernel calls count too
