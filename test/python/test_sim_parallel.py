@@ -201,7 +201,9 @@ def test_worker_error_is_the_serial_error():
 
 
 @needs_fork
-def test_worker_error_through_xe_run(tmp_path, capsys):
+def test_worker_error_through_xe_run(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(parallel, "MIN_SECONDS", 0.0)       # run even this small launch in parallel
+    monkeypatch.setattr(parallel, "CHUNK_SUBGROUPS", 1)
     path = tmp_path / "oob.mlir"
     path.write_text(_oob_text())
     out = {}

@@ -49,15 +49,15 @@ class Scheduler:
     With a sample (or `track=True`) `written[buffer]` is the mask of elements the run changed."""
 
     def __init__(self, jobs: int = 1, sample: int = 0, seed: int = 0, track: bool = False,
-                 min_groups: int = MIN_GROUPS, chunk_subgroups: int = CHUNK_SUBGROUPS,
-                 min_seconds: float = MIN_SECONDS):
+                 min_groups: int | None = None, chunk_subgroups: int | None = None,
+                 min_seconds: float | None = None):
         self.jobs = max(1, int(jobs))
         self.sample = int(sample)
         self.seed = seed
         self.track = track or self.sample > 0
-        self.min_groups = min_groups
-        self.chunk_subgroups = chunk_subgroups
-        self.min_seconds = min_seconds
+        self.min_groups = MIN_GROUPS if min_groups is None else min_groups    # defaults: the module's
+        self.chunk_subgroups = CHUNK_SUBGROUPS if chunk_subgroups is None else chunk_subgroups
+        self.min_seconds = MIN_SECONDS if min_seconds is None else min_seconds
         self._cost: dict[int, float] = {}     # kernel -> measured seconds of one work-group (one core)
         self.written: dict = {}          # Buffer -> bool mask of changed elements (when tracking)
         self.groups_run = 0
