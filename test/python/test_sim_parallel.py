@@ -424,3 +424,12 @@ def test_short_launches_run_serially_by_default():
     sched = Scheduler(jobs=2)
     simulate(parse_module(text), "main", list(random_inputs(M, N, K, seed=5)), launcher=sched)
     assert sched.modes == ["serial: short launch"]
+
+
+@needs_fork
+def test_too_little_memory_runs_serially(monkeypatch):
+    monkeypatch.setattr(parallel, "_memory_cap", lambda nbytes: 1)
+    M, N, K = 100, 70, 50
+    text = xegpu_gemm_module(M, N, K, wg_tile=(32, 32), sg_layout=(2, 1))
+    sched = _serial_vs_parallel(parse_module(text), "main", list(random_inputs(M, N, K, seed=5)))
+    assert sched.modes[0].startswith("serial: too little free memory")

@@ -145,11 +145,14 @@ class Scheduler:
         shared = [(_shared(b.data.size, b.dtype), _shared(b.data.size, np.uint8)) for b in bufs]
         sgpw = -(-int(np.prod(block)) // SUBGROUP_SIZE)
         nchunks = min(int(ids.size), max(self.jobs, -(-int(ids.size) * sgpw // self.chunk_subgroups)))
+        workers = min(self.jobs, nchunks, _memory_cap(sum(b.data.nbytes for b in bufs)))
+        if workers < 2:
+            return None, "serial: too little free memory for a private copy of the buffers per worker"
         chunks = np.array_split(ids, nchunks)
         _WORK = (sim, launch, bufs, shared, chunks)
         counts = np.zeros(len(bufs), np.int64)
         traces, batch, failed = [], 0, None
-        pool = ProcessPoolExecutor(min(self.jobs, nchunks), mp_context=multiprocessing.get_context("fork"))
+        pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"))
         try:
             pending = {pool.submit(_run_chunk, i) for i in range(nchunks)}
             while pending and failed is None:
@@ -254,6 +257,15 @@ def _export_changes(new, old, out, mark) -> int:
 
 
 # ----------------------------------------------------------------------------------------------
+
+
+def _memory_cap(nbytes: int) -> int:
+    """How many workers' private copies of `nbytes` fit in half the free physical memory."""
+    try:
+        free = os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, ValueError, OSError):
+        return 1 << 30
+    return int(free // 2 // max(1, nbytes))
 
 
 def _global_buffers(sim):
