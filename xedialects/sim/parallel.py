@@ -21,7 +21,7 @@ import numpy as np
 
 from ..diagnostics import DiagnosticError
 from . import progress
-from .core import SUBGROUP_SIZE, _walk
+from .core import SUBGROUP_SIZE, _is_vc_kernel, _walk
 from .sampling import sample_groups
 from .trace import LaunchRecord, Trace
 
@@ -105,7 +105,7 @@ class Scheduler:
             return "serial: no fork on this platform"
         if n < max(2, self.min_groups):
             return f"serial: {n} work-group{'s' if n != 1 else ''}"
-        per_wg = self._cost.get(id(kop), -(-int(np.prod(block)) // SUBGROUP_SIZE) * PRIOR_SUBGROUP_SECONDS)
+        per_wg = self._cost.get(id(kop), _subgroups_per_group(kop, block) * PRIOR_SUBGROUP_SECONDS)
         if n * per_wg < self.min_seconds:
             return "serial: short launch"
         key = id(kop)
@@ -143,7 +143,7 @@ class Scheduler:
         sim.compile_func(kop, sim.kernel_level(kop))    # compile once, before forking
         bufs = _global_buffers(sim)
         shared = [(_shared(b.data.size, b.dtype), _shared(b.data.size, np.uint8)) for b in bufs]
-        sgpw = -(-int(np.prod(block)) // SUBGROUP_SIZE)
+        sgpw = _subgroups_per_group(kop, block)
         nchunks = min(int(ids.size), max(self.jobs, -(-int(ids.size) * sgpw // self.chunk_subgroups)))
         workers = min(self.jobs, nchunks, _memory_cap(sum(b.data.nbytes for b in bufs)))
         if workers < 2:
@@ -257,6 +257,11 @@ def _export_changes(new, old, out, mark) -> int:
 
 
 # ----------------------------------------------------------------------------------------------
+
+
+def _subgroups_per_group(kop, block) -> int:
+    threads = int(np.prod(block))
+    return threads if _is_vc_kernel(kop) else -(-threads // SUBGROUP_SIZE)   # VC kernels: a thread each
 
 
 def _memory_cap(nbytes: int) -> int:
