@@ -4,7 +4,8 @@
   (of a vector) and `vector.multi_reduction` (one dimension) become tile_transpose / tile_broadcast /
   tile_reduce (+ shape_cast and the accumulator combine), `reduction_size` becomes shape casts around
   a plain tile_reduce, chains of `vector.shape_cast` fold and a 2D [1, N] <-> [N, 1] cast becomes a
-  tile_transpose, IMEX's `map` attribute becomes `wg_map`; then our `xetile-canonicalize`
+  tile_transpose, IMEX's `map` attribute becomes `wg_map`, batched N-D init_tiles become 2D tiles on
+  a memref.subview; then our `xetile-canonicalize`
   (column-major tiles made row-major, transpose pairs folded, ...). `vector-ops-only=true` stops
   after the first step (used in front of `xetile-wg-to-sg`, which IMEX did in its wg-to-sg).
 * `xetile-init-duplicate` (InitDuplicate.cpp): an init_tile loaded and also stored, prefetched or
@@ -22,6 +23,7 @@ from mlir import ir
 from ...xetile.ops import TileBroadcastOp, TileReduceOp, TileTransposeOp
 from ..registry import Option, register_pass, register_pipeline
 from ..utils.ir_walk import walk
+from .batched_tiles import flatten_batched_init_tiles
 from .canonicalize import xetile_canonicalize
 
 _ACC_COMBINE = {  # vector.multi_reduction kind -> (float op, integer op) adding the accumulator
@@ -188,6 +190,7 @@ def vector_ops_to_xetile(root, ctx) -> bool:
                                "only turn vector ops into XeTile ops (before xetile-wg-to-sg)")])
 def xetile_canonicalization(module_op, options, ctx):
     root = module_op.operation if hasattr(module_op, "operation") else module_op
+    flatten_batched_init_tiles(root)  # before xetile-wg-to-sg too (it distributes 2D bases)
     if not vector_ops_to_xetile(root, ctx):
         return False
     if options["vector-ops-only"]:
