@@ -603,6 +603,8 @@ def _create_nbar(c, o):
         ids = np.asarray(env[i]).astype(np.int64)
         if init:
             npro = ncon = int(st.uniform(env[role], "init_nbarrier participant count"))
+            if st.level == "workgroup":  # one batch element acts for all of its subgroups at once
+                npro = ncon = 1
             roles = np.zeros_like(ids)
         else:
             roles = np.asarray(env[role]).astype(np.int64)
