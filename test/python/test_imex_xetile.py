@@ -252,3 +252,35 @@ def test_unsupported_lowering_is_a_located_error():
     with pytest.raises(PassFailure) as e:
         run(m, f"builtin.module({LOWER})")
     assert "imex.mlir:" in str(e.value) and "vector.shape_cast" in str(e.value)
+
+
+def test_vc_kernel_threads_are_subgroups_with_named_barrier():
+    # IMEX's kernels: each launched thread is one subgroup, gpu.thread_id names it
+    body = """
+%c8 = arith.constant 8 : index
+%c0_i8 = arith.constant 0 : i8
+%c2_i8 = arith.constant 2 : i8
+xegpu.alloc_nbarrier 1
+%nb = xegpu.init_nbarrier %c0_i8, %c2_i8 : i8, i8 -> !xegpu.nbarrier
+%tid = gpu.thread_id x
+%row = arith.muli %tid, %c8 : index
+%t = xetile.init_tile %X[%row, 0] : memref<16x16xf32> -> !xetile.tile<8x16xf32>
+%v = xetile.load_tile %t : !xetile.tile<8x16xf32> -> vector<8x16xf32>
+xegpu.nbarrier_arrive %nb : !xegpu.nbarrier
+xegpu.nbarrier_wait %nb : !xegpu.nbarrier
+xegpu.compile_hint
+%w = arith.addf %v, %v : vector<8x16xf32>
+%o = xetile.init_tile %O[%row, 0] : memref<16x16xf32> -> !xetile.tile<8x16xf32>
+xetile.store_tile %w, %o : vector<8x16xf32>, !xetile.tile<8x16xf32>
+"""
+    args = [("X", "memref<16x16xf32>"), ("O", "memref<16x16xf32>")]
+    text = single_kernel_module(args, body, block=(2, 1, 1)).replace(
+        ") kernel {", ") kernel attributes {VectorComputeFunctionINTEL} {", 1)
+    X = _rand(16, 16)
+    for pipeline in (None, LOWER):
+        m = xedialects.parse(text, "vc.mlir")
+        if pipeline:
+            run(m, f"builtin.module({pipeline})")
+            assert "VectorComputeFunctionINTEL" in xedialects.print_ir(m)
+        out = simulate(m, "main", [X.copy(), np.zeros((16, 16), np.float32)]).buffers
+        np.testing.assert_allclose(out[1], 2 * X)
