@@ -13,7 +13,8 @@ Then the scaling section (VC mode, docs/simulator-scaling.md): the full simulati
 (one batch, --jobs 1), in parallel (--jobs, default the cores) and on a sample of work-groups,
 each with its ratio to numpy, whether serial and parallel are bit-identical, and the sampled
 elements' check against numpy. The load average and the CPU seconds (this process and its workers)
-are printed: wall times on a shared machine vary.
+are printed: wall times on a shared machine vary. Reference, 2 cores nearly idle, 4096^3: serial
+28.7 s, --jobs 2 10.1 s, 8 sampled work-groups 0.73 s, numpy 0.37 s (docs/simulator-scaling.md).
 """
 import argparse
 import os
