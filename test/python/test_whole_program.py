@@ -441,3 +441,48 @@ def test_async_token_through_a_loop_is_a_located_error(tmp_path):
     p, path = xe_run(tmp_path, text)
     assert p.returncode == 1
     assert p.stderr.startswith(f"{path}:7:") and "scf.for uses an async token of gpu.wait" in p.stderr
+
+
+# eight work-groups, each adding its own 16x32 block of rows: c = a + b on 128x32
+ROWS_KERNEL = ADD_KERNEL.replace("16x32xf32", "128x32xf32").replace(
+    "      %c0 = arith.constant 0 : index\n",
+    "      %c0 = arith.constant 0 : index\n      %c16 = arith.constant 16 : index\n"
+    "      %bx = gpu.block_id x\n      %r = arith.muli %bx, %c16 : index\n").replace(
+    "[%c0, %c0] : memref<128x32xf32> -> !xetile.tile<128x32xf32>",
+    "[%r, %c0] : memref<128x32xf32> -> !xetile.tile<16x32xf32>").replace(
+    "!xetile.tile<128x32xf32> -> vector<128x32xf32>", "!xetile.tile<16x32xf32> -> vector<16x32xf32>").replace(
+    "arith.addf %va, %vb : vector<128x32xf32>", "arith.addf %va, %vb : vector<16x32xf32>").replace(
+    "xetile.store_tile %s, %tc : vector<128x32xf32>, !xetile.tile<128x32xf32>",
+    "xetile.store_tile %s, %tc : vector<16x32xf32>, !xetile.tile<16x32xf32>")
+
+
+def test_jobs_run_work_groups_in_parallel_with_the_serial_output(tmp_path, capfd, monkeypatch):
+    from xedialects.sim import parallel
+    from xedialects.tools import xe_run_program
+
+    monkeypatch.setattr(parallel, "MIN_SECONDS", 0.0)       # even this small launch runs in parallel
+    monkeypatch.setattr(parallel, "CHUNK_SUBGROUPS", 2)
+    modes = []
+    call = parallel.Scheduler.__call__
+
+    def spy(self, *args):
+        call(self, *args)
+        modes.extend(self.modes[-1:])
+
+    monkeypatch.setattr(parallel.Scheduler, "__call__", spy)
+    text = (add_program().replace("16x32xf32", "128x32xf32").replace("%c16 step", "%c128 step")
+            .replace("%c16 = arith.constant 16", "%c16 = arith.constant 16 : index\n    %c8 = arith.constant 8")
+            .replace("blocks in (%c1, %c1, %c1)", "blocks in (%c8, %c1, %c1)"))
+    text = text.replace("%c8 = arith.constant 8 : index", "%c8 = arith.constant 8 : index\n"
+                        "    %c128 = arith.constant 128 : index")
+    text = text.replace(ADD_KERNEL.replace("16x32xf32", "128x32xf32"), ROWS_KERNEL)
+    path = tmp_path / "rows.mlir"
+    path.write_text(text)
+    outs = []
+    for jobs in ("1", "2"):
+        assert xe_run_program.main([str(path), "-e", "main", "--entry-point-result=void", "--jobs", jobs,
+                                    "--quiet"]) == 0
+        outs.append(lines(capfd.readouterr().out))
+    assert outs[0][0] == "[ALLCLOSE: TRUE]"
+    assert outs[0] == outs[1]
+    assert modes[0].startswith("serial") and modes[1].startswith("parallel"), modes

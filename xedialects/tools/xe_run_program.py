@@ -2,7 +2,7 @@
 is JIT-compiled for the CPU and whose kernels run on the simulator or an OpenCL device.
 
     xe-run FILE -e main --entry-point-result=void [--pipeline P] [--backend sim|opencl]
-           [--shared-libs=LIB,...] [-O0|-O1|-O2|-O3] [--build-timeout S] [--time]
+           [--shared-libs=LIB,...] [-O0|-O1|-O2|-O3] [--build-timeout S] [--time] [--jobs N] [--quiet]
 
 Chosen when the command line has `-e`/`--entry-function` or `--entry-point-result`.
 See docs/whole-programs.md.
@@ -39,7 +39,16 @@ def _parser() -> argparse.ArgumentParser:
                    help="where kernels run: sim (functional simulator, default) or opencl (portable SPIR-V)")
     p.add_argument("--build-timeout", type=float, metavar="SECONDS", help="limit of the OpenCL build")
     p.add_argument("--time", action="store_true", help="print the time of each phase to stderr")
+    p.add_argument("--jobs", type=_positive, metavar="N", help="simulate the work-groups of each launch in N "
+                   "processes, results identical to --jobs 1 (default: the machine's cores)")
+    p.add_argument("--quiet", action="store_true", help="no progress display on stderr")
     return p
+
+
+def _positive(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got '{text}'")
+    return int(text)
 
 
 def _shared_libs(values) -> list[str]:
@@ -63,6 +72,10 @@ def run(argv) -> int:
     from .. import parse
 
     args = _parser().parse_args(argv)
+    from ..sim import progress
+    from ..sim.parallel import default_jobs
+
+    progress.configure(not args.quiet)
     if args.entry_point_result != "void":
         print(f"xe-run: error: --entry-point-result={args.entry_point_result}: only 'void' is supported",
               file=sys.stderr)
@@ -109,7 +122,8 @@ def run(argv) -> int:
             return 1
     from ..runtime.host import run_program
 
-    stats = run_program(module, args.entry, program=program, opt_level=args.opt, shared_libs=libs)
+    stats = run_program(module, args.entry, program=program, opt_level=args.opt, shared_libs=libs,
+                        jobs=args.jobs or default_jobs())
     if args.time:
         phases = ", ".join(f"{k} {v:.3f} s" for k, v in stats.seconds.items())
         print(f"xe-run: {phases}; {stats.launches} kernel launch{'es' if stats.launches != 1 else ''}",

@@ -1,7 +1,8 @@
 """The device runtime of a whole program: executes the host's `__xe_launch_N` / `__xe_memset_N`
 calls (host_lowering.Site) on the JIT's memory.
 
-Kernels run on the simulator (`sim.Simulator` of the original module, which keeps its kernels) or,
+Kernels run on the simulator (`sim.Simulator` of the original module, which keeps its kernels;
+work-groups in parallel processes through `sim.parallel.Scheduler`) or,
 with an OpenCL `Program`, through the simulator's launch hook on an OpenCL device. Memref
 arguments become simulator memrefs over zero-copy numpy views of the JIT's memory, so results are
 where the host code reads them. The device has no memory of its own: gpu.alloc is host memory.
@@ -20,15 +21,17 @@ from .host_lowering import Site
 
 
 class Device:
-    def __init__(self, module, program=None, trace: bool = False):
+    def __init__(self, module, program=None, trace: bool = False, jobs: int = 1):
         self.sim = Simulator(module, trace=trace)
         if program is not None:
             from ..opencl import Launcher
 
             self.launcher = Launcher(program)
-            self.sim.launcher = self.launcher
-        else:
-            self.launcher = None
+        else:               # work-groups in `jobs` processes, bit-identical to one (sim/parallel.py)
+            from ...sim.parallel import Scheduler
+
+            self.launcher = Scheduler(jobs=jobs)
+        self.sim.launcher = self.launcher
         self.host_state = ExecState(self.sim, "host", 1)
         self.launches = 0
         self.kernel_seconds = 0.0        # time spent in launches (kernels and their argument setup)

@@ -93,10 +93,10 @@ def _entry_check(module, entry: str, void_result: bool):
 
 
 def run_program(module, entry: str = "main", *, program=None, opt_level: int = 2, shared_libs=(),
-                trace: bool = False) -> RunStats:
+                trace: bool = False, jobs: int = 1) -> RunStats:
     """Run `entry` (no arguments, no results) of `module` (our context; kernels in gpu.modules,
     already through any pipeline). `program`: an OpenCL `Program` to run the kernels on (None:
-    the simulator). Returns the phase times; errors in kernels end the process (see module doc)."""
+    the simulator, its work-groups in `jobs` processes as `xe-run --jobs`). Returns the phase times; errors in kernels end the process (see module doc)."""
     from mlir import execution_engine
 
     stats = RunStats()
@@ -107,7 +107,7 @@ def run_program(module, entry: str = "main", *, program=None, opt_level: int = 2
     t1 = time.perf_counter()
     stats.seconds["host lowering"] = t1 - t0
     libs = list(dict.fromkeys(runner_libs() + list(shared_libs)))
-    device = Device(module, program, trace=trace)
+    device = Device(module, program, trace=trace, jobs=jobs)
     keep = []                                     # callbacks must outlive the engine
     registrations = []
     for name, (loc, inputs, results) in host.externals.items():
