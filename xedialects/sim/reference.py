@@ -19,6 +19,7 @@ from mlir import ir
 from ..diagnostics import Diagnostic, DiagnosticError
 from .typeinfo import BF16, parse_type
 
+# upstream MLIR's lowering of a CPU program to the LLVM dialect (also the whole-program host JIT's)
 PIPELINE = ("builtin.module("
             "func.func(convert-linalg-to-loops),"
             "expand-strided-metadata,"
@@ -33,6 +34,7 @@ PIPELINE = ("builtin.module("
             "finalize-memref-to-llvm,"
             "convert-func-to-llvm,"
             "convert-cf-to-llvm,"
+            "convert-ub-to-llvm,"
             "reconcile-unrealized-casts)")
 
 _ENGINE_CACHE: dict = {}

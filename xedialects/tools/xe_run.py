@@ -489,11 +489,13 @@ def _draw(module, plans, out_dir) -> bool:
 def main(argv=None) -> int:
     from . import xe_run_program
 
-    if xe_run_program.wants(sys.argv[1:] if argv is None else list(argv)):   # whole program, as mlir-runner
-        return xe_run_program.main(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
     try:
+        if xe_run_program.wants(argv):          # whole program, as mlir-runner
+            return xe_run_program.run(argv)
         return run(argv)
     except DiagnosticError as e:
+        sys.stdout.flush()                      # a whole program's output comes before its error
         for d in e.diagnostics:
             print(d.format(), file=sys.stderr)
         return 1
@@ -502,6 +504,7 @@ def main(argv=None) -> int:
     except Exception as e:  # never a traceback for users
         if os.environ.get("XE_RUN_DEBUG"):
             raise
+        sys.stdout.flush()
         print(f"xe-run: internal error: {type(e).__name__}: {e} (set XE_RUN_DEBUG=1 for a traceback)",
               file=sys.stderr)
         return 1

@@ -13,8 +13,6 @@ import argparse
 import os
 import sys
 
-from ..diagnostics import DiagnosticError
-
 _RUNNER_LIBS = ("mlir_runner_utils", "mlir_c_runner_utils")
 
 
@@ -132,23 +130,10 @@ def run(argv) -> int:
 
 
 def main(argv=None) -> int:
-    argv = sys.argv[1:] if argv is None else list(argv)
-    try:
-        return run(argv)
-    except DiagnosticError as e:
-        sys.stdout.flush()
-        for d in e.diagnostics:
-            print(d.format(), file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        return 130
-    except Exception as e:  # never a traceback for users
-        if os.environ.get("XE_RUN_DEBUG"):
-            raise
-        sys.stdout.flush()
-        print(f"xe-run: internal error: {type(e).__name__}: {e} (set XE_RUN_DEBUG=1 for a traceback)",
-              file=sys.stderr)
-        return 1
+    """xe-run's entry (its error handling) for a whole-program command line."""
+    from .xe_run import main as xe_run_main
+
+    return xe_run_main(argv)
 
 
 if __name__ == "__main__":

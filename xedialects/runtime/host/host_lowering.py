@@ -15,24 +15,10 @@ from dataclasses import dataclass, field
 from mlir import ir
 
 from ...diagnostics import Diagnostic, DiagnosticError, at
+from ...sim.reference import PIPELINE as CPU_PIPELINE
 from ...sim.typeinfo import TypeInfo, parse_type, scalar_dtype
 
-LOWERING = ("builtin.module("
-            "func.func(convert-linalg-to-loops),"
-            "expand-strided-metadata,"
-            "lower-affine,"
-            "convert-scf-to-cf,"
-            "func.func(arith-expand{include-bf16=true}),"
-            "convert-math-to-llvm,"
-            "convert-math-to-libm,"
-            "convert-vector-to-llvm,"
-            "convert-arith-to-llvm,"
-            "convert-index-to-llvm,"
-            "finalize-memref-to-llvm,"
-            "convert-func-to-llvm,"
-            "convert-cf-to-llvm,"
-            "convert-ub-to-llvm,"
-            "reconcile-unrealized-casts)")
+LOWERING = CPU_PIPELINE            # the CPU reference's lowering to the LLVM dialect
 
 LAUNCH_PREFIX = "__xe_launch_"
 MEMSET_PREFIX = "__xe_memset_"
