@@ -281,3 +281,13 @@ def test_size_names_containing_x():
     types = [parse_type("memref<?x8xf32>"), parse_type("index")]
     shapes, scalars = resolve_dims(parse_dims(["nx=100,A=nxx8"]), ["A", "nx"], types, "f")
     assert shapes == {0: (100, 8)} and scalars == {1: 100}
+
+
+def test_reader_of_stdout_gone_ends_quietly():
+    # `xe-run ... --trace | head -1`: the closed pipe is no internal error and no traceback
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    cmd = (f"{shlex.quote(sys.executable)} tools/xe-run.py examples/gemm_bf16.mlir --pipeline=xe-gemm-to-xegpu "
+           "--trace --check | head -1")
+    p = subprocess.run(["bash", "-c", cmd], capture_output=True, text=True, cwd=root, timeout=300)
+    assert p.stdout == "simulation trace:\n"
+    assert p.stderr == "", p.stderr

@@ -501,6 +501,12 @@ def main(argv=None) -> int:
         return 1
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:                     # the reader of stdout has gone (`| head`): end quietly
+        try:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except OSError:
+            pass
+        return 1
     except Exception as e:  # never a traceback for users
         if os.environ.get("XE_RUN_DEBUG"):
             raise
