@@ -39,8 +39,9 @@ _DRIVER_OPTIONS = [
     ("mlir-timing", "no", "", "report wall time per pass (and parse/print) on stderr"),
     ("mlir-disable-threading", "no", "", "run passes on one thread"),
     ("emit-irdl", "no", "", "print the IRDL definition of the xetile and xegpu dialects and exit"),
-    ("emit", "required", "mlir|spirv-binary", "output kind: MLIR text (default) or, with -o FILE, the SPIR-V "
-     "binary of the converted kernels plus FILE.json (kernel metadata; see xedialects.lowering.xegpu_to_spirv.spirv_export)"),
+    ("emit", "required", "mlir|spirv-binary|upstream-xegpu", "output kind: MLIR text (default) or, with -o FILE, the SPIR-V "
+     "binary of the converted kernels plus FILE.json (kernel metadata; see xedialects.lowering.xegpu_to_spirv.spirv_export), "
+     "or upstream MLIR xegpu text of VC-mode XeGPU for mlir-opt (docs/upstream-xegpu.md)"),
     ("xe-target", "required", "pvc|portable", "SPIR-V target of --xe-gemm-to-spirv / --convert-xegpu-to-spirv "
      "without options and of --emit=spirv-binary (default pvc)"),
     ("xe-print-plan", "no", "", "print every GEMM plan convert-linalg-to-xetile chooses (as its print-plan=1 "
@@ -128,8 +129,8 @@ def parse_args(argv: list[str]) -> Args:
                 raise UsageError(f"invalid value '{value}' for --verify-diagnostics (all, only-expected)")
             a.verify_diagnostics = mode
         elif name == "emit":
-            if value not in ("mlir", "spirv-binary"):
-                raise UsageError(f"invalid value '{value}' for --emit (mlir, spirv-binary)")
+            if value not in ("mlir", "spirv-binary", "upstream-xegpu"):
+                raise UsageError(f"invalid value '{value}' for --emit (mlir, spirv-binary, upstream-xegpu)")
             a.emit = value
         elif name == "xe-target":
             if value not in ("pvc", "portable"):
@@ -470,6 +471,10 @@ class Driver:
                 out = self.export_spirv(module, diags)
                 self._time("Output", t)
                 return out, diags
+            if self.args.emit == "upstream-xegpu":
+                out = self.export_upstream(module, diags)
+                self._time("Output", t)
+                return (None if out is None else out + "\n"), diags
             out = print_operation(module.operation, generic="mlir-print-op-generic" in flags,
                                   debuginfo="mlir-print-debuginfo" in flags)
             self._time("Output", t)
@@ -508,6 +513,18 @@ class Driver:
             diags.append(Diagnostic("error", str(e)))
             return None
         return ""
+
+    def export_upstream(self, module, diags):
+        """--emit=upstream-xegpu: the module as upstream MLIR xegpu text (docs/upstream-xegpu.md);
+        None after reporting an error."""
+        from ..diagnostics import DiagnosticError
+        from ..lowering.xegpu_to_upstream import export_upstream
+
+        try:
+            return export_upstream(module)
+        except DiagnosticError as e:
+            diags.extend(e.diagnostics)
+            return None
 
     def run(self) -> int:
         a = self.args

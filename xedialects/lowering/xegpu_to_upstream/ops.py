@@ -1,0 +1,212 @@
+"""Op translation table: one function per exported op, from our op to its upstream text line."""
+from __future__ import annotations
+
+from mlir import ir
+
+from .types import ExportTypeError, cache_hint, flatten_vnni, properties, vector_parts, vector_text, vnni_factor
+
+DYNAMIC = -9223372036854775808
+
+
+class ExportOpError(Exception):
+    """An op (or attribute of it) upstream xegpu cannot express."""
+
+
+def _attr(op, name):
+    return op.attributes[name] if name in op.attributes else None
+
+
+def _str(op, name):
+    a = _attr(op, name)
+    return None if a is None else ir.StringAttr(a).value
+
+
+def _ints(a) -> list[int]:
+    return list(ir.DenseI64ArrayAttr(a))
+
+
+def _segments(op) -> list[int]:
+    return list(ir.DenseI32ArrayAttr(op.attributes["operandSegmentSizes"]))
+
+
+def _mixed(values, static, st) -> str:
+    it = iter(values)
+    return ", ".join(next(it) if s == DYNAMIC else str(s) for s in static)
+
+
+def _hints(op) -> list[tuple[str, str]]:
+    return [(h, cache_hint(_str(op, h))) for h in ("l1_hint", "l2_hint", "l3_hint") if _attr(op, h) is not None]
+
+
+def _require_vc(op, ex) -> None:
+    if _str(op, "mode") != "vc":
+        raise ExportOpError(f"'{op.name}' in SIMT mode is not exported; export the VC-mode kernel "
+                            "(before xegpu-simt-distribute)")
+
+
+def create_nd_tdesc(op, ex) -> str:
+    _require_vc(op, ex)
+    n_src, n_off, n_shape, n_str = _segments(op)
+    ops = [ex.name(v) for v in op.operands]
+    src, rest = ops[0], ops[1:]
+    offs, shape, strides = rest[:n_off], rest[n_off:n_off + n_shape], rest[n_off + n_shape:]
+    text = f"{ex.result(op)} = xegpu.create_nd_tdesc {src}"
+    st_off = _ints(op.attributes["static_offsets"])
+    if st_off:
+        text += f"[{_mixed(offs, st_off, ex)}]"
+    st_shape, st_str = _ints(op.attributes["static_shape"]), _ints(op.attributes["static_strides"])
+    if st_shape:
+        text += f", shape : [{_mixed(shape, st_shape, ex)}], strides : [{_mixed(strides, st_str, ex)}]"
+    return text + f" : {ex.type(op.operands[0].type)} -> {ex.type(op.result.type)}"
+
+
+def update_nd_offset(op, ex) -> str:
+    _require_vc(op, ex)
+    ops = [ex.name(v) for v in op.operands]
+    st = _ints(op.attributes["static_offsets"])
+    return (f"{ex.result(op)} = xegpu.update_nd_offset {ops[0]}, [{_mixed(ops[1:], st, ex)}] : "
+            f"{ex.type(op.result.type)}")
+
+
+def load_nd(op, ex) -> str:
+    """VNNI loads (vnni_axis) load the plain 2D block: upstream packs at lane level (the B layout's
+    lane_data = [2, 1] / [4, 1] makes xegpu-subgroup-distribute emit `packed`)."""
+    _require_vc(op, ex)
+    props = _hints(op)
+    if _attr(op, "transpose") is not None:
+        props.append(("transpose", f"array<i64: {', '.join(map(str, _ints(op.attributes['transpose'])))}>"))
+    res = str(op.result.type)
+    if _attr(op, "vnni_axis") is not None:
+        ex.add_vnni(res, ir.IntegerAttr(op.attributes["vnni_axis"]).value)
+    td = op.operands[0]
+    return (f"{ex.result(op)} = xegpu.load_nd {ex.name(td)}{properties(props)} : {ex.type(td.type)} -> "
+            f"{ex.type(op.result.type)}")
+
+
+def store_nd(op, ex) -> str:
+    _require_vc(op, ex)
+    v, td = op.operands
+    return (f"xegpu.store_nd {ex.name(v)}, {ex.name(td)}{properties(_hints(op))} : {ex.type(v.type)}, "
+            f"{ex.type(td.type)}")
+
+
+def prefetch_nd(op, ex) -> str:
+    _require_vc(op, ex)
+    td = op.operands[0]
+    return f"xegpu.prefetch_nd {ex.name(td)}{properties(_hints(op))} : {ex.type(td.type)}"
+
+
+def dpas(op, ex) -> str:
+    """2D operands: our VNNI B <K/v x N x v> (and VNNI A) are upstream's plain <K x N> / <M x K>."""
+    _require_vc(op, ex)
+    names = ", ".join(ex.name(v) for v in op.operands)
+    types = ", ".join(ex.type(v.type) for v in op.operands)
+    return f"{ex.result(op)} = xegpu.dpas {names} : {types} -> {ex.type(op.result.type)}"
+
+
+def alloc_nbarrier(op, ex) -> str:
+    if _attr(op, "nbarrier_num") is not None:
+        n = ir.IntegerAttr(op.attributes["nbarrier_num"]).value
+    else:
+        n = _constant(op.operands[0]) if len(op.operands) else None
+        if n is None:
+            raise ExportOpError("'xegpu.alloc_nbarrier' with a non-constant count is not exported "
+                                "(upstream takes the count as an attribute)")
+    return f"xegpu.alloc_nbarrier {n}"
+
+
+def _constant(v):
+    owner = v.owner
+    if isinstance(owner, ir.OpView):
+        owner = owner.operation
+    if getattr(owner, "name", None) == "arith.constant":
+        return ir.IntegerAttr(owner.attributes["value"]).value
+    return None
+
+
+def init_nbarrier(op, ex) -> str:
+    a, b = op.operands
+    return (f"{ex.result(op)} = xegpu.init_nbarrier {ex.name(a)}, {ex.name(b)} : {a.type}, {b.type} -> "
+            "!xegpu.nbarrier")
+
+
+def nbarrier_arrive(op, ex) -> str:
+    return f"xegpu.nbarrier_arrive {ex.name(op.operands[0])} : !xegpu.nbarrier"
+
+
+def nbarrier_wait(op, ex) -> str:
+    return f"xegpu.nbarrier_wait {ex.name(op.operands[0])} : !xegpu.nbarrier"
+
+
+_FENCE_KIND = {"ugm": "global", "slm": "slm"}
+_FENCE_SCOPE = {"group": "workgroup", "gpu": "gpu"}
+
+
+def mfence(op, ex) -> str:
+    kind, fop, scope = _str(op, "memory_kind"), _str(op, "fence_op"), _str(op, "fence_scope")
+    if kind not in _FENCE_KIND or scope not in _FENCE_SCOPE or fop != "none":
+        raise ExportOpError(f"'xegpu.mfence' (memory_kind {kind}, fence_op {fop}, fence_scope {scope}) is not "
+                            "exported: upstream xegpu.fence has memory_kind global/slm, fence_scope "
+                            "workgroup/gpu and no fence_op")
+    return f"xegpu.fence memory_kind = {_FENCE_KIND[kind]}, fence_scope = {_FENCE_SCOPE[scope]}"
+
+
+def extract_strided_slice(op, ex) -> str:
+    """A slice of a VNNI vector: offsets/sizes along the packed axis scaled by the VNNI factor."""
+    src = op.operands[0]
+    axis = ex.vnni_axis(str(src.type))
+    shape, elt = vector_parts(str(src.type))
+    v = vnni_factor(elt)
+    offs = _ints_any(op.attributes["offsets"])
+    sizes = _ints_any(op.attributes["sizes"])
+    strides = _ints_any(op.attributes["strides"])
+    if len(offs) != 3 or offs[2] != 0 or sizes[2] != v or any(s != 1 for s in strides):
+        raise ExportOpError("'vector.extract_strided_slice' of a VNNI vector is exported only whole along the "
+                            f"VNNI dimension with unit strides (offsets {offs}, sizes {sizes})")
+    o2 = [offs[0] * v, offs[1]] if axis == 0 else [offs[0], offs[1] * v]
+    s2 = flatten_vnni(sizes, axis)
+    res = str(op.result.type)
+    ex.add_vnni(res, axis)
+    return (f"{ex.result(op)} = vector.extract_strided_slice {ex.name(src)} {{offsets = {o2}, sizes = {s2}, "
+            f"strides = [1, 1]}} : {vector_text(flatten_vnni(shape, axis), elt)} to {ex.type(op.result.type)}")
+
+
+def _ints_any(a) -> list[int]:
+    return [ir.IntegerAttr(x).value for x in ir.ArrayAttr(a)]
+
+
+TABLE = {
+    "xegpu.create_nd_tdesc": create_nd_tdesc,
+    "xegpu.update_nd_offset": update_nd_offset,
+    "xegpu.load_nd": load_nd,
+    "xegpu.store_nd": store_nd,
+    "xegpu.prefetch_nd": prefetch_nd,
+    "xegpu.dpas": dpas,
+    "xegpu.alloc_nbarrier": alloc_nbarrier,
+    "xegpu.init_nbarrier": init_nbarrier,
+    "xegpu.nbarrier_arrive": nbarrier_arrive,
+    "xegpu.nbarrier_wait": nbarrier_wait,
+    "xegpu.mfence": mfence,
+}
+
+NOT_EXPORTED = {
+    "xegpu.create_tdesc": "scattered descriptors (upstream's scattered load/store take offsets directly)",
+    "xegpu.load_gather": "scattered loads",
+    "xegpu.store_scatter": "scattered stores",
+    "xegpu.update_offset": "scattered descriptors",
+    "xegpu.prefetch": "scattered prefetch",
+    "xegpu.atomic_rmw": "scattered atomics",
+    "xegpu.create_nbarrier": "create_nbarrier (role-based; upstream has init_nbarrier only)",
+    "xegpu.compile_hint": "compile_hint (no upstream equivalent)",
+}
+
+
+def translate(op, ex) -> str:
+    fn = TABLE.get(op.name)
+    if fn is None:
+        why = NOT_EXPORTED.get(op.name, "no upstream translation")
+        raise ExportOpError(f"'{op.name}' is not exported to upstream xegpu: {why}")
+    try:
+        return fn(op, ex)
+    except ExportTypeError as e:
+        raise ExportOpError(f"'{op.name}': {e}") from None
