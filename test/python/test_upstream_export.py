@@ -36,10 +36,10 @@ PROGRAMS = {**{f"form:{k}": v for k, v in LL.FORMS.items()},
             **{f"tensor:{k}": v for k, v in LL.TENSORS.items()}}
 
 
-def exported(case) -> str:
+def exported(case, form="offsets") -> str:
     mod = xedialects.parse(case.src, "case.mlir")
     run(mod, "builtin.module(xe-gemm-to-xegpu)")
-    return export_upstream(mod)
+    return export_upstream(mod, form=form)
 
 
 def mlir_opt(text, *args):
@@ -49,33 +49,49 @@ def mlir_opt(text, *args):
 # programs whose unaligned surfaces fall back to scattered access (create_tdesc/load_gather), which
 # the export does not translate: a located error instead
 SCATTERED = {"form:unaligned", "form:k_1", "epilogue:bias_relu_unaligned", "epilogue:bias_col", "tensor:batch_fill"}
-# upstream xegpu-propagate-layout (LLVM 22) fails on these (update_nd_offset of a descriptor whose
-# layouts conflict, a [32, 1] column bias); docs/upstream-xegpu.md
-PROPAGATE_FAILS = {"form:generic", "epilogue:bias_col_dynamic", "epilogue:bias_relu_f16_out", "epilogue:bias_relu_i8",
-                   "epilogue:gelu_erf", "epilogue:alpha_beta_args", "epilogue:named_chain",
-                   "epilogue:residual_scale_f16", "tensor:bias_relu"}
+# upstream xegpu-propagate-layout (LLVM 22) aborts on a [32, 1] column-bias vector (docs/upstream-xegpu.md)
+PROPAGATE_FAILS = {"epilogue:bias_col_dynamic"}
+
+
+def exported_or_error(name, form):
+    """The exported text, or None after checking the located error of a SCATTERED program."""
+    if name not in SCATTERED:
+        return exported(PROGRAMS[name], form)
+    with pytest.raises(DiagnosticError) as e:
+        exported(PROGRAMS[name], form)
+    d = e.value.diagnostics[0]
+    assert "is not exported" in d.message and d.line is not None
+    return None
 
 
 @needs_mlir_opt
 @pytest.mark.parametrize("name", list(PROGRAMS))
 def test_program_exports_and_verifies(name):
-    if name in SCATTERED:
-        with pytest.raises(DiagnosticError) as e:
-            exported(PROGRAMS[name])
-        d = e.value.diagnostics[0]
-        assert "is not exported" in d.message and d.line is not None
+    """The offsets form: verified by mlir-opt, and upstream's layout propagation assigns lane
+    layouts to every op of the kernel."""
+    text = exported_or_error(name, "offsets")
+    if text is None:
         return
-    text = exported(PROGRAMS[name])
-    assert "xegpu.dpas" in text and "mode = vc" not in text
+    assert "xegpu.dpas" in text and "mode = vc" not in text and "update_nd_offset" not in text
     r = mlir_opt(text, "--verify-each")
     assert r.returncode == 0, r.stderr
-    # upstream's layout propagation assigns lane layouts to every op of the kernel
     r = mlir_opt(text, "--xegpu-propagate-layout=layout-kind=lane")
     if name in PROPAGATE_FAILS:
         assert r.returncode != 0
         return
     assert r.returncode == 0, r.stderr
     assert "#xegpu.layout<lane_layout = [1, 16]" in r.stdout
+
+
+@needs_mlir_opt
+@pytest.mark.parametrize("name", list(PROGRAMS))
+def test_descriptor_form_verifies(name):
+    text = exported_or_error(name, "descriptors")
+    if text is None:
+        return
+    assert "xegpu.update_nd_offset" in text
+    r = mlir_opt(text, "--verify-each")
+    assert r.returncode == 0, r.stderr
 
 
 @needs_mlir_opt

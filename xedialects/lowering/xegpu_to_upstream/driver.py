@@ -8,14 +8,17 @@ import re
 from mlir import ir
 
 from ...diagnostics import DiagnosticError, at
+from .offsets import OffsetPlan
 from .ops import ExportOpError, translate
 from .ops import extract_strided_slice as _slice
 from .types import ExportTypeError, flatten_vnni, rewrite_tdescs, vector_parts, vector_text
 
+FORMS = ("offsets", "descriptors")
 # the target upstream's layout passes need (they look the uArch up from the gpu.module's target)
 TARGET = '#xevm.target<chip = "pvc">'
-_OP_LINE = re.compile(r'^\s*(?:%[\w#:]+(?:, %[\w#:]+)* = )?(?:"xegpu\.|vector\.extract_strided_slice )')
+_OP_LINE = re.compile(r'^\s*(?:%[\w#:]+(?:, %[\w#:]+)* = )?(?:"xegpu\.|vector\.extract_strided_slice |scf\.for )')
 _GPU_MODULE = re.compile(r"^(\s*gpu\.module @[\w$.]+) \{")
+_NAME = re.compile(r"%[\w$.-]+")
 
 
 class _Exporter:
@@ -24,6 +27,7 @@ class _Exporter:
     def __init__(self, module_op):
         self.state = ir.AsmState(module_op)
         self.vnni: dict[str, tuple[int, str]] = {}  # our generic vector type -> (axis, upstream text)
+        self.plan = None                             # OffsetPlan in the offsets form
 
     def name(self, v) -> str:
         return v.get_name(self.state)
@@ -51,6 +55,9 @@ class _Exporter:
         text = rewrite_tdescs(text)
         for ours, (_, flat) in self.vnni.items():
             text = text.replace(ours, flat)
+        if self.plan is not None and self.plan.alias:
+            alias = self.plan.alias
+            text = _NAME.sub(lambda m: alias.get(m.group(0), m.group(0)), text)
         return text
 
 
@@ -58,48 +65,66 @@ def _fail(op, message: str):
     raise DiagnosticError([at(op.location, "error", f"convert-xegpu-to-upstream: {message}")])
 
 
-def _targets(module_op, ex) -> list:
-    """Ops whose printed line is replaced, in printed order: (op, is_slice)."""
+def _targets(module_op) -> list:
+    """Ops whose printed line is replaced or framed, in printed (pre-) order."""
     found = []
 
     def visit(op):
-        if op.name.startswith("xegpu.") or op.name == "vector.extract_strided_slice":
+        if op.name.startswith("xegpu.") or op.name in ("vector.extract_strided_slice", "scf.for"):
             found.append(op)
         return ir.WalkResult.ADVANCE
 
-    module_op.walk(visit)
+    module_op.walk(visit, walk_order=ir.WalkOrder.PRE_ORDER)
     return found
 
 
-def export_upstream(module, *, target: bool = True) -> str:
-    """The text of `module` (our context, VC-mode XeGPU) in upstream MLIR's xegpu; gpu.modules without
-    a target get `#xevm.target<chip = "pvc">` unless `target=False`. Raises DiagnosticError located at
-    the first op (or type) that upstream xegpu cannot express."""
+def _line(op, line, ex) -> list[str]:
+    """The upstream lines of one target op's printed line."""
+    indent = line[:len(line) - len(line.lstrip())]
+    if op.name == "scf.for":
+        plan = ex.plan
+        before, after = (plan.before.get(op, []), plan.after.get(op, [])) if plan else ([], [])
+        return [indent + x for x in before] + [ex.rewrite(line)] + [indent + "  " + x for x in after]
+    if op.name == "vector.extract_strided_slice":
+        if ex.vnni_axis(str(op.operands[0].type)) is None:
+            return [ex.rewrite(line)]
+        return [indent + _slice(op, ex)]
+    text = translate(op, ex)
+    return [indent + x for x in text.split("\n")] if text else []
+
+
+def export_upstream(module, *, form: str = "offsets", target: bool = True) -> str:
+    """The text of `module` (our context, VC-mode XeGPU) in upstream MLIR's xegpu.
+
+    form "offsets" (default, what upstream's subgroup distribution and XeVM lowering take): descriptors
+    without offsets, offsets on load_nd/store_nd/prefetch_nd, no update_nd_offset; "descriptors":
+    offsets in create_nd_tdesc and update_nd_offset as in our IR. gpu.modules without a target get
+    `#xevm.target<chip = "pvc">` unless `target=False`. Raises DiagnosticError located at the first
+    op (or type) that upstream xegpu cannot express."""
+    if form not in FORMS:
+        raise ValueError(f"unknown form {form!r} (one of {', '.join(FORMS)})")
     module_op = module.operation if hasattr(module, "operation") else module
     ex = _Exporter(module_op)
+    if form == "offsets":
+        ex.plan = OffsetPlan(ex)
+        try:
+            ex.plan.analyze(module_op)
+        except ExportOpError as e:
+            _fail(getattr(e, "op", None) or module_op, str(e))
     buf = io.StringIO()
     module_op.print(state=ex.state, file=buf)
-    ops = _targets(module_op, ex)
-    lines, out, k = buf.getvalue().splitlines(), [], 0
-    for line in lines:
+    ops = _targets(module_op)
+    out, k = [], 0
+    for line in buf.getvalue().splitlines():
         if _OP_LINE.match(line):
             if k >= len(ops):
-                raise DiagnosticError([at(module_op.location, "error", "convert-xegpu-to-upstream: printed "
-                                          "ops and IR walk disagree (internal)")])
+                _fail(module_op, "printed ops and IR walk disagree (internal)")
             op = ops[k]
             k += 1
-            indent = line[:len(line) - len(line.lstrip())]
             try:
-                if op.name == "vector.extract_strided_slice":
-                    if ex.vnni_axis(str(op.operands[0].type)) is None:
-                        out.append(ex.rewrite(line))
-                        continue
-                    text = _slice(op, ex)
-                else:
-                    text = translate(op, ex)
+                out += _line(op, line, ex)
             except (ExportOpError, ExportTypeError) as e:
                 _fail(op, str(e))
-            out.append(indent + text)
             continue
         m = _GPU_MODULE.match(line)
         if target and m:
@@ -107,10 +132,9 @@ def export_upstream(module, *, target: bool = True) -> str:
         try:
             out.append(ex.rewrite(line))
         except ExportTypeError as e:
-            raise DiagnosticError([at(module_op.location, "error", f"convert-xegpu-to-upstream: {e}")]) from None
+            _fail(module_op, str(e))
     if k != len(ops):
-        raise DiagnosticError([at(module_op.location, "error", "convert-xegpu-to-upstream: printed ops and "
-                                  "IR walk disagree (internal)")])
+        _fail(module_op, "printed ops and IR walk disagree (internal)")
     _check_vnni_users(module_op, ex)
     return "\n".join(out) + "\n"
 

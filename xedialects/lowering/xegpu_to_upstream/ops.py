@@ -52,7 +52,7 @@ def create_nd_tdesc(op, ex) -> str:
     offs, shape, strides = rest[:n_off], rest[n_off:n_off + n_shape], rest[n_off + n_shape:]
     text = f"{ex.result(op)} = xegpu.create_nd_tdesc {src}"
     st_off = _ints(op.attributes["static_offsets"])
-    if st_off:
+    if st_off and ex.plan is None:
         text += f"[{_mixed(offs, st_off, ex)}]"
     st_shape, st_str = _ints(op.attributes["static_shape"]), _ints(op.attributes["static_strides"])
     if st_shape:
@@ -64,6 +64,8 @@ def update_nd_offset(op, ex) -> str:
     _require_vc(op, ex)
     ops = [ex.name(v) for v in op.operands]
     st = _ints(op.attributes["static_offsets"])
+    if ex.plan is not None:  # offsets form: folded into the accesses
+        return "\n".join(ex.plan.replace[op])
     return (f"{ex.result(op)} = xegpu.update_nd_offset {ops[0]}, [{_mixed(ops[1:], st, ex)}] : "
             f"{ex.type(op.result.type)}")
 
@@ -79,21 +81,32 @@ def load_nd(op, ex) -> str:
     if _attr(op, "vnni_axis") is not None:
         ex.add_vnni(res, ir.IntegerAttr(op.attributes["vnni_axis"]).value)
     td = op.operands[0]
-    return (f"{ex.result(op)} = xegpu.load_nd {ex.name(td)}{properties(props)} : {ex.type(td.type)} -> "
-            f"{ex.type(op.result.type)}")
+    pre, ref = _access(op, td, ex)
+    return pre + (f"{ex.result(op)} = xegpu.load_nd {ref}{properties(props)} : {ex.type(td.type)} -> "
+                  f"{ex.type(op.result.type)}")
+
+
+def _access(op, td, ex) -> tuple[str, str]:
+    """(lines defining the offsets, `%t` or `%base[o0, o1]`) of an access of descriptor `td`."""
+    if ex.plan is None:
+        return "", ex.name(td)
+    base, offs, lines = ex.plan.access(td, op)
+    return "".join(line + "\n" for line in lines), base + offs
 
 
 def store_nd(op, ex) -> str:
     _require_vc(op, ex)
     v, td = op.operands
-    return (f"xegpu.store_nd {ex.name(v)}, {ex.name(td)}{properties(_hints(op))} : {ex.type(v.type)}, "
-            f"{ex.type(td.type)}")
+    pre, ref = _access(op, td, ex)
+    return pre + (f"xegpu.store_nd {ex.name(v)}, {ref}{properties(_hints(op))} : {ex.type(v.type)}, "
+                  f"{ex.type(td.type)}")
 
 
 def prefetch_nd(op, ex) -> str:
     _require_vc(op, ex)
     td = op.operands[0]
-    return f"xegpu.prefetch_nd {ex.name(td)}{properties(_hints(op))} : {ex.type(td.type)}"
+    pre, ref = _access(op, td, ex)
+    return pre + f"xegpu.prefetch_nd {ref}{properties(_hints(op))} : {ex.type(td.type)}"
 
 
 def dpas(op, ex) -> str:

@@ -1,6 +1,7 @@
 // REQUIRES: mlir-opt
-// Our VC-mode XeGPU of a bf16 GEMM exported to upstream MLIR xegpu (docs/upstream-xegpu.md):
-// no mode = vc, cache hints as #xegpu.cache_hint, our VNNI B vector<16x16x2xbf16> as the plain 2D
+// Our VC-mode XeGPU of a bf16 GEMM exported to upstream MLIR xegpu (docs/upstream-xegpu.md) in the
+// offsets form (descriptors without offsets, offsets on each access, the loop's update_nd_offset
+// steps recomputed from the induction variable), no mode = vc, cache hints as #xegpu.cache_hint, our VNNI B vector<16x16x2xbf16> as the plain 2D
 // vector<32x16xbf16> (sliced into <16x16> dpas operands), a target on the gpu.module; upstream
 // mlir-opt verifies it and its xegpu-propagate-layout gives B the packed lane layout lane_data = [2, 1].
 // RUN: xe-opt %s --xe-gemm-to-xegpu --emit=upstream-xegpu | FileCheck %s
@@ -14,20 +15,21 @@ func.func @gemm(%A: memref<256x256xbf16>, %B: memref<256x256xbf16>, %C: memref<2
 }
 
 // CHECK:      gpu.module @gemm_kernels [#xevm.target<chip = "pvc">] {
-// CHECK:        %[[A:.*]] = xegpu.create_nd_tdesc %arg0[%{{.*}}, %{{.*}}] : memref<256x256xbf16> -> !xegpu.tensor_desc<8x32xbf16>
-// CHECK:        %[[B:.*]] = xegpu.create_nd_tdesc %arg1[%{{.*}}, %{{.*}}] : memref<256x256xbf16> -> !xegpu.tensor_desc<32x16xbf16>
-// CHECK:        xegpu.load_nd %{{.*}} : !xegpu.tensor_desc<8x16xf32> -> vector<8x16xf32>
-// CHECK:        xegpu.prefetch_nd %{{.*}} <{l1_hint = #xegpu.cache_hint<cached>, l2_hint = #xegpu.cache_hint<cached>}> : !xegpu.tensor_desc<4x32xbf16>
-// CHECK:        xegpu.update_nd_offset %{{.*}}, [0, 32] : !xegpu.tensor_desc<4x32xbf16>
-// CHECK:        scf.for
-// CHECK:          %[[LB:.*]] = xegpu.load_nd %{{.*}} : !xegpu.tensor_desc<32x16xbf16> -> vector<32x16xbf16>
+// CHECK:        %[[A:.*]] = xegpu.create_nd_tdesc %arg0 : memref<256x256xbf16> -> !xegpu.tensor_desc<8x32xbf16>
+// CHECK:        %[[B:.*]] = xegpu.create_nd_tdesc %arg1 : memref<256x256xbf16> -> !xegpu.tensor_desc<32x16xbf16>
+// CHECK:        xegpu.load_nd %{{.*}}[%{{.*}}, %{{.*}}] : !xegpu.tensor_desc<8x16xf32> -> vector<8x16xf32>
+// CHECK:        xegpu.prefetch_nd %{{.*}}[%{{.*}}, %c0] <{l1_hint = #xegpu.cache_hint<cached>, l2_hint = #xegpu.cache_hint<cached>}> : !xegpu.tensor_desc<4x32xbf16>
+// CHECK:        scf.for %[[IV:.*]] = %[[LB:.*]] to %{{.*}} step %[[ST:[^ ]*]] iter_args
+// CHECK-NEXT:     %[[D:.*]] = arith.subi %[[IV]], %[[LB]] : index
+// CHECK-NEXT:     %[[T:.*]] = arith.divui %[[D]], %[[ST]] : index
+// CHECK:          %[[LB:.*]] = xegpu.load_nd %{{.*}}[%{{.*}}, %{{.*}}] : !xegpu.tensor_desc<32x16xbf16> -> vector<32x16xbf16>
 // CHECK:          vector.extract_strided_slice %[[LB]] {offsets = [16, 0], sizes = [16, 16], strides = [1, 1]} : vector<32x16xbf16> to vector<16x16xbf16>
 // CHECK:          xegpu.dpas %{{.*}}, %{{.*}}, %{{.*}} : vector<8x16xbf16>, vector<16x16xbf16>, vector<8x16xf32> -> vector<8x16xf32>
-// CHECK:          xegpu.update_nd_offset %{{.*}}, [32, 0] : !xegpu.tensor_desc<32x16xbf16>
 // CHECK:          scf.yield
-// CHECK:        xegpu.store_nd %{{.*}}, %{{.*}} : vector<8x16xf32>, !xegpu.tensor_desc<8x16xf32>
+// CHECK:        xegpu.store_nd %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] : vector<8x16xf32>, !xegpu.tensor_desc<8x16xf32>
 // CHECK-NOT:  mode = vc
 // CHECK-NOT:  x2xbf16>
+// CHECK-NOT:  update_nd_offset
 
 // UP: gpu.module @gemm_kernels [#xevm.target<chip = "pvc">]
 // UP: xegpu.dpas {{.*}} : vector<8x16xbf16>, vector<16x16xbf16>, vector<8x16xf32> -> vector<8x16xf32>

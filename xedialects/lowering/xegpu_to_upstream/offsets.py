@@ -1,0 +1,158 @@
+"""The offsets form (upstream's current style): descriptors are created without offsets, every
+load_nd/store_nd/prefetch_nd takes its offsets, update_nd_offset disappears.
+
+Each descriptor value gets (base descriptor name, one offset per dimension); an offset is symbolic,
+`(root SSA name or None, constant)`. A descriptor carried by an scf.for and advanced by constant
+offsets per iteration becomes loop-invariant; its offsets are recomputed at the top of the body as
+`init + ((iv - lb) / step) * delta`."""
+from __future__ import annotations
+
+from mlir import ir
+
+from .ops import DYNAMIC, ExportOpError, _ints, _segments
+
+
+def _is_tdesc(t) -> bool:
+    return str(t).startswith("!xegpu.tensor_desc<")
+
+
+class OffsetPlan:
+    def __init__(self, ex):
+        self.ex = ex
+        self.off: dict = {}        # descriptor Value -> (base name, [(root, const)])
+        self.alias: dict = {}      # name of an update_nd_offset result -> its base descriptor's name
+        self.rename: dict = {}     # loop offset root -> the init name it equals (zero delta)
+        self.before: dict = {}     # scf.for Operation -> lines before its header
+        self.after: dict = {}      # scf.for Operation -> lines after its header (top of the body)
+        self.replace: dict = {}    # update_nd_offset Operation -> lines replacing it
+        self.n = 0
+
+    def fresh(self) -> str:
+        self.n += 1
+        return f"%xo{self.n}"
+
+    # ---- analysis ------------------------------------------------------------------------------
+    def analyze(self, op) -> None:
+        for region in op.regions:
+            for block in region.blocks:
+                for inner in block.operations:
+                    self.visit(inner.operation if hasattr(inner, "operation") else inner)
+
+    def visit(self, op) -> None:
+        try:
+            self._visit(op)
+        except ExportOpError as e:
+            if getattr(e, "op", None) is None:
+                e.op = op
+            raise
+
+    def _visit(self, op) -> None:
+        name = op.name
+        if name == "xegpu.create_nd_tdesc":
+            _, n_off, _, _ = _segments(op)
+            dyn = list(op.operands)[1:1 + n_off]
+            st = _ints(op.attributes["static_offsets"])
+            rank = len(str(op.result.type).split("array<i64:")[1].split(">")[0].split(","))
+            syms = self._mixed(dyn, st) if st else [(None, 0)] * rank
+            self.off[op.result] = (self.ex.name(op.result), syms)
+        elif name == "xegpu.update_nd_offset":
+            base, syms = self.get(op.operands[0], op)
+            deltas = self._mixed(list(op.operands)[1:], _ints(op.attributes["static_offsets"]))
+            lines, new = [], []
+            for (r, c), (dr, dc) in zip(syms, deltas):
+                if dr is None:
+                    new.append((r, c + dc))
+                    continue
+                a, la = self.materialize((r, c))
+                t = self.fresh()
+                lines += la + [f"{t} = arith.addi {a}, {dr} : index"]
+                new.append((t, dc))
+            self.replace[op] = lines
+            self.off[op.result] = (base, new)
+            self.alias[self.ex.name(op.result)] = base
+        elif name == "scf.for":
+            self._loop(op)
+            return
+        else:
+            for r in op.results:
+                if _is_tdesc(r.type):
+                    raise ExportOpError(f"a descriptor produced by '{name}' is not exported in the offsets form")
+        self.analyze(op)
+
+    def _mixed(self, dyn, static):
+        it = iter(dyn)
+        return [(self.ex.name(next(it)), 0) if s == DYNAMIC else (None, s) for s in static]
+
+    def get(self, v, user):
+        if v not in self.off:
+            raise ExportOpError(f"'{user.name}': descriptor {self.ex.name(v)} has no known offsets (only "
+                                "create_nd_tdesc, update_nd_offset and scf.for carries are followed)")
+        return self.off[v]
+
+    def _loop(self, op) -> None:
+        ops = list(op.operands)
+        lb, step, inits = ops[0], ops[2], ops[3:]
+        body = op.regions[0].blocks[0]
+        iv, args = body.arguments[0], list(body.arguments)[1:]
+        carried = []
+        for i, (init, arg) in enumerate(zip(inits, args)):
+            if not _is_tdesc(arg.type):
+                continue
+            _, isyms = self.get(init, op)
+            roots = [self.fresh() for _ in isyms]
+            self.off[arg] = (self.ex.name(arg), [(r, 0) for r in roots])
+            carried.append((i, isyms, roots))
+        self.analyze(op)
+        if not carried:
+            return
+        for i, _, _ in carried:
+            if any(True for _ in op.results[i].uses):
+                raise ExportOpError(f"the descriptor carried by the loop (result #{i}) is used after it; not "
+                                    "exported in the offsets form")
+        yld = list(body.operations)[-1]
+        before, after, trip = [], [], None
+        for i, isyms, roots in carried:
+            ybase, ysyms = self.get(yld.operands[i], yld)
+            if ybase != self.ex.name(args[i]) or any(r != root for (r, _), root in zip(ysyms, roots)):
+                raise ExportOpError(f"the descriptor carried by the loop (iter_arg #{i}) is not advanced by "
+                                    "constant offsets per iteration; not exported in the offsets form")
+            for (_, delta), root, isym in zip(ysyms, roots, isyms):
+                init, lines = self.materialize(isym)
+                before += lines
+                if delta == 0:
+                    self.rename[root] = init
+                    continue
+                if trip is None:
+                    t0, trip = self.fresh(), self.fresh()
+                    after += [f"{t0} = arith.subi {self.ex.name(iv)}, {self.ex.name(lb)} : index",
+                              f"{trip} = arith.divui {t0}, {self.ex.name(step)} : index"]
+                d, m = self.fresh(), self.fresh()
+                after += [f"{d} = arith.constant {delta} : index", f"{m} = arith.muli {trip}, {d} : index",
+                          f"{root} = arith.addi {init}, {m} : index"]
+        self.before[op], self.after[op] = before, after
+
+    # ---- printing ------------------------------------------------------------------------------
+    def materialize(self, sym, literal_ok: bool = False):
+        """(SSA name or literal, lines defining it) of a symbolic offset."""
+        r, c = sym
+        while r in self.rename:
+            r = self.rename[r]
+        if r is None:
+            if literal_ok:
+                return str(c), []
+            t = self.fresh()
+            return t, [f"{t} = arith.constant {c} : index"]
+        if c == 0:
+            return r, []
+        k, t = self.fresh(), self.fresh()
+        return t, [f"{k} = arith.constant {c} : index", f"{t} = arith.addi {r}, {k} : index"]
+
+    def access(self, tdesc, user):
+        """(base name, '[o0, o1]', lines) for a load/store/prefetch of `tdesc`."""
+        base, syms = self.get(tdesc, user)
+        parts, lines = [], []
+        for s in syms:
+            t, ls = self.materialize(s, literal_ok=True)
+            parts.append(t)
+            lines += ls
+        return base, "[" + ", ".join(parts) + "]", lines
