@@ -3,6 +3,7 @@ test_linalg_lowering.py (input forms, epilogues, tensor programs) lowered by xe-
 exported to upstream MLIR xegpu text and verified by upstream `mlir-opt`; upstream's own
 xegpu-propagate-layout runs on it. Unexportable IR fails with a located error, never a crash."""
 import os
+import re
 import subprocess
 import sys
 
@@ -92,6 +93,41 @@ def test_descriptor_form_verifies(name):
     assert "xegpu.update_nd_offset" in text
     r = mlir_opt(text, "--verify-each")
     assert r.returncode == 0, r.stderr
+
+
+# upstream xegpu-subgroup-distribute (after propagation) fails on these: a transposed bf16 B
+# ("incompatible distribution dimensions"), bias epilogues (an assertion in getMixedValues)
+DISTRIBUTE_FAILS = PROPAGATE_FAILS | {"form:transposed_b", "epilogue:bias_relu", "epilogue:bias_row_dynamic",
+                                      "epilogue:bias_no_fill", "epilogue:bias_relu_f16_out", "epilogue:bias_relu_i8",
+                                      "epilogue:named_chain", "tensor:bias_relu"}
+# ... and these reach XeVM (convert-xegpu-to-xevm leaves no xegpu op) once the prefetches are left out
+# (upstream's xevm.blockprefetch2d wants 16-element-wide tiles; ours are 4x32 / 8x32 bf16)
+REACH_XEVM = {"form:plain", "form:generic", "form:batch", "form:dynamic", "form:dynamic_aligned", "form:bf16_f32",
+              "form:f16_f32", "epilogue:gelu_tanh", "epilogue:gelu_erf", "epilogue:alpha_beta",
+              "epilogue:alpha_beta_args", "tensor:inout", "tensor:inout_dynamic"}
+PROPAGATE = "--xegpu-propagate-layout=layout-kind=lane"
+
+
+@needs_mlir_opt
+@pytest.mark.parametrize("name", [n for n in PROGRAMS if n not in SCATTERED | DISTRIBUTE_FAILS])
+def test_upstream_subgroup_distribution(name):
+    """Upstream distributes the exported kernel to lanes: B loads become `load_nd <{packed}>`, the
+    dpas operands per-lane 1D vectors."""
+    r = mlir_opt(exported(PROGRAMS[name]), PROPAGATE, "--xegpu-subgroup-distribute")
+    assert r.returncode == 0, r.stderr
+    assert "xegpu.dpas" in r.stdout and "xegpu.dpas" not in [l for l in r.stdout.splitlines() if "x16xf32>" in l]
+    if "bf16" in name or name in ("form:plain", "form:generic", "form:batch"):
+        assert "<{packed}>" in r.stdout
+
+
+@needs_mlir_opt
+@pytest.mark.parametrize("name", sorted(REACH_XEVM))
+def test_upstream_xevm_without_prefetch(name):
+    text = "\n".join(l for l in exported(PROGRAMS[name]).splitlines() if "xegpu.prefetch_nd" not in l)
+    r = mlir_opt(text, PROPAGATE, "--xegpu-subgroup-distribute", "--convert-xegpu-to-xevm")
+    assert r.returncode == 0, r.stderr
+    assert "xevm.mma" in r.stdout and "xevm.blockload2d" in r.stdout
+    assert not re.search(r"^\s*(%\S+ = )?xegpu\.", r.stdout, re.M)  # no xegpu op left
 
 
 @needs_mlir_opt

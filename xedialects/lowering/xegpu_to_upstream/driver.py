@@ -8,6 +8,7 @@ import re
 from mlir import ir
 
 from ...diagnostics import DiagnosticError, at
+from .loops import rewrite_for, rewrite_yield
 from .offsets import OffsetPlan
 from .ops import ExportOpError, translate
 from .ops import extract_strided_slice as _slice
@@ -16,9 +17,10 @@ from .types import ExportTypeError, flatten_vnni, rewrite_tdescs, vector_parts, 
 FORMS = ("offsets", "descriptors")
 # the target upstream's layout passes need (they look the uArch up from the gpu.module's target)
 TARGET = '#xevm.target<chip = "pvc">'
-_OP_LINE = re.compile(r'^\s*(?:%[\w#:]+(?:, %[\w#:]+)* = )?(?:"xegpu\.|vector\.extract_strided_slice |scf\.for )')
+_OP_LINE = re.compile(r'^\s*(?:%[\w#:]+(?:, %[\w#:]+)* = )?(?:"xegpu\.|vector\.extract_strided_slice |scf\.for |scf\.yield)')
+_FUNC_LINE = re.compile(r"^\s*(?:func\.func|gpu\.func) ")
 _GPU_MODULE = re.compile(r"^(\s*gpu\.module @[\w$.]+) \{")
-_NAME = re.compile(r"%[\w$.-]+")
+_NAME = re.compile(r"%[\w$.-]+(?:#\d+)?")
 
 
 class _Exporter:
@@ -28,6 +30,7 @@ class _Exporter:
         self.state = ir.AsmState(module_op)
         self.vnni: dict[str, tuple[int, str]] = {}  # our generic vector type -> (axis, upstream text)
         self.plan = None                             # OffsetPlan in the offsets form
+        self.scope = 0                               # function # of the line being printed
 
     def name(self, v) -> str:
         return v.get_name(self.state)
@@ -55,10 +58,14 @@ class _Exporter:
         text = rewrite_tdescs(text)
         for ours, (_, flat) in self.vnni.items():
             text = text.replace(ours, flat)
-        if self.plan is not None and self.plan.alias:
-            alias = self.plan.alias
-            text = _NAME.sub(lambda m: alias.get(m.group(0), m.group(0)), text)
-        return text
+        return self.rename(text)
+
+    def rename(self, text: str) -> str:
+        """Offsets form: names of folded updates, dropped loop carries and renumbered loop results."""
+        if self.plan is None or not self.plan.alias:
+            return text
+        alias, sc = self.plan.alias, self.scope
+        return _NAME.sub(lambda m: alias.get((sc, m.group(0)), m.group(0)), text)
 
 
 def _fail(op, message: str):
@@ -70,7 +77,7 @@ def _targets(module_op) -> list:
     found = []
 
     def visit(op):
-        if op.name.startswith("xegpu.") or op.name in ("vector.extract_strided_slice", "scf.for"):
+        if op.name.startswith("xegpu.") or op.name in ("vector.extract_strided_slice", "scf.for", "scf.yield"):
             found.append(op)
         return ir.WalkResult.ADVANCE
 
@@ -84,13 +91,22 @@ def _line(op, line, ex) -> list[str]:
     if op.name == "scf.for":
         plan = ex.plan
         before, after = (plan.before.get(op, []), plan.after.get(op, [])) if plan else ([], [])
+        if plan is not None and plan.dropped.get(op):
+            renames = {}
+            line = rewrite_for(line, plan.dropped[op], renames)
+            plan.alias.update({(ex.scope, k): v for k, v in renames.items()})
         return [indent + x for x in before] + [ex.rewrite(line)] + [indent + "  " + x for x in after]
+    if op.name == "scf.yield":
+        parent = op.parent
+        if ex.plan is not None and parent.name == "scf.for" and ex.plan.dropped.get(parent):
+            line = rewrite_yield(line, ex.plan.dropped[parent])
+        return [ex.rewrite(line)]
     if op.name == "vector.extract_strided_slice":
         if ex.vnni_axis(str(op.operands[0].type)) is None:
             return [ex.rewrite(line)]
-        return [indent + _slice(op, ex)]
+        return [indent + ex.rename(_slice(op, ex))]
     text = translate(op, ex)
-    return [indent + x for x in text.split("\n")] if text else []
+    return [indent + ex.rename(x) for x in text.split("\n")] if text else []
 
 
 def export_upstream(module, *, form: str = "offsets", target: bool = True) -> str:
@@ -126,6 +142,8 @@ def export_upstream(module, *, form: str = "offsets", target: bool = True) -> st
             except (ExportOpError, ExportTypeError) as e:
                 _fail(op, str(e))
             continue
+        if _FUNC_LINE.match(line):
+            ex.scope += 1
         m = _GPU_MODULE.match(line)
         if target and m:
             line = f"{m.group(1)} [{TARGET}] {{"

@@ -12,6 +12,9 @@ from mlir import ir
 from .ops import DYNAMIC, ExportOpError, _ints, _segments
 
 
+FUNCS = ("func.func", "gpu.func")
+
+
 def _is_tdesc(t) -> bool:
     return str(t).startswith("!xegpu.tensor_desc<")
 
@@ -20,11 +23,14 @@ class OffsetPlan:
     def __init__(self, ex):
         self.ex = ex
         self.off: dict = {}        # descriptor Value -> (base name, [(root, const)])
-        self.alias: dict = {}      # name of an update_nd_offset result -> its base descriptor's name
+        self.alias: dict = {}      # (function #, name of an update_nd_offset result / a dropped
+        #                            descriptor carry / a renumbered loop result) -> the name to print
+        self.scope = 0             # function # (func.func / gpu.func in printed order): names repeat
         self.rename: dict = {}     # loop offset root -> the init name it equals (zero delta)
         self.before: dict = {}     # scf.for Operation -> lines before its header
         self.after: dict = {}      # scf.for Operation -> lines after its header (top of the body)
         self.replace: dict = {}    # update_nd_offset Operation -> lines replacing it
+        self.dropped: dict = {}    # scf.for Operation -> indices of its descriptor carries (left out)
         self.n = 0
 
     def fresh(self) -> str:
@@ -69,11 +75,13 @@ class OffsetPlan:
                 new.append((t, dc))
             self.replace[op] = lines
             self.off[op.result] = (base, new)
-            self.alias[self.ex.name(op.result)] = base
+            self.alias[(self.scope, self.ex.name(op.result))] = base
         elif name == "scf.for":
             self._loop(op)
             return
         else:
+            if name in FUNCS:
+                self.scope += 1
             for r in op.results:
                 if _is_tdesc(r.type):
                     raise ExportOpError(f"a descriptor produced by '{name}' is not exported in the offsets form")
@@ -98,9 +106,10 @@ class OffsetPlan:
         for i, (init, arg) in enumerate(zip(inits, args)):
             if not _is_tdesc(arg.type):
                 continue
-            _, isyms = self.get(init, op)
+            ibase, isyms = self.get(init, op)
             roots = [self.fresh() for _ in isyms]
-            self.off[arg] = (self.ex.name(arg), [(r, 0) for r in roots])
+            self.off[arg] = (ibase, [(r, 0) for r in roots])
+            self.alias[(self.scope, self.ex.name(arg))] = ibase
             carried.append((i, isyms, roots))
         self.analyze(op)
         if not carried:
@@ -111,9 +120,10 @@ class OffsetPlan:
                                     "exported in the offsets form")
         yld = list(body.operations)[-1]
         before, after, trip = [], [], None
+        self.dropped[op] = {i for i, _, _ in carried}
         for i, isyms, roots in carried:
             ybase, ysyms = self.get(yld.operands[i], yld)
-            if ybase != self.ex.name(args[i]) or any(r != root for (r, _), root in zip(ysyms, roots)):
+            if ybase != self.off[args[i]][0] or any(r != root for (r, _), root in zip(ysyms, roots)):
                 raise ExportOpError(f"the descriptor carried by the loop (iter_arg #{i}) is not advanced by "
                                     "constant offsets per iteration; not exported in the offsets form")
             for (_, delta), root, isym in zip(ysyms, roots, isyms):
