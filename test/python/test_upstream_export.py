@@ -173,3 +173,39 @@ gpu.module @k {
     r = _xe_opt("-", "--emit=upstream-xegpu", stdin=src)
     assert r.returncode == 1 and "Traceback" not in r.stderr
     assert "<stdin>:5:" in r.stderr and "xegpu.create_tdesc" in r.stderr, r.stderr
+
+
+def test_xetile_input_is_a_located_error():
+    r = _xe_opt(os.path.join(ROOT, "examples", "gemm_bf16.mlir"), "--convert-linalg-to-xetile",
+                "--emit=upstream-xegpu")
+    assert r.returncode == 1 and "Traceback" not in r.stderr and "internal error" not in r.stderr
+    assert "'xetile.init_tile' is not exported" in r.stderr and ":22:11: error" in r.stderr, r.stderr
+
+
+def test_other_use_of_a_vnni_vector_is_a_located_error():
+    src = """
+gpu.module @k {
+  gpu.func @f(%m: memref<32x16xbf16>) kernel {
+    %c0 = arith.constant 0 : index
+    %t = xegpu.create_nd_tdesc %m[%c0, %c0] {mode = vc} : memref<32x16xbf16> -> !xegpu.tensor_desc<32x16xbf16>
+    %v = xegpu.load_nd %t {mode = vc, vnni_axis = 0} : !xegpu.tensor_desc<32x16xbf16> -> vector<16x16x2xbf16>
+    %w = arith.addf %v, %v : vector<16x16x2xbf16>
+    gpu.return
+  }
+}
+"""
+    r = _xe_opt("-", "--emit=upstream-xegpu", stdin=src)
+    assert r.returncode == 1 and "Traceback" not in r.stderr and "internal error" not in r.stderr
+    assert "<stdin>:7:10: error" in r.stderr and "'arith.addf' on the VNNI vector" in r.stderr, r.stderr
+
+
+@needs_mlir_opt
+def test_multiple_kernels_keep_their_names_apart():
+    """Two kernels in one module: the names folded per function (aliases) do not leak across."""
+    case = next(iter(LL.FORMS.values()))
+    mod = xedialects.parse(case.src + "\n" + case.src.replace("@f(", "@g("), "two.mlir")
+    run(mod, "builtin.module(xe-gemm-to-xegpu)")
+    text = export_upstream(mod)
+    assert text.count("xegpu.dpas") >= 2
+    r = mlir_opt(text, "--verify-each")
+    assert r.returncode == 0, r.stderr

@@ -120,6 +120,7 @@ def export_upstream(module, *, form: str = "offsets", target: bool = True) -> st
     if form not in FORMS:
         raise ValueError(f"unknown form {form!r} (one of {', '.join(FORMS)})")
     module_op = module.operation if hasattr(module, "operation") else module
+    _check_no_xetile(module_op)
     ex = _Exporter(module_op)
     if form == "offsets":
         ex.plan = OffsetPlan(ex)
@@ -165,13 +166,34 @@ def _check_vnni_users(module_op, ex) -> None:
     if not ex.vnni:
         return
 
+    bad = []
+
     def visit(op):
-        if op.name in _VNNI_USERS:
-            return ir.WalkResult.ADVANCE
-        for v in list(op.operands) + list(op.results):
-            if str(v.type) in ex.vnni:
-                _fail(op, f"'{op.name}' on the VNNI vector {v.type} is not exported (upstream's vectors are "
-                      "plain 2D; only xegpu.dpas, vector.extract_strided_slice and loop carries are rewritten)")
+        if op.name not in _VNNI_USERS:
+            for v in list(op.operands) + list(op.results):
+                if str(v.type) in ex.vnni:
+                    bad.append((op, v.type))
+                    return ir.WalkResult.INTERRUPT
         return ir.WalkResult.ADVANCE
 
-    module_op.walk(visit)
+    module_op.walk(visit, walk_order=ir.WalkOrder.PRE_ORDER)
+    if bad:
+        op, t = bad[0]
+        _fail(op, f"'{op.name}' on the VNNI vector {t} is not exported (upstream's vectors are plain 2D; only "
+              "xegpu.dpas, vector.extract_strided_slice and loop carries are rewritten)")
+
+
+def _check_no_xetile(module_op) -> None:
+    """XeTile has no upstream counterpart: export after lowering to XeGPU."""
+    bad = []
+
+    def visit(op):
+        if op.name.startswith("xetile."):
+            bad.append(op)
+            return ir.WalkResult.INTERRUPT
+        return ir.WalkResult.ADVANCE
+
+    module_op.walk(visit, walk_order=ir.WalkOrder.PRE_ORDER)
+    if bad:  # raised outside the walk (exceptions in walk callbacks become RuntimeErrors)
+        _fail(bad[0], f"'{bad[0].name}' is not exported: upstream MLIR has no xetile dialect; lower to XeGPU "
+              "first (--xe-gemm-to-xegpu, or convert-xetile-to-xegpu)")
