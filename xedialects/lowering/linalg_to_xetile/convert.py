@@ -4,8 +4,9 @@ work-group XeTile (pipeline stage 1), launched from the host function with `gpu.
 The GEMM planner chooses tiles, subgroup layout, K step, prefetch distance and split-K per shape
 and type; every choice can be overridden by pass options. A `linalg.fill` of C before the matmul and
 the element-wise linalg ops after it (bias, activations, alpha/beta scaling) are fused into the
-kernel (`gemm_epilogue.py`); temporaries that become dead are erased. Unsupported ops are left
-untouched with a remark (or rejected with an error when `strict` is set).
+kernel (`gemm_epilogue.py`); temporaries that become dead are erased. Stand-alone memory-bound ops
+(element-wise ops, reductions) get kernels of their own (`memory_bound.py`). Unsupported ops are left
+untouched with a remark (unsupported matmuls are rejected with an error when `strict` is set).
 
 Named pipelines: `xe-bufferize` (one-shot bufferization for tensor programs) and
 `xe-linalg-to-xetile` (xe-bufferize, then this pass).
@@ -24,6 +25,7 @@ from ...passes.registry import Option, register_pass, register_pipeline
 from .gemm_epilogue import Fusion, KernelIO, plan_fusion, rewrite_host
 from .gemm_kernel import kernel_text
 from .linalg_match import NotAMatmul, is_contraction_like, match_matmul
+from .memory_bound import MemoryBound
 
 _OPTIONS = [
     Option("arch", str, "pvc", "target architecture"),
@@ -154,6 +156,7 @@ def convert_linalg_to_xetile(module_op, options, ctx):
         kernels_text = []
         launches = []
         claimed = set()
+        mb = MemoryBound(fname, hw, ctx, report, printing)
         for op in _walk(func, []):
             if not op.name.startswith("linalg.") or op in claimed:
                 continue
@@ -162,6 +165,8 @@ def convert_linalg_to_xetile(module_op, options, ctx):
             except NotAMatmul as e:
                 if is_contraction_like(op):
                     report(op, f"not lowered to XeTile: {e.reason}")
+                else:
+                    mb.consider(op, len(launches) + len(mb.kernels))
                 continue
             fusion = plan_fusion(spec)
             try:
@@ -171,11 +176,12 @@ def convert_linalg_to_xetile(module_op, options, ctx):
                 continue
             for where, msg in fusion.notes:
                 ctx.remark(where, msg)
+                mb.noted.add(where)
             if printing:
                 extra = fusion.describe()
                 print(f"// GEMM plan for {op.name} at {op.location}\n{plan.describe()}"
                       + (f"\n{extra}" if extra else ""), file=sys.stderr)
-            kname = f"{fname}_{len(launches)}"
+            kname = f"{fname}_{len(launches) + len(mb.kernels)}"
             for sink in _PLAN_SINKS:
                 sink[kname] = plan
             io = KernelIO(spec, fusion)
@@ -184,14 +190,16 @@ def convert_linalg_to_xetile(module_op, options, ctx):
             claimed.update(e.op for e in fusion.ops)
             if fusion.fill is not None:
                 claimed.add(fusion.fill)
-        if not launches:
+        if not launches and not mb.kernels:
             continue
         mod_name = f"{fname}_kernels"
+        kernels_text += [k.text for k in mb.kernels]
         text = f"gpu.module @{mod_name} {{\n" + "\n".join(kernels_text) + "\n}\n"
         try:
             kmod = parse_source(text, f"<xetile kernels of @{fname}>", module_op.context)
         except DiagnosticError as e:  # a planner/generator bug: report it at the matmul
-            ctx.error(launches[0][0].op, "internal error: generated kernel does not verify:\n" + str(e))
+            where = launches[0][0].op if launches else mb.kernels[0].op
+            ctx.error(where, "internal error: generated kernel does not verify:\n" + str(e))
             return
         gpu_mod = kmod.body.operations[0].operation
         module_op.regions[0].blocks[0].append(gpu_mod)
@@ -199,6 +207,7 @@ def convert_linalg_to_xetile(module_op, options, ctx):
             launch = _emit_launch(spec, plan, mod_name, kname, io)
             rewrite_host(io.fusion, launch, io.host_args)
             converted += 1
+        converted += mb.emit(mod_name)
     if converted:
         module_op.attributes["gpu.container_module"] = ir.UnitAttr.get(module_op.context)
 

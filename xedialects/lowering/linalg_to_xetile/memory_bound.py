@@ -1,0 +1,54 @@
+"""The memory-bound side of `convert-linalg-to-xetile`: collects the stand-alone element-wise ops
+(and reductions) of one host function, plans and writes their kernels, and replaces each op with
+its `gpu.launch_func` once the kernel module exists."""
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+
+from . import elementwise
+from .gemm_epilogue import NotFusible
+from .memory_plan import plan_memory_bound
+
+
+@dataclass
+class MbKernel:
+    op: object
+    form: object
+    plan: object
+    name: str
+    io: object
+    text: str
+    module: object  # the generator module (elementwise, reduce, ...)
+
+
+class MemoryBound:
+    def __init__(self, fname, hw, ctx, report, printing):
+        self.fname, self.hw, self.ctx, self.report, self.printing = fname, hw, ctx, report, printing
+        self.kernels: list[MbKernel] = []
+        self.noted: set = set()   # ops the GEMM fusion already remarked on
+
+    def consider(self, op, index: int) -> None:
+        """Plan and write the kernel of `op` if it is a memory-bound op we lower; remark (or
+        error under strict) why not when it is one of ours but has an unsupported form."""
+        if op.name not in elementwise.STANDALONE:
+            return
+        gen = elementwise
+        try:
+            form = gen.match_elementwise(op)
+            shape, elt = gen.output_shape(form)
+            plan = plan_memory_bound("element-wise " + op.name, shape[0], shape[1], elt, self.hw)
+        except NotFusible as e:
+            if op not in self.noted:
+                self.ctx.remark(op, f"not lowered to XeTile: {e}")
+            return
+        name = f"{self.fname}_{index}"
+        io = gen.EwIO(form)
+        if self.printing:
+            print(f"// memory-bound plan for {op.name} at {op.location}\n{plan.describe()}", file=sys.stderr)
+        self.kernels.append(MbKernel(op, form, plan, name, io, gen.kernel_text(form, plan, name, io), gen))
+
+    def emit(self, mod_name: str) -> int:
+        for k in self.kernels:
+            k.module.emit_launch(k.form, k.plan, mod_name, k.name, k.io)
+        return len(self.kernels)

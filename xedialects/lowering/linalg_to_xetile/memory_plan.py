@@ -1,0 +1,99 @@
+"""Planner for memory-bound kernels (element-wise, reductions): work-group and subgroup tiles sized
+for full-width 2D block loads, shrunk until the grid has enough work-groups for every Xe-core."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ...arch import XeArch
+
+_BYTES = {"f32": 4, "i32": 4, "f16": 2, "bf16": 2, "i16": 2, "i8": 1}
+
+
+def _pow2_ceil(x: int) -> int:
+    p = 1
+    while p < x:
+        p *= 2
+    return p
+
+
+@dataclass
+class MemPlan:
+    kind: str
+    m: int | None
+    n: int | None
+    elt: str
+    arch: str
+    wg_tile: tuple
+    sg_layout: tuple
+    sg_data: tuple
+    reasons: list = field(default_factory=list)
+
+    @property
+    def num_subgroups(self) -> int:
+        return self.sg_layout[0] * self.sg_layout[1]
+
+    def grid(self):
+        if self.m is None or self.n is None:
+            return None
+        return -(-self.n // self.wg_tile[1]), -(-self.m // self.wg_tile[0])
+
+    def describe(self) -> str:
+        d = lambda x: "?" if x is None else str(x)  # noqa: E731
+        g = self.grid()
+        lines = [f"memory-bound plan [{self.arch}]: {self.kind} on {d(self.m)}x{d(self.n)} {self.elt}",
+                 f"work-group tile  : {self.wg_tile[0]}x{self.wg_tile[1]}  ({self.num_subgroups} subgroups as "
+                 f"{self.sg_layout[0]}x{self.sg_layout[1]}, {self.num_subgroups * 16} work-items)",
+                 f"subgroup tile    : {self.sg_data[0]}x{self.sg_data[1]}",
+                 "grid             : " + (f"x={g[0]} (N tiles) y={g[1]} (M tiles) = {g[0] * g[1]} work-groups"
+                                          if g else "from the runtime sizes")]
+        lines += [f"  reason: {r}" for r in self.reasons]
+        return "\n".join(lines)
+
+
+def plan_memory_bound(kind: str, m, n, elt: str, hw: XeArch, whole_rows: bool = False) -> MemPlan:
+    """Tiles for a streaming kernel over an m x n array (None: dynamic). `whole_rows`: one
+    work-group owns complete rows (row reductions / softmax need the whole row)."""
+    eb = _BYTES.get(elt, 4)
+    reasons = []
+    row_bytes = max(r.max_row_bytes for r in hw.blocks) if hw.blocks else 64
+    sg_cols = max(1, row_bytes // eb)
+    sg_rows = 32
+    reasons.append(f"subgroup tile {sg_rows}x{sg_cols}: one full-width 2D block load is {row_bytes} bytes "
+                   f"= {sg_cols} {elt} per row")
+    layout = [4, 2]
+    if n is not None and n <= sg_cols:
+        layout = [8, 1]
+        reasons.append("subgroups stacked 8x1: the whole width fits in one subgroup tile")
+    if m is not None:
+        start = sg_rows * layout[0]
+        while sg_rows * layout[0] >= 2 * m and (layout[0] > 1 or sg_rows > 8):
+            if layout[0] > 1:
+                layout[0] //= 2
+            else:
+                sg_rows //= 2
+        if sg_rows * layout[0] < start:
+            reasons.append(f"work-group tile rows {sg_rows * layout[0]}: M={m} is short")
+    if whole_rows and n is not None and n > sg_cols * layout[1]:
+        layout[1] = min(32 // layout[0], _pow2_ceil(-(-n // sg_cols)))
+        sg_cols = _pow2_ceil(-(-n // layout[1])) if layout[1] else sg_cols
+        reasons.append(f"a work-group owns whole rows of {n}: {layout[1]} subgroups across")
+    wg = [sg_rows * layout[0], sg_cols * layout[1]]
+    if m is not None and n is not None:
+        want = hw.xe_cores
+        shrunk = False
+        while -(-m // wg[0]) * -(-n // wg[1]) < want and (layout[0] > 1 or sg_rows > 8):
+            if layout[0] > 1:
+                layout[0] //= 2
+            else:
+                sg_rows //= 2
+            wg[0] = sg_rows * layout[0]
+            shrunk = True
+        if shrunk:
+            reasons.append(f"work-group tile rows {wg[0]}: more work-groups for the {want} Xe-cores")
+        groups = -(-m // wg[0]) * -(-n // wg[1])
+        if groups >= want:
+            reasons.append(f"{groups} work-groups >= {want} Xe-cores of {hw.name}: every Xe-core gets work")
+        else:
+            reasons.append(f"only {groups} work-groups for {want} Xe-cores: the array is too small to fill "
+                           f"{hw.name}")
+    return MemPlan(kind, m, n, elt, hw.name, tuple(wg), tuple(layout), (sg_rows, sg_cols), reasons)
