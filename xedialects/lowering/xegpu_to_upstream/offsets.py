@@ -31,6 +31,7 @@ class OffsetPlan:
         self.after: dict = {}      # scf.for Operation -> lines after its header (top of the body)
         self.replace: dict = {}    # update_nd_offset Operation -> lines replacing it
         self.dropped: dict = {}    # scf.for Operation -> indices of its descriptor carries (left out)
+        self.creates: dict = {}    # (function #, base descriptor name) -> its create_nd_tdesc
         self.n = 0
 
     def fresh(self) -> str:
@@ -61,6 +62,7 @@ class OffsetPlan:
             rank = len(str(op.result.type).split("array<i64:")[1].split(">")[0].split(","))
             syms = self._mixed(dyn, st) if st else [(None, 0)] * rank
             self.off[op.result] = (self.ex.name(op.result), syms)
+            self.creates[(self.scope, self.ex.name(op.result))] = op
         elif name == "xegpu.update_nd_offset":
             base, syms = self.get(op.operands[0], op)
             deltas = self._mixed(list(op.operands)[1:], _ints(op.attributes["static_offsets"]))
@@ -166,3 +168,8 @@ class OffsetPlan:
             parts.append(t)
             lines += ls
         return base, "[" + ", ".join(parts) + "]", lines
+
+    def base_create(self, tdesc, user):
+        """The create_nd_tdesc of the base of `tdesc` (same function as the printed line)."""
+        base, _ = self.get(tdesc, user)
+        return self.creates.get((self.ex.scope, base))

@@ -102,11 +102,45 @@ def store_nd(op, ex) -> str:
                   f"{ex.type(td.type)}")
 
 
+# widest 2D block prefetch upstream's XeVM lowering takes, by element bits (xevm.blockprefetch2d:
+# "tile_width for 16 bit elements should be equal to 16", 8 bit: 16 or 32)
+PREFETCH_WIDTH = {8: 32, 16: 16}
+
+
 def prefetch_nd(op, ex) -> str:
+    """Offsets form: a prefetch wider than upstream's XeVM prefetch tile is split into prefetches of
+    narrower descriptors (created next to it) covering the same block; a prefetch is only a hint."""
     _require_vc(op, ex)
     td = op.operands[0]
+    split = _split_prefetch(op, td, ex)
+    if split is not None:
+        return split
     pre, ref = _access(op, td, ex)
     return pre + f"xegpu.prefetch_nd {ref}{properties(_hints(op))} : {ex.type(td.type)}"
+
+
+def _split_prefetch(op, td, ex):
+    if ex.plan is None:
+        return None
+    shape, elt = vector_parts("vector<" + ex.type(td.type)[len("!xegpu.tensor_desc<"):].split(",")[0].rstrip(">") + ">")
+    from ...core.typeinfo import element_bits
+
+    w = PREFETCH_WIDTH.get(element_bits(elt))
+    create = ex.plan.base_create(td, op)
+    if w is None or len(shape) != 2 or shape[1] <= w or shape[1] % w or create is None:
+        return None
+    full = ex.type(td.type)
+    narrow = full.replace(f"<{shape[0]}x{shape[1]}x{elt}", f"<{shape[0]}x{w}x{elt}", 1)
+    base, syms = ex.plan.get(td, op)
+    name = ex.plan.fresh()
+    made = create_nd_tdesc(create, ex)
+    head, _, _ = made.rpartition(" -> ")
+    lines = [f"{name} = {head.split(' = ', 1)[1]} -> {narrow}"]
+    for j in range(shape[1] // w):
+        row, ls = ex.plan.materialize(syms[0], literal_ok=True)
+        col, lc = ex.plan.materialize((syms[1][0], syms[1][1] + j * w), literal_ok=True)
+        lines += ls + lc + [f"xegpu.prefetch_nd {name}[{row}, {col}]{properties(_hints(op))} : {narrow}"]
+    return "\n".join(lines)
 
 
 def dpas(op, ex) -> str:

@@ -8,6 +8,7 @@
 // RUN: xe-opt %s --xe-gemm-to-xegpu --emit=upstream-xegpu | %mlir-opt --verify-each | FileCheck %s --check-prefix=UP
 // RUN: xe-opt %s --xe-gemm-to-xegpu --emit=upstream-xegpu | %mlir-opt --xegpu-propagate-layout=layout-kind=lane | FileCheck %s --check-prefix=LAYOUT
 // RUN: xe-opt %s --xe-gemm-to-xegpu --emit=upstream-xegpu | %mlir-opt --xegpu-propagate-layout=layout-kind=lane --xegpu-subgroup-distribute | FileCheck %s --check-prefix=DIST
+// RUN: xe-opt %s --xe-gemm-to-xegpu --emit=upstream-xegpu | %mlir-opt --xegpu-propagate-layout=layout-kind=lane --xegpu-subgroup-distribute --convert-xegpu-to-xevm | FileCheck %s --check-prefix=XEVM
 // RUN: not xe-opt %s --xe-gemm-to-xegpu --xegpu-simt-distribute --emit=upstream-xegpu 2>&1 | FileCheck %s --check-prefix=SIMT
 
 func.func @gemm(%A: memref<256x256xbf16>, %B: memref<256x256xbf16>, %C: memref<256x256xf32>) {
@@ -19,7 +20,12 @@ func.func @gemm(%A: memref<256x256xbf16>, %B: memref<256x256xbf16>, %C: memref<2
 // CHECK:        %[[A:.*]] = xegpu.create_nd_tdesc %arg0 : memref<256x256xbf16> -> !xegpu.tensor_desc<8x32xbf16>
 // CHECK:        %[[B:.*]] = xegpu.create_nd_tdesc %arg1 : memref<256x256xbf16> -> !xegpu.tensor_desc<32x16xbf16>
 // CHECK:        xegpu.load_nd %{{.*}}[%{{.*}}, %{{.*}}] : !xegpu.tensor_desc<8x16xf32> -> vector<8x16xf32>
-// CHECK:        xegpu.prefetch_nd %{{.*}}[%{{.*}}, %c0] <{l1_hint = #xegpu.cache_hint<cached>, l2_hint = #xegpu.cache_hint<cached>}> : !xegpu.tensor_desc<4x32xbf16>
+// our 4x32 bf16 prefetch: two 4x16 prefetches (upstream XeVM's 16-bit prefetch tiles are 16 wide)
+// CHECK:        %[[P:.*]] = xegpu.create_nd_tdesc %arg0 : memref<256x256xbf16> -> !xegpu.tensor_desc<4x16xbf16>
+// CHECK-NEXT:   xegpu.prefetch_nd %[[P]][%{{.*}}, %c0] <{l1_hint = #xegpu.cache_hint<cached>, l2_hint = #xegpu.cache_hint<cached>}> : !xegpu.tensor_desc<4x16xbf16>
+// CHECK-NEXT:   %[[K:.*]] = arith.constant 16 : index
+// CHECK-NEXT:   %[[O:.*]] = arith.addi %c0, %[[K]] : index
+// CHECK-NEXT:   xegpu.prefetch_nd %[[P]][%{{.*}}, %[[O]]] {{.*}} : !xegpu.tensor_desc<4x16xbf16>
 // CHECK:        scf.for %[[IV:.*]] = %[[LB:.*]] to %{{.*}} step %[[ST:[^ ]*]] iter_args(%{{[^,]*}}, %{{[^,]*}}) -> (vector<8x16xf32>, vector<8x16xf32>) {
 // CHECK-NEXT:     %[[D:.*]] = arith.subi %[[IV]], %[[LB]] : index
 // CHECK-NEXT:     %[[T:.*]] = arith.divui %[[D]], %[[ST]] : index
@@ -42,5 +48,12 @@ func.func @gemm(%A: memref<256x256xbf16>, %B: memref<256x256xbf16>, %C: memref<2
 // DIST: scf.for
 // DIST: xegpu.load_nd {{.*}} <{packed}> : !xegpu.tensor_desc<32x16xbf16> -> vector<32xbf16>
 // DIST: xegpu.dpas {{.*}} : vector<8xbf16>, vector<16xbf16>, vector<8xf32> -> vector<8xf32>
+
+// and upstream's XeVM lowering takes it all: 2D block prefetch / load (B with pack_register) / store, mma
+// XEVM-DAG: xevm.blockprefetch2d
+// XEVM-DAG: xevm.blockload2d {{.*}}pack_register = true
+// XEVM-DAG: xevm.mma {{.*}}types = <d = f32, a = bf16, b = bf16, c = f32>
+// XEVM-DAG: xevm.blockstore2d
+// XEVM-NOT: xegpu.dpas
 
 // SIMT: error: convert-xegpu-to-upstream: 'xegpu.create_nd_tdesc' in SIMT mode is not exported
