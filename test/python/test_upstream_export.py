@@ -101,9 +101,9 @@ DISTRIBUTE_FAILS = PROPAGATE_FAILS | {"form:transposed_b", "epilogue:bias_relu",
                                       "epilogue:bias_no_fill", "epilogue:bias_relu_f16_out", "epilogue:bias_relu_i8",
                                       "epilogue:named_chain", "tensor:bias_relu"}
 # ... and these lower completely to XeVM (convert-xegpu-to-xevm leaves no xegpu op); the others stop
-# at upstream XeVM limits (16-bit block stores 16 wide, transposed 16-bit loads, i8/tf32 load sizes)
+# at upstream XeVM limits (transposed 16-bit loads, i8/tf32 load sizes)
 REACH_XEVM = {"form:plain", "form:generic", "form:batch", "form:dynamic", "form:dynamic_aligned", "form:bf16_f32",
-              "form:f16_f32", "epilogue:gelu_tanh", "epilogue:gelu_erf", "epilogue:alpha_beta",
+              "form:f16_f32", "form:bf16_bf16", "form:f16_f16", "epilogue:gelu_tanh", "epilogue:gelu_erf", "epilogue:alpha_beta",
               "epilogue:alpha_beta_args", "tensor:inout", "tensor:inout_dynamic"}
 PROPAGATE = "--xegpu-propagate-layout=layout-kind=lane"
 
@@ -210,3 +210,11 @@ def test_multiple_kernels_keep_their_names_apart():
     assert text.count("xegpu.dpas") >= 2
     r = mlir_opt(text, "--verify-each")
     assert r.returncode == 0, r.stderr
+
+
+@needs_mlir_opt
+def test_wide_16bit_store_is_split_into_16_wide_pieces():
+    text = exported(LL.FORMS["bf16_bf16"])
+    assert "to vector<8x16xbf16>" in text and "xegpu.store_nd" in text
+    stores = [l for l in text.splitlines() if "xegpu.store_nd" in l]
+    assert stores and all("!xegpu.tensor_desc<8x16xbf16>" in l for l in stores), stores

@@ -94,52 +94,69 @@ def _access(op, td, ex) -> tuple[str, str]:
     return "".join(line + "\n" for line in lines), base + offs
 
 
-def store_nd(op, ex) -> str:
-    _require_vc(op, ex)
-    v, td = op.operands
-    pre, ref = _access(op, td, ex)
-    return pre + (f"xegpu.store_nd {ex.name(v)}, {ref}{properties(_hints(op))} : {ex.type(v.type)}, "
-                  f"{ex.type(td.type)}")
-
-
-# widest 2D block prefetch upstream's XeVM lowering takes, by element bits (xevm.blockprefetch2d:
-# "tile_width for 16 bit elements should be equal to 16", 8 bit: 16 or 32)
+# widest 2D block prefetch / store upstream's XeVM lowering takes, by element bits
+# (xevm.blockprefetch2d / blockstore2d: "tile_width for 16 bit elements should be equal to 16")
 PREFETCH_WIDTH = {8: 32, 16: 16}
+STORE_WIDTH = {16: 16}
 
 
 def prefetch_nd(op, ex) -> str:
     """Offsets form: a prefetch wider than upstream's XeVM prefetch tile is split into prefetches of
-    narrower descriptors (created next to it) covering the same block; a prefetch is only a hint."""
+    a narrower descriptor (created next to it) covering the same block; a prefetch is only a hint."""
     _require_vc(op, ex)
     td = op.operands[0]
-    split = _split_prefetch(op, td, ex)
+    hints = properties(_hints(op))
+    split = _split(op, td, ex, PREFETCH_WIDTH,
+                   lambda j, ref, narrow, w: [f"xegpu.prefetch_nd {ref}{hints} : {narrow}"])
     if split is not None:
         return split
     pre, ref = _access(op, td, ex)
-    return pre + f"xegpu.prefetch_nd {ref}{properties(_hints(op))} : {ex.type(td.type)}"
+    return pre + f"xegpu.prefetch_nd {ref}{hints} : {ex.type(td.type)}"
 
 
-def _split_prefetch(op, td, ex):
+def store_nd(op, ex) -> str:
+    """Offsets form: a 16-bit store wider than upstream's XeVM store tile is split into stores of
+    column slices of the value through a narrower descriptor."""
+    _require_vc(op, ex)
+    v, td = op.operands
+    hints = properties(_hints(op))
+
+    def piece(j, ref, narrow, w):
+        (h, _), elt = vector_parts(str(v.type))
+        part, vt = ex.plan.fresh(), vector_text([h, w], elt)
+        return [f"{part} = vector.extract_strided_slice {ex.name(v)} {{offsets = [0, {j * w}], sizes = [{h}, {w}], "
+                f"strides = [1, 1]}} : {ex.type(v.type)} to {vt}",
+                f"xegpu.store_nd {part}, {ref}{hints} : {vt}, {narrow}"]
+
+    split = _split(op, td, ex, STORE_WIDTH, piece)
+    if split is not None:
+        return split
+    pre, ref = _access(op, td, ex)
+    return pre + f"xegpu.store_nd {ex.name(v)}, {ref}{hints} : {ex.type(v.type)}, {ex.type(td.type)}"
+
+
+def _split(op, td, ex, widths, emit):
+    """Lines accessing the 2D block of `td` as column pieces `w` wide (widths[element bits]) through a
+    narrower descriptor on the same source; None when not needed (or not in the offsets form)."""
     if ex.plan is None:
         return None
-    shape, elt = vector_parts("vector<" + ex.type(td.type)[len("!xegpu.tensor_desc<"):].split(",")[0].rstrip(">") + ">")
     from ...core.typeinfo import element_bits
 
-    w = PREFETCH_WIDTH.get(element_bits(elt))
+    full = ex.type(td.type)
+    shape, elt = vector_parts("vector<" + full[len("!xegpu.tensor_desc<"):].split(",")[0].rstrip(">") + ">")
+    w = widths.get(element_bits(elt))
     create = ex.plan.base_create(td, op)
     if w is None or len(shape) != 2 or shape[1] <= w or shape[1] % w or create is None:
         return None
-    full = ex.type(td.type)
     narrow = full.replace(f"<{shape[0]}x{shape[1]}x{elt}", f"<{shape[0]}x{w}x{elt}", 1)
-    base, syms = ex.plan.get(td, op)
+    _, syms = ex.plan.get(td, op)
     name = ex.plan.fresh()
-    made = create_nd_tdesc(create, ex)
-    head, _, _ = made.rpartition(" -> ")
+    head = create_nd_tdesc(create, ex).rpartition(" -> ")[0]
     lines = [f"{name} = {head.split(' = ', 1)[1]} -> {narrow}"]
     for j in range(shape[1] // w):
         row, ls = ex.plan.materialize(syms[0], literal_ok=True)
         col, lc = ex.plan.materialize((syms[1][0], syms[1][1] + j * w), literal_ok=True)
-        lines += ls + lc + [f"xegpu.prefetch_nd {name}[{row}, {col}]{properties(_hints(op))} : {narrow}"]
+        lines += ls + lc + emit(j, f"{name}[{row}, {col}]", narrow, w)
     return "\n".join(lines)
 
 
