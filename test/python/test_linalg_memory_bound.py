@@ -109,3 +109,72 @@ def test_portable_spirv_on_opencl_matches_cpu(name):
     case = CASES[name]
     m = _lowered(case, XEGPU + ", convert-xegpu-to-spirv{target=portable}")
     assert_opencl_matches_cpu(name, case, m, program_for_module(m, RT))
+
+
+# ---- reductions ---------------------------------------------------------------------------------
+
+def reduce_case(shape, e, dim, comb, tensor=False):
+    out = shape[1 - dim]
+    if tensor:
+        ti, to = f"tensor<{shape[0]}x{shape[1]}x{e}>", f"tensor<{out}x{e}>"
+        src = f"""func.func @f(%A: {ti}, %O: {to}) -> {to} {{
+  %r = linalg.reduce ins(%A : {ti}) outs(%O : {to}) dimensions = [{dim}]
+    (%x: {e}, %acc: {e}) {{
+      %s = {comb} %x, %acc : {e}
+      linalg.yield %s : {e}
+    }}
+  return %r : {to}
+}}
+"""
+    else:
+        ti, to = mr(shape, e), mr((out,), e)
+        src = f"""func.func @f(%A: {ti}, %O: {to}) {{
+  linalg.reduce ins(%A : {ti}) outs(%O : {to}) dimensions = [{dim}]
+    (%x: {e}, %acc: {e}) {{
+      %s = {comb} %x, %acc : {e}
+      linalg.yield %s : {e}
+    }}
+  return
+}}
+"""
+    return Case(src, [(shape, e), ((out,), e)], e, shape[dim], tensor=tensor)
+
+
+RCASES = {}
+for e in ("f32", "f16", "bf16"):
+    for dim in (0, 1):
+        for comb in ("arith.addf", "arith.maximumf"):
+            for shape in ((100, 70), (37, 129), (300, 33)):
+                RCASES[f"{comb[6:]}-d{dim}-{e}-{shape[0]}x{shape[1]}"] = reduce_case(shape, e, dim, comb)
+RCASES["addi-d1-i32-45x77"] = reduce_case((45, 77), "i32", 1, "arith.addi")
+RCASES["maxsi-d0-i32-45x77"] = reduce_case((45, 77), "i32", 0, "arith.maxsi")
+RCASES["addf-d1-f32-tensor-65x130"] = reduce_case((65, 130), "f32", 1, "arith.addf", tensor=True)
+
+
+@pytest.mark.parametrize("name", sorted(RCASES))
+def test_reduce_through_vc(name):
+    assert_ok(RCASES[name], "vc", name)
+
+
+def test_reduce_uses_tile_reduce():
+    text = str(_lowered(RCASES["maximumf-d1-f32-100x70"]))
+    assert "xetile.tile_reduce" in text and "maximumf" in text and "arith.minsi" in text   # clamped last tile
+    assert "linalg.reduce" not in text
+
+
+def test_reduce_too_narrow_for_max_is_left_alone():
+    case = reduce_case((40, 5), "f32", 1, "arith.maximumf")
+    text = str(_lowered(case))
+    assert "linalg.reduce" in text and "gpu.launch_func" not in text
+
+
+@pytest.mark.parametrize("name", ["addf-d1-f32-100x70", "maximumf-d0-f16-37x129", "addf-d1-f32-tensor-65x130"])
+def test_reduce_portable_spirv_on_opencl_matches_cpu(name):
+    from opencl_support import RT, assert_opencl_matches_cpu
+    if RT is None:
+        pytest.skip("OpenCL runtime unavailable")
+    from xedialects.runtime.opencl import program_for_module
+
+    case = RCASES[name]
+    m = _lowered(case, XEGPU + ", convert-xegpu-to-spirv{target=portable}")
+    assert_opencl_matches_cpu(name, case, m, program_for_module(m, RT))

@@ -6,9 +6,9 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass
 
-from . import elementwise
+from . import elementwise, reduce
 from .gemm_epilogue import NotFusible
-from .memory_plan import plan_memory_bound
+from .memory_plan import plan_memory_bound, plan_reduction
 
 
 @dataclass
@@ -31,19 +31,26 @@ class MemoryBound:
     def consider(self, op, index: int) -> None:
         """Plan and write the kernel of `op` if it is a memory-bound op we lower; remark (or
         error under strict) why not when it is one of ours but has an unsupported form."""
-        if op.name not in elementwise.STANDALONE:
-            return
-        gen = elementwise
         try:
-            form = gen.match_elementwise(op)
-            shape, elt = gen.output_shape(form)
-            plan = plan_memory_bound("element-wise " + op.name, shape[0], shape[1], elt, self.hw)
+            if op.name in elementwise.STANDALONE:
+                gen = elementwise
+                form = gen.match_elementwise(op)
+                shape, elt = gen.output_shape(form)
+                plan = plan_memory_bound("element-wise " + op.name, shape[0], shape[1], elt, self.hw)
+                io = gen.EwIO(form)
+            elif op.name == "linalg.reduce":
+                gen = reduce
+                form = gen.match_reduce(op)
+                plan = plan_reduction(form.m, form.n, form.dim, form.elt, self.hw)
+                gen.check_plan(form, plan)
+                io = gen.ReduceIO(form)
+            else:
+                return
         except NotFusible as e:
             if op not in self.noted:
                 self.ctx.remark(op, f"not lowered to XeTile: {e}")
             return
         name = f"{self.fname}_{index}"
-        io = gen.EwIO(form)
         if self.printing:
             print(f"// memory-bound plan for {op.name} at {op.location}\n{plan.describe()}", file=sys.stderr)
         self.kernels.append(MbKernel(op, form, plan, name, io, gen.kernel_text(form, plan, name, io), gen))

@@ -27,12 +27,15 @@ class MemPlan:
     sg_layout: tuple
     sg_data: tuple
     reasons: list = field(default_factory=list)
+    fixed_grid: tuple | None = None   # reductions: one grid dimension only
 
     @property
     def num_subgroups(self) -> int:
         return self.sg_layout[0] * self.sg_layout[1]
 
     def grid(self):
+        if self.fixed_grid is not None:
+            return self.fixed_grid
         if self.m is None or self.n is None:
             return None
         return -(-self.n // self.wg_tile[1]), -(-self.m // self.wg_tile[0])
@@ -97,3 +100,42 @@ def plan_memory_bound(kind: str, m, n, elt: str, hw: XeArch, whole_rows: bool = 
             reasons.append(f"only {groups} work-groups for {want} Xe-cores: the array is too small to fill "
                            f"{hw.name}")
     return MemPlan(kind, m, n, elt, hw.name, tuple(wg), tuple(layout), (sg_rows, sg_cols), reasons)
+
+
+def plan_reduction(m: int, n: int, dim: int, elt: str, hw: XeArch) -> MemPlan:
+    """Tiles for reducing an m x n array along `dim`: every subgroup owns whole output rows (dim 1)
+    or columns (dim 0), so tile_reduce needs no exchange between subgroups; the work-group tile is
+    one step of the loop over the reduced dimension."""
+    eb = _BYTES.get(elt, 4)
+    row_bytes = max(r.max_row_bytes for r in hw.blocks) if hw.blocks else 64
+    width = max(1, row_bytes // eb)
+    want = hw.xe_cores
+    reasons = [f"reduced-dimension step: full-width 2D block rows of {row_bytes} bytes = {width} {elt}"]
+    kind = f"reduce dimension {dim}"
+    if dim == 1:
+        layout, data = [4, 1], [16, width]
+        while -(-m // (layout[0] * data[0])) < want and (layout[0] > 1 or data[0] > 8):
+            if layout[0] > 1:
+                layout[0] //= 2
+            else:
+                data[0] //= 2
+        wg = (layout[0] * data[0], width)
+        groups = -(-m // wg[0])
+        reasons.append(f"{layout[0]} subgroups stacked, {data[0]} whole rows each: the row sums stay in "
+                       "their subgroup")
+    else:
+        layout, data = [1, 4], [16, width]
+        while -(-n // (layout[1] * data[1])) < want and layout[1] > 1:
+            layout[1] //= 2
+        wg = (data[0], layout[1] * width)
+        groups = -(-n // wg[1])
+        reasons.append(f"{layout[1]} subgroups side by side, {width} whole columns each: the column sums stay "
+                       "in their subgroup")
+    if groups >= want:
+        reasons.append(f"{groups} work-groups >= {want} Xe-cores of {hw.name}: every Xe-core gets work")
+    else:
+        reasons.append(f"only {groups} work-groups for {want} Xe-cores: too few output "
+                       f"{'rows' if dim == 1 else 'columns'} to fill {hw.name}")
+    p = MemPlan(kind, m, n, elt, hw.name, wg, tuple(layout), tuple(data), reasons)
+    p.fixed_grid = (1, groups) if dim == 1 else (groups, 1)
+    return p

@@ -1,0 +1,63 @@
+// linalg.reduce of a 2D memref along one dimension becomes a memory-bound XeTile kernel: each
+// work-group owns a band of output rows (dimensions = [1]) or columns ([0]); a loop over the
+// reduced dimension loads full-width tiles and reduces each with xetile.tile_reduce into a
+// row / column accumulator (every subgroup owns whole rows / columns: no exchange between
+// subgroups); the result is combined with the init and stored through a 2D view of the output.
+// max clamps the last tile inside the array (arith.minsi), sums read zero-padded edges.
+// RUN: xe-opt %s --convert-linalg-to-xetile | FileCheck %s
+// RUN: xe-opt %s --xe-print-plan --convert-linalg-to-xetile -o %t 2>&1 | FileCheck %s --check-prefix=PLAN
+// RUN: xe-run %s --pipeline xe-gemm-to-xegpu --check --entry row_sum | FileCheck %s --check-prefix=OK
+// RUN: xe-run %s --pipeline xe-gemm-to-xegpu --check --entry col_max | FileCheck %s --check-prefix=OK
+// RUN: xe-run %s --pipeline xe-gemm-to-spirv-portable --backend opencl --check --entry col_max | FileCheck %s --check-prefix=OK
+// RUN: xe-opt %s --convert-linalg-to-xetile --verify-diagnostics -o %t
+
+// CHECK-LABEL: func.func @row_sum
+// CHECK-NOT:   linalg.reduce
+// CHECK:       gpu.launch_func @row_sum_kernels::@row_sum_0 blocks in (%{{.*}}, %{{.*}}, %{{.*}}) threads in {{.*}} args(%{{.*}} : memref<1000x70xf32>, %{{.*}} : memref<1000xf32>)
+// CHECK-LABEL: func.func @narrow_max
+// CHECK:       linalg.reduce
+// CHECK:       gpu.func @row_sum_0(
+// CHECK:         scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %{{.*}}) -> (vector<8x1xf32>)
+// CHECK:           xetile.init_tile {{.*}} -> !xetile.tile<8x16xf32, #xetile.tile_attr<wg_map = <sg_layout = [1, 1], sg_data = [8, 16]>>>
+// CHECK:           %[[S:.*]] = xetile.tile_reduce <add> %{{.*}} [1] {wg_map = #xetile.wg_map<sg_layout = [1, 1], sg_data = [8, 1]>} : vector<8x16xf32> -> vector<8x1xf32>
+// CHECK:           arith.addf %{{.*}}, %[[S]]
+// CHECK:         memref.expand_shape {{.*}} output_shape [1000, 1] : memref<1000xf32> into memref<1000x1xf32>
+// CHECK:         xetile.store_tile
+// CHECK:       gpu.func @col_max_0(
+// CHECK:           arith.minsi
+// CHECK:           xetile.tile_reduce <maximumf> %{{.*}} [0] {{.*}} -> vector<1x{{[0-9]+}}xf16>
+// CHECK:         memref.expand_shape {{.*}} output_shape [1, 129] : memref<129xf16> into memref<1x129xf16>
+
+// PLAN:      memory-bound plan [pvc]: reduce dimension 1 on 1000x70 f32
+// PLAN:        reason: reduced-dimension step: full-width 2D block rows of 64 bytes = 16 f32
+// PLAN:      memory-bound plan [pvc]: reduce dimension 0 on 37x129 f16
+
+// OK:       PASS
+
+func.func @row_sum(%A: memref<1000x70xf32>, %O: memref<1000xf32>) {
+  linalg.reduce ins(%A : memref<1000x70xf32>) outs(%O : memref<1000xf32>) dimensions = [1]
+    (%x: f32, %acc: f32) {
+      %s = arith.addf %x, %acc : f32
+      linalg.yield %s : f32
+    }
+  return
+}
+
+func.func @col_max(%A: memref<37x129xf16>, %O: memref<129xf16>) {
+  linalg.reduce ins(%A : memref<37x129xf16>) outs(%O : memref<129xf16>) dimensions = [0]
+    (%x: f16, %acc: f16) {
+      %s = arith.maximumf %x, %acc : f16
+      linalg.yield %s : f16
+    }
+  return
+}
+
+func.func @narrow_max(%A: memref<40x5xf32>, %O: memref<40xf32>) {
+  // expected-remark @+1 {{not lowered to XeTile: 'linalg.reduce' <maximumf> over 5 elements, fewer than one tile (16): the zero padding would change the result}}
+  linalg.reduce ins(%A : memref<40x5xf32>) outs(%O : memref<40xf32>) dimensions = [1]
+    (%x: f32, %acc: f32) {
+      %s = arith.maximumf %x, %acc : f32
+      linalg.yield %s : f32
+    }
+  return
+}

@@ -1,0 +1,185 @@
+"""Stand-alone `linalg.reduce` of a 2D memref along one dimension (sum: arith.addf/addi, max/min:
+arith.maximumf/minimumf/maxsi/minsi) into a 1D memref, as a work-group XeTile kernel: each
+work-group owns a band of output rows (dimension 1 reduced) or columns (dimension 0), loops over
+the reduced dimension reducing each tile with `xetile.tile_reduce` into a row / column
+accumulator (rfc-xetile.md appendix 2.2: each subgroup owns whole rows / columns, so
+there is no cross-subgroup exchange), combines it with the output's initial value and stores it.
+Unaligned reduced extents: sums read zero-padded tiles; max/min clamp the last tile inside the
+array (reading some elements twice does not change them)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from mlir import ir
+from mlir.dialects import arith
+
+from ...core.typeinfo import memref_info
+from .gemm_epilogue import NotFusible, _buffer_ok
+
+KINDS = {"arith.addf": "add", "arith.addi": "add", "arith.maximumf": "maximumf", "arith.minimumf": "minimumf",
+         "arith.maxsi": "maxsi", "arith.minsi": "minsi", "arith.maxnumf": "maxnumf", "arith.minnumf": "minnumf"}
+_FLOATS = {"f32", "f16", "bf16"}
+_NEG_INF = {"f32": "0xFF800000", "f16": "0xFC00", "bf16": "0xFF80"}
+_POS_INF = {"f32": "0x7F800000", "f16": "0x7C00", "bf16": "0x7F80"}
+_IMIN = {"i32": -2**31, "i16": -2**15, "i8": -128}
+
+
+@dataclass
+class ReduceForm:
+    op: object
+    src: object
+    out: object
+    dim: int          # the reduced dimension of src
+    combiner: str     # arith op name
+    kind: str         # tile_reduce kind
+    m: int
+    n: int
+    elt: str
+
+    @property
+    def idempotent(self) -> bool:
+        return self.kind != "add"
+
+
+def match_reduce(op) -> ReduceForm:
+    if len(op.results):
+        raise NotFusible("'linalg.reduce' works on tensors (bufferize first)")
+    operands = list(op.operands)
+    if len(operands) != 2:
+        raise NotFusible(f"'linalg.reduce' with {len(operands) // 2} inputs (one input, one init supported)")
+    src, out = operands
+    dims = list(ir.DenseI64ArrayAttr(op.attributes["dimensions"]))
+    shape, elt = _buffer_ok(src, 2, "the input of 'linalg.reduce'")
+    oshape, oelt = _buffer_ok(out, 1, "the init of 'linalg.reduce'")
+    if dims not in ([0], [1]):
+        raise NotFusible(f"'linalg.reduce' over dimensions {dims} (one dimension of a 2D input supported)")
+    if any(s is None for s in shape) or oshape[0] is None:
+        raise NotFusible("'linalg.reduce' with dynamic shapes (static shapes supported)")
+    if oelt != elt:
+        raise NotFusible(f"'linalg.reduce' from {elt} into {oelt} (same element type supported)")
+    block = op.regions[0].blocks[0]
+    body = [o.operation for o in block.operations]
+    if len(body) != 2 or body[0].name not in KINDS:
+        found = ", ".join(o.name for o in body[:-1])
+        raise NotFusible(f"'linalg.reduce' body ({found}) is not one of {', '.join(sorted(KINDS))}")
+    comb = body[0]
+    args = list(block.arguments)
+    if set(comb.operands) != set(args) or body[1].operands[0] != comb.results[0]:
+        raise NotFusible("'linalg.reduce' body does not combine its two arguments and yield the result")
+    if (elt in _FLOATS) != comb.name.endswith("f"):
+        raise NotFusible(f"'{comb.name}' on {elt}")
+    form = ReduceForm(op, src, out, dims[0], comb.name, KINDS[comb.name], shape[0], shape[1], elt)
+    return form
+
+
+def output_dims(form: ReduceForm):
+    """(rows, cols) of the array a plan covers: the input."""
+    return form.m, form.n
+
+
+def _identity(form: ReduceForm) -> str:
+    if form.kind == "add":
+        return "0.0" if form.elt in _FLOATS else "0"
+    if form.elt in _FLOATS:
+        return (_NEG_INF if "max" in form.kind else _POS_INF)[form.elt]
+    lo = _IMIN[form.elt]
+    return str(lo if "max" in form.kind else -lo - 1)
+
+
+def check_plan(form: ReduceForm, plan) -> None:
+    step = plan.wg_tile[1] if form.dim == 1 else plan.wg_tile[0]
+    extent = form.n if form.dim == 1 else form.m
+    if form.idempotent and extent < step:
+        raise NotFusible(f"'linalg.reduce' <{form.kind}> over {extent} elements, fewer than one tile ({step}): "
+                         "the zero padding would change the result")
+
+
+def kernel_text(form: ReduceForm, plan, kname: str, io) -> str:
+    T, M, N = form.elt, form.m, form.n
+    wm, wn = plan.wg_tile
+    (lr, lc), (dr, dc) = plan.sg_layout, plan.sg_data
+    rows = form.dim == 1
+    src_t, out_t = str(form.src.type), str(form.out.type)
+    tile = (f"!xetile.tile<{wm}x{wn}x{T}, #xetile.tile_attr<wg_map = <sg_layout = [{lr}, {lc}], "
+            f"sg_data = [{dr}, {dc}]>>>")
+    wg = f"#xetile.wg_map<sg_layout = [{lr}, {lc}], sg_data = [{dr}, {dc}]>"
+    rshape = (wm, 1) if rows else (1, wn)
+    rdata = (dr, 1) if rows else (1, dc)
+    rwg = f"#xetile.wg_map<sg_layout = [{lr}, {lc}], sg_data = [{rdata[0]}, {rdata[1]}]>"
+    rtile = (f"!xetile.tile<{rshape[0]}x{rshape[1]}x{T}, #xetile.tile_attr<wg_map = <sg_layout = [{lr}, {lc}], "
+             f"sg_data = [{rdata[0]}, {rdata[1]}]>>>")
+    vt, rvt = f"vector<{wm}x{wn}x{T}>", f"vector<{rshape[0]}x{rshape[1]}x{T}>"
+    extent, step = (N, wn) if rows else (M, wm)
+    L = []
+    w = L.append
+    w(f"  gpu.func @{kname}(%X: {src_t}, %O: {out_t}) kernel attributes "
+      f"{{known_block_size = array<i32: {plan.num_subgroups * 16}, 1, 1>, xe.subgroup_size = 16 : i32}} {{")
+    w("    %c0 = arith.constant 0 : index")
+    w(f"    %cstep = arith.constant {step} : index")
+    w(f"    %cend = arith.constant {extent} : index")
+    w(f"    %clast = arith.constant {max(0, extent - step)} : index")
+    if rows:
+        w(f"    %cw = arith.constant {wm} : index")
+        w("    %bid = gpu.block_id y")
+    else:
+        w(f"    %cw = arith.constant {wn} : index")
+        w("    %bid = gpu.block_id x")
+    w("    %p = arith.muli %bid, %cw : index")
+    w(f'    %acc0 = "arith.constant"() {{value = dense<{_identity(form)}> : {rvt}, wg_map = {rwg}}} : () -> {rvt}')
+    w(f"    %red = scf.for %k = %c0 to %cend step %cstep iter_args(%acc = %acc0) -> ({rvt}) {{")
+    k = "%k"
+    if form.idempotent:
+        w("      %kc = arith.minsi %k, %clast : index")
+        k = "%kc"
+    off = f"[%p, {k}]" if rows else f"[{k}, %p]"
+    w(f"      %t = xetile.init_tile %X{off} : {src_t} -> {tile}")
+    w(f"      %v = xetile.load_tile %t : {tile} -> {vt}")
+    w(f"      %s = xetile.tile_reduce <{form.kind}> %v [{1 if rows else 0}] {{wg_map = {rwg}}} : {vt} -> {rvt}")
+    w(f"      %a = {form.combiner} %acc, %s {{wg_map = {rwg}}} : {rvt}")
+    w(f"      scf.yield %a : {rvt}")
+    w("    }")
+    o2 = f"memref<{M}x1x{T}>" if rows else f"memref<1x{N}x{T}>"
+    shape = f"[{M}, 1]" if rows else f"[1, {N}]"
+    w(f"    %O2 = memref.expand_shape %O [[0, 1]] output_shape {shape} : {out_t} into {o2}")
+    off = "[%p, %c0]" if rows else "[%c0, %p]"
+    w(f"    %ot = xetile.init_tile %O2{off} : {o2} -> {rtile}")
+    w(f"    %init = xetile.load_tile %ot : {rtile} -> {rvt}")
+    w(f"    %res = {form.combiner} %red, %init {{wg_map = {rwg}}} : {rvt}")
+    w(f"    xetile.store_tile %res, %ot : {rvt}, {rtile}")
+    w("    gpu.return")
+    w("  }")
+    return "\n".join(L)
+
+
+class ReduceIO:
+    def __init__(self, form: ReduceForm):
+        self.host_args = [form.src, form.out]
+
+
+def emit_launch(form: ReduceForm, plan, mod_name: str, kname: str, io: ReduceIO):
+    op = form.op
+    with op.context, ir.InsertionPoint(op), op.location:
+        idx = ir.IndexType.get()
+
+        def const(v):
+            return arith.ConstantOp(idx, v).result
+
+        wm, wn = plan.wg_tile
+        if form.dim == 1:
+            gx, gy = const(1), const(-(-form.m // wm))
+        else:
+            gx, gy = const(-(-form.n // wn)), const(1)
+        one = const(1)
+        threads = const(plan.num_subgroups * 16)
+        launch = ir.Operation.create(
+            "gpu.launch_func",
+            operands=[gx, gy, one, threads, one, one] + io.host_args,
+            attributes={
+                "kernel": ir.SymbolRefAttr.get([mod_name, kname]),
+                "operandSegmentSizes": ir.DenseI32ArrayAttr.get([0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 2, 0]),
+            })
+    op.erase()
+    return launch
+
+
+_ = memref_info
