@@ -17,7 +17,7 @@ from .types import ExportTypeError, flatten_vnni, rewrite_tdescs, vector_parts, 
 FORMS = ("offsets", "descriptors")
 # the target upstream's layout passes need (they look the uArch up from the gpu.module's target)
 TARGET = '#xevm.target<chip = "pvc">'
-_OP_LINE = re.compile(r'^\s*(?:%[\w#:]+(?:, %[\w#:]+)* = )?(?:"xegpu\.|vector\.extract_strided_slice |scf\.for |scf\.yield)')
+_OP_LINE = re.compile(r'^\s*(?:%[\w#:]+(?:, %[\w#:]+)* = )?(?:"xegpu\.|vector\.extract_strided_slice |scf\.for |scf\.yield )')
 _FUNC_LINE = re.compile(r"^\s*(?:func\.func|gpu\.func) ")
 _GPU_MODULE = re.compile(r"^(\s*gpu\.module @[\w$.]+) \{")
 _NAME = re.compile(r"%[\w$.-]+(?:#\d+)?")
@@ -77,7 +77,9 @@ def _targets(module_op) -> list:
     found = []
 
     def visit(op):
-        if op.name.startswith("xegpu.") or op.name in ("vector.extract_strided_slice", "scf.for", "scf.yield"):
+        if op.name.startswith("xegpu.") or op.name in ("vector.extract_strided_slice", "scf.for"):
+            found.append(op)
+        elif op.name == "scf.yield" and len(op.operands):  # operand-less yields are not printed
             found.append(op)
         return ir.WalkResult.ADVANCE
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from mlir import ir
 
-from .ops import DYNAMIC, ExportOpError, _ints, _segments
+from .ops import DYNAMIC, TABLE, ExportOpError, _ints, _segments, not_exported_message
 
 
 FUNCS = ("func.func", "gpu.func")
@@ -61,6 +61,10 @@ class OffsetPlan:
             st = _ints(op.attributes["static_offsets"])
             rank = len(str(op.result.type).split("array<i64:")[1].split(">")[0].split(","))
             syms = self._mixed(dyn, st) if st else [(None, 0)] * rank
+            if len(syms) != rank:
+                raise ExportOpError(f"a {rank}-D descriptor at {len(syms)} offsets (leading offsets into an N-D "
+                                    "memref) is not exported in the offsets form (upstream wants one offset per "
+                                    "descriptor dimension); export with form='descriptors'")
             self.off[op.result] = (self.ex.name(op.result), syms)
             self.creates[(self.scope, self.ex.name(op.result))] = op
         elif name == "xegpu.update_nd_offset":
@@ -82,6 +86,8 @@ class OffsetPlan:
             self._loop(op)
             return
         else:
+            if name.startswith("xegpu.") and name not in TABLE:
+                raise ExportOpError(not_exported_message(name))
             if name in FUNCS:
                 self.scope += 1
             for r in op.results:
@@ -116,14 +122,12 @@ class OffsetPlan:
         self.analyze(op)
         if not carried:
             return
-        for i, _, _ in carried:
-            if any(True for _ in op.results[i].uses):
-                raise ExportOpError(f"the descriptor carried by the loop (result #{i}) is used after it; not "
-                                    "exported in the offsets form")
         yld = list(body.operations)[-1]
-        before, after, trip = [], [], None
+        before, after, trip, total = [], [], None, None
         self.dropped[op] = {i for i, _, _ in carried}
         for i, isyms, roots in carried:
+            used_after = any(True for _ in op.results[i].uses)
+            finals = []
             ybase, ysyms = self.get(yld.operands[i], yld)
             if ybase != self.off[args[i]][0] or any(r != root for (r, _), root in zip(ysyms, roots)):
                 raise ExportOpError(f"the descriptor carried by the loop (iter_arg #{i}) is not advanced by "
@@ -133,7 +137,15 @@ class OffsetPlan:
                 before += lines
                 if delta == 0:
                     self.rename[root] = init
+                    finals.append(isym)
                     continue
+                if used_after:  # the offsets after the loop: init + trip count * delta, before the loop
+                    if total is None:
+                        total = self._trip_count(op, before)
+                    d, m, f = self.fresh(), self.fresh(), self.fresh()
+                    before += [f"{d} = arith.constant {delta} : index", f"{m} = arith.muli {total}, {d} : index",
+                               f"{f} = arith.addi {init}, {m} : index"]
+                    finals.append((f, 0))
                 if trip is None:
                     t0, trip = self.fresh(), self.fresh()
                     after += [f"{t0} = arith.subi {self.ex.name(iv)}, {self.ex.name(lb)} : index",
@@ -141,7 +153,18 @@ class OffsetPlan:
                 d, m = self.fresh(), self.fresh()
                 after += [f"{d} = arith.constant {delta} : index", f"{m} = arith.muli {trip}, {d} : index",
                           f"{root} = arith.addi {init}, {m} : index"]
+            if used_after:
+                self.off[op.results[i]] = (self.off[args[i]][0], finals)
         self.before[op], self.after[op] = before, after
+
+    def _trip_count(self, op, lines) -> str:
+        """Appends to `lines` the trip count (ub - lb + step - 1) / step of the scf.for; its name."""
+        lb, ub, step = (self.ex.name(v) for v in list(op.operands)[:3])
+        one, a, b, c, n = (self.fresh() for _ in range(5))
+        lines += [f"{one} = arith.constant 1 : index", f"{a} = arith.subi {ub}, {lb} : index",
+                  f"{b} = arith.addi {a}, {step} : index", f"{c} = arith.subi {b}, {one} : index",
+                  f"{n} = arith.divui {c}, {step} : index"]
+        return n
 
     # ---- printing ------------------------------------------------------------------------------
     def materialize(self, sym, literal_ok: bool = False):

@@ -265,11 +265,14 @@ NOT_EXPORTED = {
 }
 
 
+def not_exported_message(name: str) -> str:
+    return f"'{name}' is not exported to upstream xegpu: {NOT_EXPORTED.get(name, 'no upstream translation')}"
+
+
 def translate(op, ex) -> str:
     fn = TABLE.get(op.name)
     if fn is None:
-        why = NOT_EXPORTED.get(op.name, "no upstream translation")
-        raise ExportOpError(f"'{op.name}' is not exported to upstream xegpu: {why}")
+        raise ExportOpError(not_exported_message(op.name))
     try:
         return fn(op, ex)
     except ExportTypeError as e:
