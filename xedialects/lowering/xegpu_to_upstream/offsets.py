@@ -7,10 +7,7 @@ offsets per iteration becomes loop-invariant; its offsets are recomputed at the 
 `init + ((iv - lb) / step) * delta`."""
 from __future__ import annotations
 
-from mlir import ir
-
 from .ops import DYNAMIC, TABLE, ExportOpError, _ints, _segments, not_exported_message
-
 
 FUNCS = ("func.func", "gpu.func")
 

@@ -29,7 +29,7 @@ def _segments(op) -> list[int]:
     return list(ir.DenseI32ArrayAttr(op.attributes["operandSegmentSizes"]))
 
 
-def _mixed(values, static, st) -> str:
+def _mixed(values, static) -> str:
     it = iter(values)
     return ", ".join(next(it) if s == DYNAMIC else str(s) for s in static)
 
@@ -53,10 +53,10 @@ def create_nd_tdesc(op, ex) -> str:
     text = f"{ex.result(op)} = xegpu.create_nd_tdesc {src}"
     st_off = _ints(op.attributes["static_offsets"])
     if st_off and ex.plan is None:
-        text += f"[{_mixed(offs, st_off, ex)}]"
+        text += f"[{_mixed(offs, st_off)}]"
     st_shape, st_str = _ints(op.attributes["static_shape"]), _ints(op.attributes["static_strides"])
     if st_shape:
-        text += f", shape : [{_mixed(shape, st_shape, ex)}], strides : [{_mixed(strides, st_str, ex)}]"
+        text += f", shape : [{_mixed(shape, st_shape)}], strides : [{_mixed(strides, st_str)}]"
     return text + f" : {ex.type(op.operands[0].type)} -> {ex.type(op.result.type)}"
 
 
@@ -66,7 +66,7 @@ def update_nd_offset(op, ex) -> str:
     st = _ints(op.attributes["static_offsets"])
     if ex.plan is not None:  # offsets form: folded into the accesses
         return "\n".join(ex.plan.replace[op])
-    return (f"{ex.result(op)} = xegpu.update_nd_offset {ops[0]}, [{_mixed(ops[1:], st, ex)}] : "
+    return (f"{ex.result(op)} = xegpu.update_nd_offset {ops[0]}, [{_mixed(ops[1:], st)}] : "
             f"{ex.type(op.result.type)}")
 
 
