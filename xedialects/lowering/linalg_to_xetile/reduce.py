@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from mlir import ir
 from mlir.dialects import arith
 
-from ...core.typeinfo import memref_info
 from .gemm_epilogue import NotFusible, _buffer_ok
 
 KINDS = {"arith.addf": "add", "arith.addi": "add", "arith.maximumf": "maximumf", "arith.minimumf": "minimumf",
@@ -102,7 +101,6 @@ def kernel_text(form: ReduceForm, plan, kname: str, io) -> str:
     src_t, out_t = str(form.src.type), str(form.out.type)
     tile = (f"!xetile.tile<{wm}x{wn}x{T}, #xetile.tile_attr<wg_map = <sg_layout = [{lr}, {lc}], "
             f"sg_data = [{dr}, {dc}]>>>")
-    wg = f"#xetile.wg_map<sg_layout = [{lr}, {lc}], sg_data = [{dr}, {dc}]>"
     rshape = (wm, 1) if rows else (1, wn)
     rdata = (dr, 1) if rows else (1, dc)
     rwg = f"#xetile.wg_map<sg_layout = [{lr}, {lc}], sg_data = [{rdata[0]}, {rdata[1]}]>"
@@ -182,4 +180,3 @@ def emit_launch(form: ReduceForm, plan, mod_name: str, kname: str, io: ReduceIO)
     return launch
 
 
-_ = memref_info
