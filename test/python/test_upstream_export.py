@@ -95,13 +95,11 @@ def test_descriptor_form_verifies(name):
     assert r.returncode == 0, r.stderr
 
 
-# upstream xegpu-subgroup-distribute (after propagation) fails on these: a transposed bf16 B
-# ("incompatible distribution dimensions"), bias epilogues (an assertion in getMixedValues)
-DISTRIBUTE_FAILS = PROPAGATE_FAILS | {"form:transposed_b", "epilogue:bias_relu", "epilogue:bias_row_dynamic",
-                                      "epilogue:bias_no_fill", "epilogue:bias_relu_f16_out", "epilogue:bias_relu_i8",
-                                      "epilogue:named_chain", "tensor:bias_relu"}
+# upstream xegpu-subgroup-distribute (after propagation) fails on a transposed bf16 B ("incompatible
+# distribution dimensions from 'vector<16x32xbf16>'")
+DISTRIBUTE_FAILS = PROPAGATE_FAILS | {"form:transposed_b"}
 # ... and these lower completely to XeVM (convert-xegpu-to-xevm leaves no xegpu op); the others stop
-# at upstream XeVM limits (transposed 16-bit loads, i8/tf32 load sizes)
+# at upstream XeVM limits (transposed 16-bit loads; block loads larger than one XeVM block load)
 REACH_XEVM = {"form:plain", "form:generic", "form:batch", "form:dynamic", "form:dynamic_aligned", "form:bf16_f32",
               "form:f16_f32", "form:bf16_bf16", "form:f16_f16", "epilogue:gelu_tanh", "epilogue:gelu_erf", "epilogue:alpha_beta",
               "epilogue:alpha_beta_args", "tensor:inout", "tensor:inout_dynamic"}

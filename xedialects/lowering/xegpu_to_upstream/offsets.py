@@ -10,6 +10,9 @@ from __future__ import annotations
 from .ops import DYNAMIC, TABLE, ExportOpError, _ints, _segments, not_exported_message
 
 FUNCS = ("func.func", "gpu.func")
+# constant offsets as literals (`load_nd %t[0, %j]`)? Off: LLVM 22's xegpu-subgroup-distribute
+# asserts (getMixedValues) on mixed literal/SSA offsets, so constants are arith.constant values
+LITERAL_OFFSETS = False
 
 
 def _is_tdesc(t) -> bool:
@@ -184,7 +187,7 @@ class OffsetPlan:
         base, syms = self.get(tdesc, user)
         parts, lines = [], []
         for s in syms:
-            t, ls = self.materialize(s, literal_ok=True)
+            t, ls = self.materialize(s, literal_ok=LITERAL_OFFSETS)
             parts.append(t)
             lines += ls
         return base, "[" + ", ".join(parts) + "]", lines

@@ -142,6 +142,8 @@ def _split(op, td, ex, widths, emit):
         return None
     from ...core.typeinfo import element_bits
 
+    from .offsets import LITERAL_OFFSETS
+
     full = ex.type(td.type)
     shape, elt = vector_parts("vector<" + full[len("!xegpu.tensor_desc<"):].split(",")[0].rstrip(">") + ">")
     w = widths.get(element_bits(elt))
@@ -154,8 +156,8 @@ def _split(op, td, ex, widths, emit):
     head = create_nd_tdesc(create, ex).rpartition(" -> ")[0]
     lines = [f"{name} = {head.split(' = ', 1)[1]} -> {narrow}"]
     for j in range(shape[1] // w):
-        row, ls = ex.plan.materialize(syms[0], literal_ok=True)
-        col, lc = ex.plan.materialize((syms[1][0], syms[1][1] + j * w), literal_ok=True)
+        row, ls = ex.plan.materialize(syms[0], literal_ok=LITERAL_OFFSETS)
+        col, lc = ex.plan.materialize((syms[1][0], syms[1][1] + j * w), literal_ok=LITERAL_OFFSETS)
         lines += ls + lc + emit(j, f"{name}[{row}, {col}]", narrow, w)
     return "\n".join(lines)
 
