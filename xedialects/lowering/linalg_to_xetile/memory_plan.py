@@ -61,8 +61,8 @@ def plan_memory_bound(kind: str, m, n, elt: str, hw: XeArch, whole_rows: bool = 
     row_bytes = max(r.max_row_bytes for r in hw.blocks) if hw.blocks else 64
     sg_cols = max(1, row_bytes // eb)
     sg_rows = 32
-    reasons.append(f"subgroup tile {sg_rows}x{sg_cols}: one full-width 2D block load is {row_bytes} bytes "
-                   f"= {sg_cols} {elt} per row")
+    reasons.append(f"subgroup tile width {sg_cols}: one full-width 2D block row is {row_bytes} bytes "
+                   f"= {sg_cols} {elt} (rows start at {sg_rows} per subgroup)")
     layout = [4, 2]
     if n is not None and n <= sg_cols:
         layout = [8, 1]

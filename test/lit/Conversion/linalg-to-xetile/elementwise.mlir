@@ -32,7 +32,7 @@
 // PLAN-NEXT: work-group tile  : 8x32  (2 subgroups as 1x2, 32 work-items)
 // PLAN-NEXT: subgroup tile    : 8x16
 // PLAN-NEXT: grid             : x=3 (N tiles) y=13 (M tiles) = 39 work-groups
-// PLAN-NEXT:   reason: subgroup tile 32x16: one full-width 2D block load is 64 bytes = 16 f32 per row
+// PLAN-NEXT:   reason: subgroup tile width 16: one full-width 2D block row is 64 bytes = 16 f32 (rows start at 32 per subgroup)
 // PLAN:        reason: only 39 work-groups for 128 Xe-cores
 // PLAN:      memory-bound plan [pvc]: element-wise linalg.generic on 37x53 f16
 
