@@ -64,6 +64,37 @@ for e in ("f32", "f16", "bf16"):
     CASES[f"axpby-{e}-129x257"] = axpby((129, 257), e)
     CASES[f"hadamard-tensor-{e}-65x129"] = hadamard_tensor((65, 129), e)
 CASES["add-i32-33x47"] = named("add", (33, 47), "i32")
+
+
+def named_1d(op, n, e, dyn=False):
+    t = f"memref<{'?' if dyn else n}x{e}>"
+    src = (f"func.func @f(%A: {t}, %B: {t}, %C: {t}) {{\n"
+           f"  linalg.{op} ins(%A, %B : {t}, {t}) outs(%C : {t})\n  return\n}}\n")
+    return Case(src, [((n,), e)] * 3, e, 1, dyn_shapes={i: (n,) for i in range(3)} if dyn else None)
+
+
+def axpby_1d(n, e):
+    t = f"memref<{n}x{e}>"
+    src = f"""func.func @f(%x: {t}, %y: {t}, %alpha: {e}, %beta: {e}) {{
+  linalg.generic {{indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}}
+      ins(%x : {t}) outs(%y : {t}) {{
+  ^bb0(%a: {e}, %b: {e}):
+    %0 = arith.mulf %alpha, %a : {e}
+    %1 = arith.mulf %beta, %b : {e}
+    %2 = arith.addf %0, %1 : {e}
+    linalg.yield %2 : {e}
+  }}
+  return
+}}
+"""
+    return Case(src, [((n,), e), ((n,), e), ("scalar", e, 0.75), ("scalar", e, -1.5)], e, 1)
+
+
+for e in ("f32", "f16", "bf16"):
+    CASES[f"axpby-1d-{e}-1000"] = axpby_1d(1000, e)
+    CASES[f"mul-1d-{e}-37"] = named_1d("mul", 37, e)
+CASES["sub-1d-bf16-dynamic-333"] = named_1d("sub", 333, "bf16", dyn=True)
+CASES["add-1d-i32-77"] = named_1d("add", 77, "i32")
 CASES["div-f32-dynamic-77x45"] = named("div", (77, 45), "f32", dyn=True)
 CASES["add-f32-dynamic-129x257"] = named("add", (129, 257), "f32", dyn=True)
 
@@ -98,7 +129,7 @@ def test_plan_fills_xe_cores():
     assert small.grid()[0] * small.grid()[1] >= 19
 
 
-@pytest.mark.parametrize("name", ["add-f32-100x70", "axpby-f16-37x53", "hadamard-tensor-bf16-65x129",
+@pytest.mark.parametrize("name", ["add-f32-100x70", "axpby-f16-37x53", "axpby-1d-f32-1000", "hadamard-tensor-bf16-65x129",
                                   "add-i32-33x47"])
 def test_portable_spirv_on_opencl_matches_cpu(name):
     from opencl_support import RT, assert_opencl_matches_cpu

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from mlir import ir
 from mlir.dialects import arith, memref
 
+from . import elementwise_1d
 from .gemm_epilogue import (FUSIBLE_NAMES, Fusion, KernelEnv, NotFusible, _defining, _Epilogue,
                             _is_constant, _is_memref, elementwise_form)
 from ...core.typeinfo import memref_info
@@ -58,12 +59,15 @@ def match_elementwise(op):
     """The EwOp of a stand-alone element-wise op, or NotFusible with the reason."""
     if op.name not in STANDALONE:
         raise NotFusible(f"'{op.name}' is not an element-wise op")
+    if elementwise_1d.is_1d(op):
+        return elementwise_1d.form_1d(op)
     return elementwise_form(op)
 
 
 def output_shape(ew):
+    """(rows, cols) and element type of the output (a 1D output is 1xN)."""
     shape, elt = memref_info(ew.output)[:2]
-    return shape, elt
+    return ((1,) + tuple(shape) if len(shape) == 1 else tuple(shape)), elt
 
 
 def kernel_text(ew, plan, kname: str, io: EwIO) -> str:
@@ -83,7 +87,8 @@ def kernel_text(ew, plan, kname: str, io: EwIO) -> str:
     w("    %n = arith.muli %bx, %cwn : index")
     elt = output_shape(ew)[1]
     env = KernelEnv(wm, wn, elt, elt, (plan.sg_layout, plan.sg_data), "%none", None, None)
-    _Epilogue(io, env, w).run()
+    views = elementwise_1d.emit_views(io, w)
+    (elementwise_1d.Epilogue1D(io, env, w, views) if views else _Epilogue(io, env, w)).run()
     w("    gpu.return")
     w("  }")
     return "\n".join(L)
@@ -101,11 +106,19 @@ def emit_launch(ew, plan, mod_name: str, kname: str, io: EwIO):
 
         wm, wn = plan.wg_tile
         (m, n), _ = output_shape(ew)
-        if m is None:
+        one_d = len(memref_info(ew.output)[0]) == 1
+        if one_d:
+            m = 1
+        if n is None and one_d:
+            gx = arith.CeilDivUIOp(memref.DimOp(ew.output, const(0)).result, const(wn)).result
+            gy = const(1)
+        elif m is None:
             gy = arith.CeilDivUIOp(memref.DimOp(ew.output, const(0)).result, const(wm)).result
         else:
             gy = const(-(-m // wm))
-        if n is None:
+        if one_d and n is None:
+            pass
+        elif n is None:
             gx = arith.CeilDivUIOp(memref.DimOp(ew.output, const(1)).result, const(wn)).result
         else:
             gx = const(-(-n // wn))

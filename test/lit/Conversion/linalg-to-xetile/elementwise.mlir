@@ -6,6 +6,7 @@
 // RUN: xe-opt %s --xe-print-plan --convert-linalg-to-xetile -o %t 2>&1 | FileCheck %s --check-prefix=PLAN
 // RUN: xe-run %s --pipeline xe-gemm-to-xegpu --check --entry add | FileCheck %s --check-prefix=OK
 // RUN: xe-run %s --pipeline xe-gemm-to-xegpu --check --entry axpby | FileCheck %s --check-prefix=OK
+// RUN: xe-run %s --pipeline xe-gemm-to-xegpu --check --entry vadd | FileCheck %s --check-prefix=OK
 // RUN: xe-run %s --pipeline xe-gemm-to-spirv-portable --backend opencl --check --entry axpby | FileCheck %s --check-prefix=OK
 
 // CHECK-LABEL: func.func @add
@@ -27,6 +28,10 @@
 // CHECK:         arith.mulf
 // CHECK:         arith.addf
 // CHECK:         xetile.store_tile
+// a 1D op works on 1xN views of its arguments
+// CHECK:       gpu.func @vadd_0(%arg0: memref<1000xf32>, %arg1: memref<1000xf32>, %arg2: memref<1000xf32>)
+// CHECK:         memref.expand_shape %arg0 {{\[\[}}0, 1]] output_shape [1, 1000] : memref<1000xf32> into memref<1x1000xf32>
+// CHECK:         xetile.init_tile %{{.*}}[%{{.*}}, %{{.*}}] : memref<1x1000xf32> -> !xetile.tile<8x
 
 // PLAN:      memory-bound plan [pvc]: element-wise linalg.add on 100x70 f32
 // PLAN-NEXT: work-group tile  : 8x32  (2 subgroups as 1x2, 32 work-items)
@@ -54,5 +59,10 @@ func.func @axpby(%x: memref<37x53xf16>, %y: memref<37x53xf16>, %alpha: f16, %bet
     %2 = arith.addf %0, %1 : f16
     linalg.yield %2 : f16
   }
+  return
+}
+
+func.func @vadd(%A: memref<1000xf32>, %B: memref<1000xf32>, %C: memref<1000xf32>) {
+  linalg.add ins(%A, %B : memref<1000xf32>, memref<1000xf32>) outs(%C : memref<1000xf32>)
   return
 }
