@@ -6,7 +6,7 @@ from __future__ import annotations
 from mlir import ir
 
 from ...core.typeinfo import memref_info
-from .gemm_epilogue import EwInput, EwOp, NotFusible, _buffer_ok, _is_memref, _scalar_ok, _Epilogue
+from .gemm_epilogue import EwInput, EwOp, NotFusible, _buffer_ok, _is_memref, _scalar_ok, _Epilogue, ins_and_out
 
 
 def is_1d(op) -> bool:
@@ -17,16 +17,7 @@ def is_1d(op) -> bool:
 
 def form_1d(op) -> EwOp:
     name = op.name
-    if len(op.results):
-        raise NotFusible(f"'{name}' works on tensors (bufferize first)")
-    operands = list(op.operands)
-    if "operandSegmentSizes" in op.attributes:
-        n_in, n_out = list(ir.DenseI32ArrayAttr(op.attributes["operandSegmentSizes"]))
-    else:
-        n_in, n_out = len(operands) - 1, 1
-    if n_out != 1:
-        raise NotFusible(f"'{name}' has {n_out} outputs, expected 1")
-    ins, out = operands[:n_in], operands[n_in]
+    ins, out = ins_and_out(op)
     if name == "linalg.generic":
         iters = [str(x) for x in ir.ArrayAttr(op.attributes["iterator_types"])]
         if any("parallel" not in s for s in iters):
@@ -36,7 +27,7 @@ def form_1d(op) -> EwOp:
     elif name == "linalg.elementwise":
         raise NotFusible("1D 'linalg.elementwise' (use the named op or linalg.generic)")
     else:
-        results = [["d0"] for _ in operands]
+        results = [["d0"] for _ in [*ins, out]]
     if results[-1] != ["d0"]:
         raise NotFusible(f"'{name}' output map {results[-1]} is not the identity")
     _buffer_ok(out, 1, f"the output of '{name}'")

@@ -132,11 +132,9 @@ def _buffer_ok(v, rank, what):
     return shape, elt
 
 
-def elementwise_form(op) -> EwOp:
-    """The normalised view of a fusible element-wise linalg op, or NotFusible."""
+def ins_and_out(op) -> tuple[list, object]:
+    """The inputs and the one output of a destination-style linalg op on memrefs, or NotFusible."""
     name = op.name
-    if name not in FUSIBLE_NAMES:
-        raise NotFusible(f"'{name}' is not an element-wise op")
     operands = list(op.operands)
     if len(op.results):
         raise NotFusible(f"'{name}' works on tensors (bufferize first)")
@@ -146,7 +144,15 @@ def elementwise_form(op) -> EwOp:
         n_in, n_out = len(operands) - 1, 1
     if n_out != 1:
         raise NotFusible(f"'{name}' has {n_out} outputs, expected 1")
-    ins, out = operands[:n_in], operands[n_in]
+    return operands[:n_in], operands[n_in]
+
+
+def elementwise_form(op) -> EwOp:
+    """The normalised view of a fusible element-wise linalg op, or NotFusible."""
+    name = op.name
+    if name not in FUSIBLE_NAMES:
+        raise NotFusible(f"'{name}' is not an element-wise op")
+    ins, out = ins_and_out(op)
     if name in _MAPPED:
         if "indexing_maps" not in op.attributes:
             raise NotFusible(f"'{name}' has no indexing_maps")
@@ -166,7 +172,7 @@ def elementwise_form(op) -> EwOp:
     elif name == "linalg.fill":
         results = [[], ["d0", "d1"]]
     else:
-        results = [["d0", "d1"] for _ in operands]
+        results = [["d0", "d1"] for _ in [*ins, out]]
     if results[-1] != ["d0", "d1"]:
         raise NotFusible(f"'{name}' output map {results[-1]} is not the identity")
     _buffer_ok(out, 2, f"the output of '{name}'")
