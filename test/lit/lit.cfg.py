@@ -4,6 +4,7 @@ Works after a plain `pip install -e '.[test]'` (no LLVM tree): `xe-opt` is the c
 tools/xe-opt.py run by the current Python, `FileCheck` is the `filecheck` Python package, and
 `not` is lit's internal-shell builtin.
 """
+import hashlib
 import os
 import shutil
 import sys
@@ -18,9 +19,11 @@ config.test_format = lit.formats.ShTest(execute_external=False)
 config.suffixes = [".mlir"]
 config.excludes = ["Inputs", "lit.cfg.py"]
 config.test_source_root = os.path.dirname(__file__)
-# Test outputs (%t files) go outside the checkout.
+# Test outputs (%t files) go outside the checkout, one folder per user and checkout (two checkouts
+# tested at once must not share %t files).
+_checkout = hashlib.sha1(os.path.realpath(config.test_source_root).encode()).hexdigest()[:10]
 config.test_exec_root = os.environ.get("XE_LIT_OUTPUT") or os.path.join(
-    tempfile.gettempdir(), f"xedialects-lit-{getattr(os, 'getuid', lambda: 0)()}")
+    tempfile.gettempdir(), f"xedialects-lit-{getattr(os, 'getuid', lambda: 0)()}-{_checkout}")
 
 python = sys.executable
 # Tool names are replaced only where they stand alone (not inside paths such as test/lit/xe-opt/x.mlir).
