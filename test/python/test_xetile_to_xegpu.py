@@ -577,3 +577,42 @@ xetile.store_tile %r#0, %o : vector<8x16xf32>, !xetile.tile<8x16xf32>
     run_pipeline(m, f"builtin.module({pipeline})")
     got = simulate(m, "main", [A, np.zeros((8, 16), np.float32)]).buffers[1]
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+def test_tile_reduce_of_loop_result():
+    # the row sums of a GEMM accumulator carried by an scf.for over K (blocked 4D reduce dims [1, 3]
+    # whose source is the loop's already-converted result)
+    from xedialects.sim import simulate
+    from xedialects.sim.testing import single_kernel_module
+
+    body = """
+%c0 = arith.constant 0 : index
+%c1 = arith.constant 1 : index
+%c4 = arith.constant 4 : index
+%zero = arith.constant dense<0.0> : vector<8x16xf32>
+%ta = xetile.init_tile %A[0, 0] : memref<8x64xf16> -> !xetile.tile<8x16xf16>
+%tb = xetile.init_tile %B[0, 0] : memref<64x32xf16> -> !xetile.tile<16x16xf16>
+%r:3 = scf.for %k = %c0 to %c4 step %c1 iter_args(%acc = %zero, %a = %ta, %b = %tb)
+    -> (vector<8x16xf32>, !xetile.tile<8x16xf16>, !xetile.tile<16x16xf16>) {
+  %va = xetile.load_tile %a : !xetile.tile<8x16xf16> -> vector<8x16xf16>
+  %vb = xetile.load_tile %b : !xetile.tile<16x16xf16> -> vector<16x16xf16>
+  %c = xetile.tile_mma %va, %vb, %acc : vector<8x16xf16>, vector<16x16xf16>, vector<8x16xf32> -> vector<8x16xf32>
+  %a2 = xetile.update_tile_offset %a, [0, 16] : !xetile.tile<8x16xf16>
+  %b2 = xetile.update_tile_offset %b, [16, 0] : !xetile.tile<16x16xf16>
+  scf.yield %c, %a2, %b2 : vector<8x16xf32>, !xetile.tile<8x16xf16>, !xetile.tile<16x16xf16>
+}
+%s = xetile.tile_reduce <add> %r#0 [1] : vector<8x16xf32> -> vector<8x1xf32>
+%to = xetile.init_tile %O[0, 0] : memref<8x1xf32> -> !xetile.tile<8x1xf32>
+xetile.store_tile %s, %to : vector<8x1xf32>, !xetile.tile<8x1xf32>
+"""
+    args = [("A", "memref<8x64xf16>"), ("B", "memref<64x32xf16>"), ("O", "memref<8x1xf32>")]
+    rng = np.random.default_rng(5)
+    A = rng.integers(-3, 4, (8, 64)).astype(np.float16)
+    B = rng.integers(-3, 4, (64, 32)).astype(np.float16)
+    # small integers: every product and partial sum is exact in f32
+    want = (A.astype(np.float64)[:, :, None] * B[:, :16].astype(np.float64)[None]).sum(axis=(1, 2))[:, None]
+    m = xedialects.parse(single_kernel_module(args, body), "reduce_loop.mlir")
+    run_pipeline(m, "builtin.module(xetile-blocking, convert-xetile-to-xegpu, canonicalize, cse)")
+    assert "xetile." not in xedialects.print_ir(m)
+    got = simulate(m, "main", [A, B, np.zeros((8, 1), np.float32)]).buffers[2]
+    np.testing.assert_array_equal(got, want.astype(np.float32))

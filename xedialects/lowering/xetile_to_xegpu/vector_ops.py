@@ -74,9 +74,12 @@ def lower_tile_reduce(cv: Converter, rb, op):
     r = TileReduceOp(op)
     g = cv.grid_of(rb, op.operands[0])
     g = cv.reblock(g, *g.block, 1)   # plain (not VNNI) blocks
+    # the result's rank tells 2D from 4D dims: a loop-carried source may already be mapped to the
+    # loop's new (2D block) results by the time this rule sees it
+    res_rank = len(vector_info(op.results[0])[0])
     src_shape, elt = vector_info(op.operands[0])
     dims = set(r.reduction_dims)
-    if len(src_shape) == 4:
+    if res_rank == 4:
         dims = {d % 2 for d in dims}
     kind = ir.Attribute.parse(f"#vector.kind<{r.kind}>")
     bm, bn = g.block
