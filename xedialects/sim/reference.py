@@ -4,9 +4,9 @@ tolerances.
 
 The module is never modified: the entry function and the host functions it calls are printed and
 re-parsed into a fresh upstream context (gpu modules, kernels and our dialect ops are dropped), the
-entry gets `llvm.emit_c_interface`, and the clone is lowered with
-linalg-to-loops → scf-to-cf → (arith-expand for bf16) → *-to-llvm (math ops without an LLVM
-intrinsic, e.g. tanh and erf, call libm).
+entry gets `llvm.emit_c_interface`, `linalg.softmax` is decomposed (`softmax_reference.py`), and
+the clone is lowered with linalg-to-loops → scf-to-cf → (arith-expand for bf16) → *-to-llvm (math
+ops without an LLVM intrinsic, e.g. tanh and erf, call libm).
 """
 from __future__ import annotations
 
@@ -115,6 +115,12 @@ def _compile(text: str, entry: str):
         # tf32 lives in memory as 32-bit floats and LLVM has no tf32 type: the reference computes
         # such functions in f32 (compare() applies the tf32 tolerance)
         mod = ir.Module.parse(_TF32.sub("f32", text))
+        if "linalg.softmax" in text:
+            from .softmax_reference import decompose_softmax
+
+            problems = decompose_softmax(mod)
+            if problems:
+                _err(f"reference: upstream MLIR cannot compile @{entry} for the CPU: {problems[0]}")
         for op in mod.body.operations:
             op = op.operation
             if op.name == "func.func" and _sym(op) == entry:
