@@ -316,7 +316,6 @@ def load_inputs(path, names, types):
 
 
 def run(argv=None) -> int:
-    from .. import parse
     from ..sim import simulate
     from ..sim.reference import compare, run_reference
     from ..sim.typeinfo import parse_type
@@ -335,7 +334,9 @@ def run(argv=None) -> int:
     except (OSError, UnicodeDecodeError) as e:
         print(f"xe-run: error: cannot read {name}: {e}", file=sys.stderr)
         return 1
-    module = parse(source, name)
+    from ..lowering.upstream_to_xegpu import parse_program   # upstream xegpu programs are imported
+
+    module = parse_program(source, name)
     hosts = host_functions(module)
     entry = args.entry or (hosts[0] if len(hosts) == 1 else None)
     if entry is None:

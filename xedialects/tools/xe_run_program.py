@@ -67,8 +67,6 @@ def _shared_libs(values) -> list[str]:
 
 
 def run(argv) -> int:
-    from .. import parse
-
     args = _parser().parse_args(argv)
     from ..sim import progress
     from ..sim.parallel import default_jobs
@@ -97,7 +95,9 @@ def run(argv) -> int:
         except OpenCLError as e:
             print(f"xe-run: error: {e}", file=sys.stderr)
             return 1
-    module = parse(source, name)
+    from ..lowering.upstream_to_xegpu import parse_program   # upstream xegpu programs are imported
+
+    module = parse_program(source, name)
     from ..runtime.host.kernel_cfg import straighten_kernels
     from ..runtime.host.vc_threads import normalize_vc_launches
 

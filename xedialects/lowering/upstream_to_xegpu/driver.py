@@ -1,0 +1,154 @@
+"""The import driver: parse upstream xegpu in its own context, bring work-group code to subgroup level
+with upstream's passes, print the module and replace each xegpu op's line by its translation in our
+syntax (respelling descriptor types elsewhere), then parse the text in our context."""
+from __future__ import annotations
+
+import io
+import re
+
+from mlir import ir
+
+from ...diagnostics import Diagnostic, DiagnosticError, at, from_mlir
+from . import levels
+from .sg_ops import ImportOpError, Translator, translate
+from .types import ImportTypeError, rewrite_tdescs
+
+PASS_NAME = "convert-upstream-xegpu"
+_TARGET_LINE = re.compile(r"^\s*(?:%[\w$.#:-]+(?:, %[\w$.#:-]+)* = )?(?:xegpu\.\w+|gpu\.(?:thread_id|global_id|lane_id))\b")
+_ALIAS_DEF = re.compile(r"^([#!][\w$.-]+) = (.*)$")
+_THREAD_OPS = ("gpu.thread_id", "gpu.global_id", "gpu.lane_id")
+
+
+def _fail(loc, message: str, filename: str | None = None):
+    d = at(loc, "error", f"{PASS_NAME}: {message}")
+    if filename and d.filename in (None, "-", "<unknown>"):
+        d.filename = filename
+    raise DiagnosticError([d])
+
+
+def parse_upstream(text: str, filename: str = "-"):
+    """(context, module op) of `text` parsed in a fresh context holding upstream's own dialects."""
+    ctx = ir.Context()
+    with ctx, ir.Location.unknown():
+        try:
+            op = ir.Operation.parse(text, source_name=filename)
+        except ir.MLIRError as e:
+            diags = [from_mlir(d) for d in e.error_diagnostics]
+            if not any("single top-level operation" in d.message for d in diags):
+                raise DiagnosticError(diags) from None
+            try:
+                op = ir.Operation.parse("module {" + text + "\n}", source_name=filename)
+            except ir.MLIRError as e2:
+                raise DiagnosticError([from_mlir(d) for d in e2.error_diagnostics]) from None
+        op = op.operation
+        if op.name != "builtin.module":
+            wrapper = ir.Module.create(op.location)
+            wrapper.body.append(op)
+            op = wrapper.operation
+            ctx._keep = wrapper
+    return ctx, op
+
+
+def _walk(op, out):
+    for region in op.regions:
+        for block in region.blocks:
+            for child in block.operations:
+                child = child.operation
+                out.append(child)
+                _walk(child, out)
+    return out
+
+
+def _strip_layouts(ops) -> None:
+    """Discardable `#xegpu.*` attributes (layouts) on non-xegpu ops and gpu.module targets: dropped."""
+    for op in ops:
+        if op.name == "gpu.module" and "targets" in op.attributes:
+            del op.attributes["targets"]
+        if op.name.startswith("xegpu."):
+            continue
+        attrs = op.attributes
+        for name in [attrs[i].name for i in range(len(attrs)) if "#xegpu." in str(attrs[i].attr)]:
+            del op.attributes[name]
+
+
+def _kernel_of(op):
+    p = op.parent
+    while p is not None:
+        if p.name in ("gpu.func", "func.func"):
+            return p
+        p = p.parent
+    return None
+
+
+def _expand_aliases(lines: list[str]) -> list[str]:
+    """Alias definitions that mention xegpu are dropped and their uses written out."""
+    defs, out = {}, []
+    for line in lines:
+        m = _ALIAS_DEF.match(line)
+        if m and "xegpu." in m.group(2):
+            defs[m.group(1)] = m.group(2)
+            continue
+        out.append(line)
+    if not defs:
+        return out
+    pat = re.compile("|".join(re.escape(k) for k in sorted(defs, key=len, reverse=True)) + r"(?![\w$.-])")
+    for _ in range(4):  # aliases may refer to aliases
+        for k, v in defs.items():
+            defs[k] = pat.sub(lambda m: defs[m.group(0)], v)
+    return [pat.sub(lambda m: defs[m.group(0)], line) if "#" in line or "!" in line else line for line in out]
+
+
+def to_ours_text(text: str, filename: str = "-") -> str:
+    """Our-syntax text (VC-mode XeGPU) of an upstream xegpu program."""
+    ctx, module_op = parse_upstream(text, filename)
+    with ctx, ir.Location.unknown():
+        level = levels.classify(module_op, filename)
+        if level.workgroup:
+            levels.to_subgroup(ctx, module_op, filename)
+        ops = _walk(module_op, [])
+        _strip_layouts(ops)
+        state = ir.AsmState(module_op)
+        tr = Translator(module_op, state)
+        targets = [op for op in ops if op.name.startswith("xegpu.")
+                   or (op.name in _THREAD_OPS and _kernel_of(op) is not None and _kernel_of(op).name == "gpu.func")]
+        buf = io.StringIO()
+        module_op.print(state=state, file=buf)
+        lines = _expand_aliases(buf.getvalue().splitlines())
+        out, k, depth_id = [], 0, 0
+        for line in lines:
+            s = line.strip()
+            if s.endswith("{") or s.startswith("}") or s.startswith("^"):
+                depth_id += 1
+                tr.block = depth_id
+            if _TARGET_LINE.match(line):
+                if k >= len(targets):
+                    _fail(module_op.location, "printed ops and IR walk disagree (internal)", filename)
+                op = targets[k]
+                k += 1
+                indent = line[:len(line) - len(line.lstrip())]
+                try:
+                    out += [indent + x for x in translate(op, tr)]
+                except (ImportOpError, ImportTypeError) as e:
+                    _fail(op.location, str(e), filename)
+                continue
+            try:
+                out.append(rewrite_tdescs(line) if "!xegpu." in line else line)
+            except ImportTypeError as e:
+                _fail(module_op.location, str(e), filename)
+        if k != len(targets):
+            _fail(module_op.location, "printed ops and IR walk disagree (internal)", filename)
+    return "\n".join(out) + "\n"
+
+
+def import_upstream(text: str, filename: str = "-", context=None):
+    """Our module (VC-mode XeGPU in our context) of an upstream xegpu program; DiagnosticError (located
+    in the input) at the first op or attribute our dialect cannot express."""
+    from ...syntax import parse_source
+
+    ours = to_ours_text(text, filename)
+    try:
+        return parse_source(ours, f"{filename} (imported)", context)
+    except DiagnosticError as e:
+        raise DiagnosticError([Diagnostic("error", f"{PASS_NAME}: the translated program does not verify in "
+                                                   "our dialect (internal)", filename, None, None,
+                                          list(e.diagnostics))]) from None

@@ -1,0 +1,470 @@
+"""Subgroup-level upstream xegpu -> our VC-mode XeGPU, one function per op (each returns text lines).
+
+Offsets on accesses become a descriptor at those offsets (a fresh `create_nd_tdesc` when the upstream
+descriptor was created without offsets in view, else `update_nd_offset`); `array_length = N` accesses
+become N single-block accesses (results stacked with `vector.insert`); dpas B (plain <K x N>) is put
+in VNNI layout <K/v x N x v> by `vector.shape_cast` + `vector.transpose`, once per value and block;
+`gpu.thread_id` / `gpu.global_id` become the values of the subgroup's first lane.
+"""
+from __future__ import annotations
+
+from mlir import ir
+
+from .types import (ImportTypeError, element_bits, ours, parse_tdesc, vector_parts, vector_text, zero_of)
+
+DYNAMIC = -9223372036854775808
+HINTS = ("l1_hint", "l2_hint", "l3_hint")
+FENCE_KIND = {"global": "ugm", "slm": "slm"}
+FENCE_SCOPE = {"workgroup": "group", "gpu": "gpu"}
+
+
+class ImportOpError(Exception):
+    """An op (or an attribute of it) our dialect cannot express."""
+
+
+def attr(op, name):
+    return op.attributes[name] if name in op.attributes else None
+
+
+def ints(a) -> list[int]:
+    return list(ir.DenseI64ArrayAttr(a)) if a is not None else []
+
+
+def segments(op) -> list[int]:
+    return list(ir.DenseI32ArrayAttr(op.attributes["operandSegmentSizes"]))
+
+
+def hint(a) -> str:
+    """`#xegpu.cache_hint<cached>` -> `cached`."""
+    s = str(a)
+    return s[s.index("<") + 1:s.rindex(">")]
+
+
+def _enum(a) -> str:
+    s = str(a)
+    return s[s.index("<") + 1:s.rindex(">")] if "<" in s else s
+
+
+def mixed(names: list[str], static: list[int]) -> list[str]:
+    it = iter(names)
+    return [next(it) if s == DYNAMIC else str(s) for s in static] if static else list(names)
+
+
+def props(op, extra=(), mode="vc") -> str:
+    items = [f"mode = {mode}"] if mode else []
+    items += list(extra)
+    items += [f"{h} = {hint(op.attributes[h])}" for h in HINTS if attr(op, h) is not None]
+    return " {" + ", ".join(items) + "}" if items else ""
+
+
+def check_attrs(op, allowed) -> None:
+    """Located error for an inherent attribute the translation does not understand."""
+    known = set(allowed) | {"operandSegmentSizes", "layout", "layout_a", "layout_b", "layout_cd",
+                            "layout_result_0", "layout_operand_0", "layout_operand_1", "layout_operand_2",
+                            "layout_operand_3", "a_layout", "b_layout", "c_layout"}
+    attrs = op.attributes
+    for na in (attrs[i] for i in range(len(attrs))):
+        if na.name not in known and not na.name.startswith(("layout_", "__")):
+            raise ImportOpError(f"'{op.name}' attribute '{na.name}' ({na.attr}) has no equivalent in our xegpu")
+
+
+class Translator:
+    """State of one module's translation: value names, fresh names, VNNI conversions done per block."""
+
+    def __init__(self, module_op, state):
+        self.state = state
+        self.counter = 0
+        self.vnni_done: dict[tuple, str] = {}
+        self.block = 0          # id of the printed block being translated (set by the driver)
+
+    def name(self, v) -> str:
+        return v.get_name(self.state)
+
+    def fresh(self) -> str:
+        self.counter += 1
+        return f"%imp_{self.counter}"
+
+    def const(self, value: int, lines: list[str]) -> str:
+        n = self.fresh()
+        lines.append(f"{n} = arith.constant {value} : index")
+        return n
+
+
+# ---------------------------------------------------------------------------------------------- helpers
+
+def _tdesc_of(v):
+    return parse_tdesc(str(v.type))
+
+
+def _defining(v):
+    owner = v.owner
+    if isinstance(owner, ir.Block):
+        return None
+    return owner.operation if hasattr(owner, "operation") else owner
+
+
+def _access_offsets(op, tr, n_td=1):
+    """The offsets of an access (names or literals), or None when the op has none."""
+    names = [tr.name(v) for v in list(op.operands)[n_td:]]
+    static = ints(attr(op, "const_offsets"))
+    if not names and not static:
+        return None
+    return mixed(names, static)
+
+
+def _create_parts(create, tr):
+    """(source name, source type, shape/strides text) of an upstream create_nd_tdesc."""
+    n_src, n_off, n_shape, n_str = segments(create)
+    names = [tr.name(v) for v in create.operands]
+    shape = mixed(names[1 + n_off:1 + n_off + n_shape], ints(attr(create, "const_shape")))
+    strides = mixed(names[1 + n_off + n_shape:], ints(attr(create, "const_strides")))
+    extra = f", [{', '.join(shape)}], [{', '.join(strides)}]" if shape else ""
+    return names[0], str(create.operands[0].type), extra, len(shape)
+
+
+def _source_rank(create, tr) -> int:
+    t = create.operands[0].type
+    if isinstance(t, ir.MemRefType):
+        return ir.MemRefType(t).rank
+    return _create_parts(create, tr)[3] or len(_tdesc_of(create.result).shape)
+
+
+def _at(op, td_value, offsets, tr, lines, td: "TDescView") -> str:
+    """A descriptor name for the block of `td_value` at `offsets` (None: the descriptor itself)."""
+    if offsets is None:
+        return tr.name(td_value)
+    create = _defining(td_value)
+    if create is not None and create.name == "xegpu.create_nd_tdesc" and segments(create)[1] == 0:
+        src, srct, extra, _ = _create_parts(create, tr)
+        rank = _source_rank(create, tr)
+        offs = ["0"] * (rank - len(offsets)) + list(offsets)
+        n = tr.fresh()
+        lines.append(f"{n} = xegpu.create_nd_tdesc {src}[{', '.join(offs)}]{extra} {{mode = vc}} : {srct} -> "
+                     f"{td.ours}")
+        return n
+    if len(offsets) != len(td.td.shape):
+        raise ImportOpError(f"'{op.name}' with {len(offsets)} offsets on a {len(td.td.shape)}-D descriptor that is "
+                            "not created in view (our update_nd_offset takes one offset per descriptor dimension)")
+    n = tr.fresh()
+    lines.append(f"{n} = xegpu.update_nd_offset {tr.name(td_value)}, [{', '.join(offsets)}] {{mode = vc}} : "
+                 f"{td.ours}")
+    return n
+
+
+def _shift(offsets, dim_delta, tr, lines):
+    """`offsets` with `delta` added to the last one (literal or a new arith.addi)."""
+    if offsets is None:
+        return None
+    *head, last = offsets
+    if dim_delta == 0:
+        return list(offsets)
+    if last.lstrip("-").isdigit():
+        return head + [str(int(last) + dim_delta)]
+    c = tr.const(dim_delta, lines)
+    n = tr.fresh()
+    lines.append(f"{n} = arith.addi {last}, {c} : index")
+    return head + [n]
+
+
+class TDescView:
+    def __init__(self, value):
+        self.td = _tdesc_of(value)
+        one = parse_tdesc(str(value.type))
+        one.array_length = 1
+        self.ours = ours(one)
+
+
+def _blocks(op, td_value, tr, lines, n_td=1):
+    """Descriptor names for each of the array_length blocks of an access."""
+    view = TDescView(td_value)
+    offsets = _access_offsets(op, tr, n_td)
+    n = view.td.array_length
+    if n == 1:
+        return view, [_at(op, td_value, offsets, tr, lines, view)]
+    w = view.td.shape[-1]
+    if offsets is None:
+        offsets = ["0"] * len(view.td.shape)
+        names = [tr.name(td_value)] + [None] * (n - 1)
+        for i in range(1, n):
+            nm = tr.fresh()
+            off = ["0"] * (len(view.td.shape) - 1) + [str(i * w)]
+            lines.append(f"{nm} = xegpu.update_nd_offset {tr.name(td_value)}, [{', '.join(off)}] {{mode = vc}} : "
+                         f"{view.ours}")
+            names[i] = nm
+        return view, names
+    return view, [_at(op, td_value, _shift(offsets, i * w, tr, lines), tr, lines, view) for i in range(n)]
+
+
+# ---------------------------------------------------------------------------------------------- ops
+
+def create_nd_tdesc(op, tr) -> list[str]:
+    check_attrs(op, ("const_offsets", "const_shape", "const_strides"))
+    td = _tdesc_of(op.result)
+    if td.scattered:
+        raise ImportOpError("create_nd_tdesc of a scattered descriptor")
+    src, srct, extra, _ = _create_parts(op, tr)
+    n_src, n_off, n_shape, n_str = segments(op)
+    names = [tr.name(v) for v in op.operands]
+    offs = mixed(names[1:1 + n_off], ints(attr(op, "const_offsets")))
+    if not offs:
+        offs = ["0"] * _source_rank(op, tr)
+    one = parse_tdesc(str(op.result.type))
+    one.array_length = 1
+    return [f"{tr.name(op.result)} = xegpu.create_nd_tdesc {src}[{', '.join(offs)}]{extra} {{mode = vc}} : {srct} "
+            f"-> {ours(one)}"]
+
+
+def update_nd_offset(op, tr) -> list[str]:
+    check_attrs(op, ("const_offsets",))
+    names = [tr.name(v) for v in op.operands]
+    offs = mixed(names[1:], ints(attr(op, "const_offsets")))
+    view = TDescView(op.operands[0])
+    return [f"{tr.name(op.result)} = xegpu.update_nd_offset {names[0]}, [{', '.join(offs)}] {{mode = vc}} : "
+            f"{view.ours}"]
+
+
+def load_nd(op, tr) -> list[str]:
+    check_attrs(op, ("const_offsets", "packed", "transpose", "transpose_bit_width") + HINTS)
+    if attr(op, "packed") is not None:
+        raise ImportOpError("'xegpu.load_nd' with 'packed' at subgroup level has no VC-mode equivalent (packing is "
+                            "a lane-level property; dpas operands are packed by the import)")
+    if attr(op, "transpose_bit_width") is not None:
+        raise ImportOpError("'xegpu.load_nd' attribute 'transpose_bit_width' has no equivalent in our xegpu")
+    lines: list[str] = []
+    view, descs = _blocks(op, op.operands[0], tr, lines)
+    extra = []
+    tp = ints(attr(op, "transpose"))
+    if tp:
+        if tp != [1, 0]:
+            raise ImportOpError(f"'xegpu.load_nd' transpose {tp} (only [1, 0])")
+        extra.append("transpose = [1, 0]")
+    res = tr.name(op.result)
+    shape, elt = vector_parts(op.result.type)
+    n = view.td.array_length
+    one = shape[1:] if n > 1 else shape
+    one_t = vector_text(one, elt)
+    if n == 1:
+        lines.append(f"{res} = xegpu.load_nd {descs[0]}{props(op, extra)} : {view.ours} -> {one_t}")
+        return lines
+    acc = tr.fresh()
+    full_t = vector_text(shape, elt)
+    lines.append(f"{acc} = arith.constant dense<{zero_of(elt)}> : {full_t}")
+    for i, d in enumerate(descs):
+        part = tr.fresh()
+        lines.append(f"{part} = xegpu.load_nd {d}{props(op, extra)} : {view.ours} -> {one_t}")
+        nxt = res if i == n - 1 else tr.fresh()
+        lines.append(f"{nxt} = vector.insert {part}, {acc} [{i}] : {one_t} into {full_t}")
+        acc = nxt
+    return lines
+
+
+def store_nd(op, tr) -> list[str]:
+    check_attrs(op, ("const_offsets",) + HINTS)
+    lines: list[str] = []
+    view, descs = _blocks(op, op.operands[1], tr, lines, n_td=2)
+    if len(descs) != 1:
+        raise ImportOpError("'xegpu.store_nd' through an array_length descriptor")
+    v = op.operands[0]
+    lines.append(f"xegpu.store_nd {tr.name(v)}, {descs[0]}{props(op)} : {v.type}, {view.ours}")
+    return lines
+
+
+def prefetch_nd(op, tr) -> list[str]:
+    check_attrs(op, ("const_offsets",) + HINTS)
+    lines: list[str] = []
+    view, descs = _blocks(op, op.operands[0], tr, lines)
+    for d in descs:
+        lines.append(f"xegpu.prefetch_nd {d}{props(op)} : {view.ours}")
+    return lines
+
+
+def vnni_b(v, tr, lines, block) -> tuple[str, str]:
+    """(name, type) of dpas operand B in VNNI layout; the conversion is emitted once per value and block."""
+    shape, elt = vector_parts(v.type)
+    bits = element_bits(elt)
+    if bits >= 32:
+        return tr.name(v), str(v.type)
+    if len(shape) != 2:
+        raise ImportOpError(f"dpas B operand {v.type}: expected a 2D <K x N> vector at subgroup level")
+    f = 32 // bits
+    k, n = shape
+    key = (block, tr.name(v))
+    out_t = vector_text([k // f, n, f], elt)
+    if key in tr.vnni_done:
+        return tr.vnni_done[key], out_t
+    mid, out = tr.fresh(), tr.fresh()
+    mid_t = vector_text([k // f, f, n], elt)
+    lines.append(f"{mid} = vector.shape_cast {tr.name(v)} : {v.type} to {mid_t}")
+    lines.append(f"{out} = vector.transpose {mid}, [0, 2, 1] : {mid_t} to {out_t}")
+    tr.vnni_done[key] = out
+    return out, out_t
+
+
+def dpas(op, tr) -> list[str]:
+    check_attrs(op, ())
+    lines: list[str] = []
+    a, b = op.operands[0], op.operands[1]
+    for x in (a, op.result):
+        if len(vector_parts(x.type)[0]) != 2:
+            raise ImportOpError(f"'xegpu.dpas' operand {x.type}: expected 2D vectors at subgroup level")
+    bn, bt = vnni_b(b, tr, lines, tr.block)
+    names = [tr.name(a), bn] + [tr.name(c) for c in list(op.operands)[2:]]
+    types = [str(a.type), bt] + [str(c.type) for c in list(op.operands)[2:]]
+    lines.append(f"{tr.name(op.result)} = xegpu.dpas {', '.join(names)} {{mode = vc}} : {', '.join(types)} -> "
+                 f"{op.result.type}")
+    return lines
+
+
+def convert_layout(op, tr) -> list[str]:
+    """Layouts are dropped at subgroup level: the value passes through unchanged."""
+    v = op.operands[0]
+    return [f"{tr.name(op.result)} = vector.shape_cast {tr.name(v)} : {v.type} to {op.result.type}"]
+
+
+def alloc_nbarrier(op, tr) -> list[str]:
+    n = ir.IntegerAttr(op.attributes["nbarrier_num"]).value
+    return [f"xegpu.alloc_nbarrier {n}"]
+
+
+def init_nbarrier(op, tr) -> list[str]:
+    a, b = op.operands
+    return [f"{tr.name(op.result)} = xegpu.init_nbarrier {tr.name(a)}, {tr.name(b)} : {a.type}, {b.type} -> "
+            "!xegpu.nbarrier"]
+
+
+def nbarrier_arrive(op, tr) -> list[str]:
+    return [f"xegpu.nbarrier_arrive {tr.name(op.operands[0])} : !xegpu.nbarrier"]
+
+
+def nbarrier_wait(op, tr) -> list[str]:
+    return [f"xegpu.nbarrier_wait {tr.name(op.operands[0])} : !xegpu.nbarrier"]
+
+
+def fence(op, tr) -> list[str]:
+    kind, scope = _enum(op.attributes["memory_kind"]), _enum(op.attributes["fence_scope"])
+    if kind not in FENCE_KIND or scope not in FENCE_SCOPE:
+        raise ImportOpError(f"'xegpu.fence' memory_kind {kind}, fence_scope {scope} has no equivalent")
+    return [f'xegpu.mfence {{memory_kind = "{FENCE_KIND[kind]}", fence_op = "none", '
+            f'fence_scope = "{FENCE_SCOPE[scope]}"}}']
+
+
+def _mask_and_offsets(op, tr, value_first: bool):
+    """Scattered `xegpu.load/store %src[%offsets], %mask`: (source, offsets, mask) values."""
+    ops = list(op.operands)
+    if value_first:
+        ops = ops[1:]
+    if len(ops) != 3:
+        raise ImportOpError(f"'{op.name}' on a scattered tensor_desc (create_tdesc form) is not imported; use the "
+                            "offsets form `xegpu.load %src[%offsets], %mask`")
+    return ops
+
+
+def _scatter_desc(op, src, offs, tr, lines) -> tuple[str, str, int]:
+    shape, _ = vector_parts(offs.type) if isinstance(offs.type, ir.VectorType) else ([1], "index")
+    chunk = ir.IntegerAttr(op.attributes["chunk_size"]).value if attr(op, "chunk_size") is not None else 1
+    st = src.type
+    if not isinstance(st, ir.MemRefType):
+        raise ImportOpError(f"'{op.name}' on a {st} source (only memrefs)")
+    elt = str(ir.MemRefType(st).element_type)
+    lanes = shape[0]
+    body = f"{lanes}x{chunk}x{elt}" if chunk > 1 else f"{lanes}x{elt}"
+    extra = f", chunk_size_per_lane = {chunk}" if chunk > 1 else ""
+    tdt = f"!xegpu.tensor_desc<{body}, #xegpu.tdesc_attr<scattered = true{extra}>>"
+    n = tr.fresh()
+    lines.append(f"{n} = xegpu.create_tdesc {tr.name(src)}, {tr.name(offs)} {{mode = vc}} : {st}, {offs.type} -> {tdt}")
+    return n, tdt, chunk
+
+
+def load(op, tr) -> list[str]:
+    check_attrs(op, ("chunk_size",) + HINTS)
+    src, offs, mask = _mask_and_offsets(op, tr, False)
+    lines: list[str] = []
+    d, tdt, chunk = _scatter_desc(op, src, offs, tr, lines)
+    lines.append(f"{tr.name(op.result)} = xegpu.load_gather {d}, {tr.name(mask)}{props(op)} : {tdt}, {mask.type} -> "
+                 f"{op.result.type}")
+    return lines
+
+
+def store(op, tr) -> list[str]:
+    check_attrs(op, ("chunk_size",) + HINTS)
+    src, offs, mask = _mask_and_offsets(op, tr, True)
+    lines: list[str] = []
+    d, tdt, chunk = _scatter_desc(op, src, offs, tr, lines)
+    v = op.operands[0]
+    lines.append(f"xegpu.store_scatter {tr.name(v)}, {d}, {tr.name(mask)}{props(op)} : {v.type}, {tdt}, {mask.type}")
+    return lines
+
+
+def thread_id(op, tr) -> list[str]:
+    """At subgroup level a value is one per subgroup: the ids of its first lane (linear id 16 * sg)."""
+    d = str(op.attributes["dimension"]).split()[-1].rstrip(">")
+    lines: list[str] = []
+    sg, c16, lin = tr.fresh(), tr.fresh(), tr.fresh()
+    lines += [f"{sg} = gpu.subgroup_id : index", f"{c16} = arith.constant 16 : index",
+              f"{lin} = arith.muli {sg}, {c16} : index"]
+    bx, by = tr.fresh(), tr.fresh()
+    lines += [f"{bx} = gpu.block_dim x", f"{by} = gpu.block_dim y"]
+    res = tr.name(op.result)
+    local = res if op.name == "gpu.thread_id" else tr.fresh()
+    if d == "x":
+        lines.append(f"{local} = arith.remui {lin}, {bx} : index")
+    elif d == "y":
+        q = tr.fresh()
+        lines += [f"{q} = arith.divui {lin}, {bx} : index", f"{local} = arith.remui {q}, {by} : index"]
+    else:
+        q = tr.fresh()
+        lines += [f"{q} = arith.muli {bx}, {by} : index", f"{local} = arith.divui {lin}, {q} : index"]
+    if op.name == "gpu.global_id":
+        bid, bd, m = tr.fresh(), tr.fresh(), tr.fresh()
+        lines += [f"{bid} = gpu.block_id {d}", f"{bd} = gpu.block_dim {d}", f"{m} = arith.muli {bid}, {bd} : index",
+                  f"{res} = arith.addi {m}, {local} : index"]
+    return lines
+
+
+def lane_id(op, tr) -> list[str]:
+    raise ImportOpError("'gpu.lane_id' in a subgroup-level kernel: a VC-mode kernel has one value per subgroup")
+
+
+TABLE = {
+    "xegpu.create_nd_tdesc": create_nd_tdesc,
+    "xegpu.update_nd_offset": update_nd_offset,
+    "xegpu.load_nd": load_nd,
+    "xegpu.store_nd": store_nd,
+    "xegpu.prefetch_nd": prefetch_nd,
+    "xegpu.dpas": dpas,
+    "xegpu.convert_layout": convert_layout,
+    "xegpu.alloc_nbarrier": alloc_nbarrier,
+    "xegpu.init_nbarrier": init_nbarrier,
+    "xegpu.nbarrier_arrive": nbarrier_arrive,
+    "xegpu.nbarrier_wait": nbarrier_wait,
+    "xegpu.fence": fence,
+    "xegpu.load": load,
+    "xegpu.store": store,
+    "gpu.thread_id": thread_id,
+    "gpu.global_id": thread_id,
+    "gpu.lane_id": lane_id,
+}
+
+# LLVM 22 xegpu ops without a translation, and why (located error naming the op)
+NOT_IMPORTED = {
+    "xegpu.create_tdesc": "scattered descriptors of the create_tdesc form (the offsets form of xegpu.load/store "
+                          "is imported)",
+    "xegpu.update_offset": "scattered descriptors of the create_tdesc form",
+    "xegpu.prefetch": "scattered prefetch",
+    "xegpu.atomic_rmw": "upstream's atomic_rmw on a scattered descriptor",
+    "xegpu.create_mem_desc": "shared-local-memory matrices (mem_desc) have no equivalent in our xegpu",
+    "xegpu.load_matrix": "shared-local-memory matrices (mem_desc) have no equivalent in our xegpu",
+    "xegpu.store_matrix": "shared-local-memory matrices (mem_desc) have no equivalent in our xegpu",
+    "xegpu.mem_desc_subview": "shared-local-memory matrices (mem_desc) have no equivalent in our xegpu",
+}
+
+
+def translate(op, tr) -> list[str]:
+    fn = TABLE.get(op.name)
+    if fn is None:
+        why = NOT_IMPORTED.get(op.name, "no translation to our xegpu")
+        raise ImportOpError(f"'{op.name}' is not imported: {why}")
+    try:
+        return fn(op, tr)
+    except ImportTypeError as e:
+        raise ImportOpError(f"'{op.name}': {e}") from None

@@ -1,0 +1,208 @@
+"""Upstream xegpu types and attributes read from their printed text, and respelled in our dialect.
+
+`!xegpu.tensor_desc<8x16xf16, #xegpu.block_tdesc_attr<array_length = 2>, #xegpu.layout<...>>` is read
+into a `TDesc`; `ours(td, mode)` prints it as our RFC type (VC: no layout; SIMT: `sg_map` from the
+lane layout). `array_length` has no counterpart in our type: the descriptor is one block, accesses
+are repeated by the op translation (`sg_ops.py`).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+
+class ImportTypeError(Exception):
+    """A type or attribute our dialect cannot express (the caller adds the location)."""
+
+
+def find_end(text: str, start: int) -> int:
+    """Index just past the `>` closing the first `<` at or after `start` (`->` arrows skipped)."""
+    depth = 0
+    for i in range(text.index("<", start), len(text)):
+        c = text[i]
+        if c == "<":
+            depth += 1
+        elif c == ">" and text[i - 1] != "-":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+    raise ImportTypeError(f"unbalanced type text: {text[start:start + 80]}")
+
+
+def split_top(text: str) -> list[str]:
+    """Split at commas not nested in <>, [] or ()."""
+    out, depth, cur = [], 0, []
+    for i, c in enumerate(text):
+        if c in "<[(":
+            depth += 1
+        elif c in ">])" and not (c == ">" and i and text[i - 1] == "-"):
+            depth -= 1
+        if c == "," and depth == 0:
+            out.append("".join(cur).strip())
+            cur = []
+        else:
+            cur.append(c)
+    if "".join(cur).strip():
+        out.append("".join(cur).strip())
+    return out
+
+
+def attr_params(text: str) -> dict[str, str]:
+    """`#xegpu.x<a = 1 : i64, b = [1, 2]>` -> {'a': '1', 'b': '[1, 2]'} (integer suffixes dropped)."""
+    body = text[text.index("<") + 1:text.rindex(">")]
+    out = {}
+    for part in split_top(body):
+        if "=" in part:
+            k, v = part.split("=", 1)
+            out[k.strip()] = re.sub(r"\s*:\s*i\d+$", "", v.strip())
+        else:
+            out[part.strip()] = "true"
+    return out
+
+
+def int_list(text: str) -> list[int]:
+    return [int(x) for x in re.findall(r"-?\d+", text)]
+
+
+@dataclass
+class Layout:
+    """`#xegpu.layout<...>` parameters (absent ones None)."""
+    sg_layout: list[int] | None = None
+    sg_data: list[int] | None = None
+    inst_data: list[int] | None = None
+    lane_layout: list[int] | None = None
+    lane_data: list[int] | None = None
+    order: list[int] | None = None
+
+    @staticmethod
+    def parse(text: str) -> "Layout":
+        if text.startswith("#xegpu.slice"):
+            raise ImportTypeError(f"'#xegpu.slice' layout {text} has no equivalent in our xegpu (lane level needs a "
+                                  "2D sg_map)")
+        p = attr_params(text)
+        lay = Layout()
+        for k, v in p.items():
+            if not hasattr(lay, k):
+                raise ImportTypeError(f"'#xegpu.layout' parameter '{k}' is not supported")
+            setattr(lay, k, int_list(v))
+        return lay
+
+    @property
+    def workgroup(self) -> bool:
+        return self.sg_layout is not None
+
+
+@dataclass
+class TDesc:
+    shape: list[int]
+    elt: str
+    array_length: int = 1
+    boundary_check: bool = True
+    memory_space: str = "global"
+    scattered: bool = False
+    chunk_size: int = 1
+    layout: Layout | None = None
+    extra: list[str] = field(default_factory=list)
+
+    @property
+    def block(self) -> str:
+        return "x".join(str(d) for d in self.shape) + f"x{self.elt}"
+
+
+_TD_HEAD = "!xegpu.tensor_desc<"
+
+
+def parse_tdesc(text: str) -> TDesc:
+    text = text.strip()
+    if not text.startswith(_TD_HEAD):
+        raise ImportTypeError(f"expected !xegpu.tensor_desc, got {text}")
+    parts = split_top(text[len(_TD_HEAD):-1])
+    dims = parts[0].split("x")
+    td = TDesc([int(d) for d in dims[:-1]], dims[-1])
+    for a in parts[1:]:
+        if a.startswith("#xegpu.block_tdesc_attr"):
+            p = attr_params(a)
+            td.array_length = int(p.pop("array_length", "1"))
+            td.boundary_check = p.pop("boundary_check", "true") == "true"
+            td.memory_space = p.pop("memory_space", "global")
+            if p:
+                raise ImportTypeError(f"'#xegpu.block_tdesc_attr' parameter(s) {', '.join(p)} not supported")
+        elif a.startswith("#xegpu.scatter_tdesc_attr"):
+            p = attr_params(a)
+            td.scattered = True
+            td.chunk_size = int(p.pop("chunk_size", "1"))
+            td.memory_space = p.pop("memory_space", "global")
+            if p:
+                raise ImportTypeError(f"'#xegpu.scatter_tdesc_attr' parameter(s) {', '.join(p)} not supported")
+        elif a.startswith(("#xegpu.layout", "#xegpu.slice")):
+            td.layout = Layout.parse(a)
+        else:
+            raise ImportTypeError(f"tensor_desc attribute {a} is not supported")
+    return td
+
+
+def ours(td: TDesc, simt: bool = False) -> str:
+    """Our spelling of a tensor descriptor (one block: array_length is handled by the accesses)."""
+    parts = []
+    if td.memory_space == "slm":
+        parts.append("memory_scope = slm")
+    if not td.boundary_check:
+        parts.append("boundary_check = false")
+    shape = list(td.shape)
+    if td.scattered:
+        parts.append("scattered = true")
+    if simt:
+        lay = td.layout
+        if lay is None or lay.lane_layout is None:
+            raise ImportTypeError(f"lane-level tensor_desc<{td.block}> without a lane layout")
+        ll, ld = _two_d(lay.lane_layout, 1), _two_d(lay.lane_data or [1] * len(lay.lane_layout), 1)
+        parts.append(f"sg_map = <wi_layout = {ll}, wi_data = {ld}>")
+    body = "x".join(str(d) for d in shape) + f"x{td.elt}"
+    if not parts:
+        return f"!xegpu.tensor_desc<{body}>"
+    return f"!xegpu.tensor_desc<{body}, #xegpu.tdesc_attr<{', '.join(parts)}>>"
+
+
+def _two_d(v: list[int], pad: int) -> list[int]:
+    return [pad] * (2 - len(v)) + list(v) if len(v) < 2 else list(v)
+
+
+def rewrite_tdescs(text: str, simt: bool = False) -> str:
+    """Every upstream `!xegpu.tensor_desc<...>` in `text` in our spelling."""
+    out, pos = [], 0
+    while True:
+        i = text.find(_TD_HEAD, pos)
+        if i < 0:
+            out.append(text[pos:])
+            return "".join(out)
+        j = find_end(text, i)
+        out.append(text[pos:i])
+        out.append(ours(parse_tdesc(text[i:j]), simt))
+        pos = j
+
+
+_VEC = re.compile(r"vector<(?P<dims>(?:\d+x)*)(?P<elt>\w+)>")
+
+
+def vector_parts(t: str) -> tuple[list[int], str]:
+    m = _VEC.fullmatch(str(t).strip())
+    if not m:
+        raise ImportTypeError(f"expected a static vector type, got {t}")
+    return [int(d) for d in m["dims"].split("x") if d], m["elt"]
+
+
+def vector_text(shape, elt: str) -> str:
+    return "vector<" + "".join(f"{d}x" for d in shape) + f"{elt}>"
+
+
+def element_bits(elt: str) -> int:
+    m = re.search(r"(\d+)", elt)
+    if elt in ("tf32",):
+        return 32
+    if elt in ("index",):
+        return 64
+    return int(m.group(1)) if m else 32
+
+
+def zero_of(elt: str) -> str:
+    return "0.0" if elt.startswith(("f", "bf", "tf")) else "0"
