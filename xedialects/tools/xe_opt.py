@@ -76,6 +76,7 @@ class Args:
         self.emit = "mlir"
         self.xe_target = None
         self.xe_draw = None
+        self.import_upstream = False  # --convert-upstream-xegpu
 
 
 def parse_args(argv: list[str]) -> Args:
@@ -102,6 +103,12 @@ def parse_args(argv: list[str]) -> Args:
         if name not in _DRIVER:
             if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_.-]*", name):
                 raise UsageError(f"invalid option '{tok}'")
+            if name == "convert-upstream-xegpu":  # the import runs at parse time (lowering/upstream_to_xegpu)
+                if a.pass_flags or eq:
+                    raise UsageError(f"'{tok}' takes no options and must be the first pass: it parses upstream "
+                                     "xegpu input")
+                a.import_upstream = True
+                continue
             a.pass_flags.append((name, value if eq else None, tok))
             continue
         kind = _DRIVER[name][0]
@@ -444,7 +451,12 @@ class Driver:
         try:
             t = time.perf_counter()
             try:
-                module = parse_source("\n" * line_offset + text, name, ctx, collector=collector)
+                if self.args.import_upstream:
+                    from ..lowering.upstream_to_xegpu import import_upstream
+
+                    module = import_upstream("\n" * line_offset + text, name, ctx)
+                else:
+                    module = parse_source("\n" * line_offset + text, name, ctx, collector=collector)
             except DiagnosticError as e:
                 diags.extend(e.diagnostics)
                 return None, diags

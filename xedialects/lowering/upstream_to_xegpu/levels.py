@@ -9,8 +9,8 @@ from mlir import ir
 from ...diagnostics import DiagnosticError, at, from_mlir
 
 # upstream's passes, as its own integration tests lower work-group programs (LLVM 22)
-WG_TO_SG = ("builtin.module(gpu.module(xegpu-wg-to-sg-distribute, canonicalize, cse, "
-            "xegpu-propagate-layout{layout-kind=inst}, xegpu-blocking, canonicalize, cse))")
+WG_TO_SG = ("builtin.module(cse, xevm-attach-target{chip=pvc}, gpu.module(xegpu-wg-to-sg-distribute, cse, "
+            "lower-affine, cse, xegpu-propagate-layout{layout-kind=inst}, xegpu-blocking, canonicalize, cse))")
 
 
 @dataclass
