@@ -22,6 +22,7 @@ from mlir.dialects import arith, memref
 from ...arch import ArchError, XeArch, get_arch
 from ...diagnostics import DiagnosticError
 from ...passes.registry import Option, register_pass, register_pipeline
+from . import gemv
 from .gemm_epilogue import Fusion, KernelIO, plan_fusion, rewrite_host
 from .gemm_kernel import kernel_text
 from .linalg_match import NotAMatmul, is_contraction_like, match_matmul
@@ -163,7 +164,9 @@ def convert_linalg_to_xetile(module_op, options, ctx):
             try:
                 spec = match_matmul(op)
             except NotAMatmul as e:
-                if is_contraction_like(op):
+                if gemv.is_gemv(op):
+                    gemv.consider(mb, op, len(launches) + len(mb.kernels))
+                elif is_contraction_like(op):
                     report(op, f"not lowered to XeTile: {e.reason}")
                 else:
                     mb.consider(op, len(launches) + len(mb.kernels))

@@ -139,3 +139,78 @@ def plan_reduction(m: int, n: int, dim: int, elt: str, hw: XeArch) -> MemPlan:
     p = MemPlan(kind, m, n, elt, hw.name, wg, tuple(layout), tuple(data), reasons)
     p.fixed_grid = (1, groups) if dim == 1 else (groups, 1)
     return p
+
+@dataclass
+class GemvPlan(MemPlan):
+    """A gemv plan: a reduction plan over A (per batch) plus the engine choice."""
+    batch: int = 1
+    engine: str = "vector"
+
+    def describe(self) -> str:
+        text = super().describe()
+        if self.batch > 1:
+            x, y = self.grid()
+            text = text.replace(" work-groups\n", f" work-groups per batch, z={self.batch} (batches) = "
+                                                 f"{x * y * self.batch} work-groups\n", 1)
+        return text
+
+
+def gemv_engine(elt_in: str, hw: XeArch) -> tuple[str, str]:
+    """DPAS or vector FMAs for a gemv, and why: a gemv uses each element of A in one multiply-add,
+    so either engine streams A once at full width; the matrix engine pays off only if the vector
+    units cannot multiply-add as fast as memory delivers A."""
+    eb = _BYTES.get(elt_in, 4)
+    need = hw.peak.mem_bandwidth_gbs * 1e9 / eb                  # A elements per second
+    vec = dict(hw.peak.vector_ops_per_clk)
+    ops = vec.get(elt_in if elt_in in vec else "f32", 0)          # bf16 math runs as f32
+    have = ops / 2 * hw.xe_cores * hw.clock_mhz * 1e6               # multiply-adds per second
+    n = hw.dpas.exec_size
+    if have >= need:
+        return "vector", (f"vector FMAs + tile_reduce: memory delivers {need / 1e9:.0f} G {elt_in} of A/s "
+                          f"({hw.peak.mem_bandwidth_gbs:g} GB/s), the vector units multiply-add {have / 1e9:.0f} G/s "
+                          f"({have / need:.0f}x); DPAS would pad x to {n} columns and use 1 of them")
+    return "dpas", (f"DPAS: the vector units multiply-add {have / 1e9:.0f} G/s, fewer than the {need / 1e9:.0f} G "
+                    f"{elt_in} of A/s memory delivers")
+
+
+def plan_gemv(m: int, n: int, dim: int, batch: int, elt_in: str, hw: XeArch) -> GemvPlan:
+    """Tiles for y = A x (dim 1: matvec, rows of A reduced) or y = x A (dim 0: vecmat) on an m x n A,
+    `batch` times: every subgroup owns whole output rows / columns (tile_reduce stays inside it), a
+    loop step is one full-width 2D block row (dim 1) or 8 rows of full-width columns (dim 0); tiles
+    shrink until batch x tiles fills every Xe-core."""
+    eb = _BYTES.get(elt_in, 4)
+    row_bytes = max(r.max_row_bytes for r in hw.blocks) if hw.blocks else 64
+    width = max(1, row_bytes // eb)
+    want = hw.xe_cores
+    engine, why = gemv_engine(elt_in, hw)
+    reasons = [why, f"A streams in full-width 2D block rows of {row_bytes} bytes = {width} {elt_in}"]
+    if dim == 1:
+        layout, data = [4, 1], [16, width]
+        while batch * -(-m // (layout[0] * data[0])) < want and (layout[0] > 1 or data[0] > 8):
+            if layout[0] > 1:
+                layout[0] //= 2
+            else:
+                data[0] //= 2
+        wg = (layout[0] * data[0], width)
+        groups = -(-m // wg[0])
+        reasons.append(f"{layout[0]} subgroups stacked, {data[0]} whole rows of A each: the dot products stay "
+                       f"in their subgroup; the loop over N steps {width} columns")
+    else:
+        layout, data = [1, 4], [8, width]
+        while batch * -(-n // (layout[1] * data[1])) < want and layout[1] > 1:
+            layout[1] //= 2
+        wg = (data[0], layout[1] * width)
+        groups = -(-n // wg[1])
+        reasons.append(f"{layout[1]} subgroups side by side, {width} whole columns of A each: the column sums "
+                       f"stay in their subgroup; the loop over M steps {data[0]} rows (an 8-row slice of x "
+                       "stays whole in every work-item after SIMT distribution; a 16-row one would be spread "
+                       "across the work-items, unlike A's rows)")
+    total = groups * batch
+    if total >= want:
+        reasons.append(f"{total} work-groups >= {want} Xe-cores of {hw.name}: every Xe-core gets work")
+    else:
+        reasons.append(f"only {total} work-groups for {want} Xe-cores: too few outputs to fill {hw.name}")
+    kind = ("batch " if batch > 1 else "") + ("matvec (y = A x)" if dim == 1 else "vecmat (y = x A)")
+    p = GemvPlan(kind, m, n, elt_in, hw.name, wg, tuple(layout), tuple(data), reasons, batch=batch, engine=engine)
+    p.fixed_grid = (1, groups) if dim == 1 else (groups, 1)
+    return p

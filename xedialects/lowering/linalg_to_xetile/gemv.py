@@ -1,0 +1,321 @@
+"""gemv from linalg (`linalg.matvec`, `vecmat`, `batch_matvec`, `batch_vecmat`, and `linalg.generic`
+of the same shape whose body may scale the product by host scalars, e.g. y += alpha * A x) as a
+memory-bound work-group XeTile kernel: a loop over the reduced dimension of A loads one full-width
+A tile and the matching slice of x per step, multiplies them (x broadcast with `tile_broadcast`),
+reduces the product with `tile_reduce` into a row (matvec) or column (vecmat) accumulator, and adds
+it to y at the end. Batches run on grid z over `memref.subview`s. Plans: `memory_plan.plan_gemv`."""
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+
+from mlir import ir
+from mlir.dialects import arith
+
+from .gemm_epilogue import NotFusible, _buffer_ok, _defining, _scalar_ok
+from .linalg_match import identity_layout
+from .memory_plan import plan_gemv
+
+NAMED = {"linalg.matvec": (1, False), "linalg.vecmat": (0, False),
+         "linalg.batch_matvec": (1, True), "linalg.batch_vecmat": (0, True)}
+_FLOATS = {"f32", "f16", "bf16"}
+_CASTS = ("arith.extf", "arith.extsi", "arith.sitofp")
+
+
+@dataclass
+class GemvForm:
+    op: object
+    a: object
+    x: object
+    y: object
+    dim: int            # the reduced dimension of A: 1 (matvec, y = A x) or 0 (vecmat, y = x A)
+    batch: int          # 1 when not batched
+    batched: bool
+    m: int
+    n: int
+    elt_in: str         # A and x
+    elt: str            # y and the accumulation
+    scalars: list = field(default_factory=list)   # host scalars multiplied into the product
+
+    @property
+    def float(self) -> bool:
+        return self.elt in _FLOATS
+
+
+def _maps(op):
+    return [[str(e) for e in ir.AffineMapAttr(a).value.results] for a in ir.ArrayAttr(op.attributes["indexing_maps"])]
+
+
+def is_gemv(op) -> bool:
+    """A named gemv op, or a linalg.generic with one reduction loop shaped like one (maps only)."""
+    if op.name in NAMED:
+        return True
+    if op.name != "linalg.generic" or "iterator_types" not in op.attributes:
+        return False
+    try:
+        _generic_roles(op)
+    except NotFusible:
+        return False
+    return True
+
+
+def _generic_roles(op):
+    """(index of A among the inputs, reduced dimension of A, batched) of a gemv-shaped generic."""
+    iters = [str(x).split("<")[-1].rstrip(">").strip('"') for x in ir.ArrayAttr(op.attributes["iterator_types"])]
+    if iters.count("reduction") != 1 or len(iters) not in (2, 3):
+        raise NotFusible("not a gemv-shaped linalg.generic")
+    maps = _maps(op)
+    if len(maps) != 3:
+        raise NotFusible("a gemv-shaped linalg.generic has two inputs and one output")
+    r = f"d{iters.index('reduction')}"
+    batched = len(iters) == 3
+    pre = []
+    if batched:
+        if iters[0] != "parallel" or r == "d0":
+            raise NotFusible("a batched gemv loops over the batch first")
+        pre = ["d0"]
+    p = next(f"d{i}" for i, it in enumerate(iters) if it == "parallel" and f"d{i}" not in pre)
+    if maps[2] != pre + [p]:
+        raise NotFusible("the output of a gemv-shaped generic is indexed by its parallel loop")
+    for ia, ix in ((0, 1), (1, 0)):
+        if maps[ix] == pre + [r] and maps[ia] in (pre + [p, r], pre + [r, p]):
+            return ia, 1 if maps[ia] == pre + [p, r] else 0, batched
+    raise NotFusible("not a gemv-shaped linalg.generic")
+
+
+def _check_body(op, a_arg, x_arg, acc) -> list:
+    """The body must yield acc + product of (cast) a, (cast) x and host scalars; returns the scalars."""
+    block = op.regions[0].blocks[0]
+    body = [o.operation for o in block.operations]
+    term = body[-1]
+    name = op.name
+    if term.name != "linalg.yield" or len(term.operands) != 1:
+        raise NotFusible(f"the body of '{name}' does not yield one value")
+    add = _defining(term.operands[0])
+    if add is None or add.name not in ("arith.addf", "arith.addi") or acc not in list(add.operands):
+        raise NotFusible(f"the body of '{name}' does not add to the output value (acc + a * x expected)")
+    prod = [v for v in add.operands if v != acc]
+    if len(prod) != 1:
+        raise NotFusible(f"the body of '{name}' adds the output value to itself")
+    leaves, scalars = [], []
+
+    def walk(v):
+        d = _defining(v)
+        if d is None or d.parent != op:
+            if v in (a_arg, x_arg):
+                leaves.append(v)
+            elif d is None and v in list(block.arguments):
+                raise NotFusible(f"the body of '{name}' uses the output value inside the product")
+            elif _scalar_ok(v.type):
+                scalars.append(v)
+            else:
+                raise NotFusible(f"the body of '{name}' uses a value of type {v.type} from outside")
+            return
+        if d.name in _CASTS and len(d.operands) == 1 and d.operands[0] in (a_arg, x_arg):
+            leaves.append(d.operands[0])
+            return
+        if d.name not in ("arith.mulf", "arith.muli"):
+            raise NotFusible(f"'{d.name}' in the product of '{name}' (a product of a, x and host scalars "
+                             "is supported)")
+        for o in d.operands:
+            walk(o)
+
+    walk(prod[0])
+    if len(leaves) != 2 or a_arg not in leaves or x_arg not in leaves:
+        raise NotFusible(f"the body of '{name}' does not multiply a by x once each")
+    return scalars
+
+
+def match_gemv(op) -> GemvForm:
+    name = op.name
+    if len(op.results):
+        raise NotFusible(f"'{name}' works on tensors (bufferize first)")
+    operands = list(op.operands)
+    if len(operands) != 3:
+        raise NotFusible(f"'{name}' with {len(operands)} operands (two inputs, one output supported)")
+    if name in NAMED:
+        dim, batched = NAMED[name]
+        ia = 0 if dim == 1 else 1
+    else:
+        ia, dim, batched = _generic_roles(op)
+    a, x, y = operands[ia], operands[1 - ia], operands[2]
+    pre = 1 if batched else 0
+    ashape, elt_in = _buffer_ok(a, 2 + pre, f"the matrix of '{name}'")
+    xshape, xelt = _buffer_ok(x, 1 + pre, f"the vector of '{name}'")
+    yshape, elt = _buffer_ok(y, 1 + pre, f"the output of '{name}'")
+    if None in ashape + xshape + yshape:
+        raise NotFusible(f"'{name}' with dynamic shapes (static shapes supported)")
+    if batched:
+        for v, what in ((a, "matrix"), (x, "vector"), (y, "output")):
+            if not identity_layout(v):
+                raise NotFusible(f"the {what} of '{name}' ({v.type}) needs the identity layout")
+    if xelt != elt_in:
+        raise NotFusible(f"'{name}' with matrix {elt_in} and vector {xelt} (one input type supported)")
+    if elt != elt_in and not (elt == "f32" and elt_in in ("f16", "bf16")):
+        raise NotFusible(f"'{name}' from {elt_in} into {elt} (same type, or f16/bf16 into f32, supported)")
+    block = op.regions[0].blocks[0]
+    args = list(block.arguments)
+    scalars = _check_body(op, args[ia], args[1 - ia], args[2])
+    for s in scalars:
+        if str(s.type) != elt:
+            raise NotFusible(f"the scalar {s.type} in the body of '{name}' is not the output type {elt}")
+    m, n = ashape[pre:]
+    if list(xshape[pre:]) != [n if dim == 1 else m] or list(yshape[pre:]) != [m if dim == 1 else n] or \
+            batched and not ashape[0] == xshape[0] == yshape[0]:
+        raise NotFusible(f"'{name}' operand shapes do not match")
+    seen = []
+    for s in scalars:
+        if s not in seen:
+            seen.append(s)
+    return GemvForm(op, a, x, y, dim, ashape[0] if batched else 1, batched, m, n, elt_in, elt, seen)
+
+
+class GemvIO:
+    def __init__(self, form: GemvForm):
+        self.host_args = [form.a, form.x, form.y] + list(form.scalars)
+
+
+def _wgmap(layout, data) -> str:
+    return f"#xetile.wg_map<sg_layout = [{layout[0]}, {layout[1]}], sg_data = [{data[0]}, {data[1]}]>"
+
+
+def _tile(shape, elt, layout, data) -> str:
+    return (f"!xetile.tile<{shape[0]}x{shape[1]}x{elt}, #xetile.tile_attr<wg_map = <sg_layout = "
+            f"[{layout[0]}, {layout[1]}], sg_data = [{data[0]}, {data[1]}]>>>")
+
+
+def _views(form: GemvForm, w) -> dict:
+    """2D views: A (M x N), x as 1 x N (matvec) or M x 1 (vecmat), y as M x 1 or 1 x N; for a batch,
+    subviews of batch %bz."""
+    M, N, Ti, T = form.m, form.n, form.elt_in, form.elt
+    rows = form.dim == 1
+    xlen, ylen = (N, M) if rows else (M, N)
+    xs = (1, xlen) if rows else (xlen, 1)
+    ys = (ylen, 1) if rows else (1, ylen)
+    at, xt, yt = (str(v.type) for v in (form.a, form.x, form.y))
+    if not form.batched:
+        def expand(name, t, shape, e):
+            mt = f"memref<{shape[0]}x{shape[1]}x{e}>"
+            w(f"    %{name}2 = memref.expand_shape %{name} [[0, 1]] output_shape [{shape[0]}, {shape[1]}] : "
+              f"{t} into {mt}")
+            return f"%{name}2", mt
+        return {"A": ("%A", at), "X": expand("X", xt, xs, Ti), "Y": expand("Y", yt, ys, T)}
+    B = form.batch
+    w("    %bz = gpu.block_id z")
+    a2 = f"memref<{M}x{N}x{Ti}, strided<[{N}, 1], offset: ?>>"
+    w(f"    %A2 = memref.subview %A[%bz, 0, 0] [1, {M}, {N}] [1, 1, 1] : {at} to {a2}")
+    out = {"A": ("%A2", a2)}
+    for name, t, shape, e in (("X", xt, xs, Ti), ("Y", yt, ys, T)):
+        e3 = f"memref<{B}x{shape[0]}x{shape[1]}x{e}>"
+        w(f"    %{name}3 = memref.expand_shape %{name} [[0], [1, 2]] output_shape [{B}, {shape[0]}, {shape[1]}] "
+          f": {t} into {e3}")
+        s2 = f"memref<{shape[0]}x{shape[1]}x{e}, strided<[{shape[1]}, 1], offset: ?>>"
+        w(f"    %{name}2 = memref.subview %{name}3[%bz, 0, 0] [1, {shape[0]}, {shape[1]}] [1, 1, 1] : {e3} to {s2}")
+        out[name] = (f"%{name}2", s2)
+    return out
+
+
+def kernel_text(form: GemvForm, plan, kname: str, io) -> str:
+    Ti, T = form.elt_in, form.elt
+    wm, wn = plan.wg_tile
+    lay, (dr, dc) = plan.sg_layout, plan.sg_data
+    rows = form.dim == 1
+    amap = _wgmap(lay, (dr, dc))
+    rshape, rdata = ((wm, 1), (dr, 1)) if rows else ((1, wn), (1, dc))
+    rwg = _wgmap(lay, rdata)
+    rtile = _tile(rshape, T, lay, rdata)
+    vti, vt = f"vector<{wm}x{wn}x{Ti}>", f"vector<{wm}x{wn}x{T}>"
+    rvt = f"vector<{rshape[0]}x{rshape[1]}x{T}>"
+    extent, step = (form.n, wn) if rows else (form.m, wm)
+    fl = form.float
+    add, mul = ("arith.addf", "arith.mulf") if fl else ("arith.addi", "arith.muli")
+    sig = [f"%A: {form.a.type}", f"%X: {form.x.type}", f"%Y: {form.y.type}"]
+    sig += [f"%s{i}: {s.type}" for i, s in enumerate(form.scalars)]
+    L = []
+    w = L.append
+    w(f"  gpu.func @{kname}({', '.join(sig)}) kernel attributes "
+      f"{{known_block_size = array<i32: {plan.num_subgroups * 16}, 1, 1>, xe.subgroup_size = 16 : i32}} {{")
+    w("    %c0 = arith.constant 0 : index")
+    w(f"    %cstep = arith.constant {step} : index")
+    w(f"    %cend = arith.constant {extent} : index")
+    w(f"    %cw = arith.constant {wm if rows else wn} : index")
+    w(f"    %bid = gpu.block_id {'y' if rows else 'x'}")
+    w("    %p = arith.muli %bid, %cw : index")
+    views = _views(form, w)
+    (av, at), (xv, xt), (yv, yt) = views["A"], views["X"], views["Y"]
+    zero = "0.0" if fl else "0"
+    w(f'    %acc0 = "arith.constant"() {{value = dense<{zero}> : {rvt}, wg_map = {rwg}}} : () -> {rvt}')
+    w(f"    %red = scf.for %k = %c0 to %cend step %cstep iter_args(%acc = %acc0) -> ({rvt}) {{")
+    tile_a = _tile((wm, wn), Ti, lay, (dr, dc))
+    w(f"      %ta = xetile.init_tile {av}{'[%p, %k]' if rows else '[%k, %p]'} : {at} -> {tile_a}")
+    w(f"      %va = xetile.load_tile %ta : {tile_a} -> {vti}")
+    xshape, xdata = ((1, wn), (1, dc)) if rows else ((wm, 1), (dr, 1))
+    tile_x = _tile(xshape, Ti, lay, xdata)
+    xvt = f"vector<{xshape[0]}x{xshape[1]}x{Ti}>"
+    w(f"      %tx = xetile.init_tile {xv}{'[%c0, %k]' if rows else '[%k, %c0]'} : {xt} -> {tile_x}")
+    w(f"      %vx = xetile.load_tile %tx : {tile_x} -> {xvt}")
+    w(f"      %bx = xetile.tile_broadcast %vx [{0 if rows else 1}] {{wg_map = {amap}}} : {xvt} -> {vti}")
+    va, bx = "%va", "%bx"
+    if Ti != T:
+        w(f"      %va32 = arith.extf %va {{wg_map = {amap}}} : {vti} to {vt}")
+        w(f"      %bx32 = arith.extf %bx {{wg_map = {amap}}} : {vti} to {vt}")
+        va, bx = "%va32", "%bx32"
+    w(f"      %pr = {mul} {va}, {bx} {{wg_map = {amap}}} : {vt}")
+    prod = "%pr"
+    for i in range(len(form.scalars)):
+        w(f"      %sb{i} = vector.broadcast %s{i} {{wg_map = {amap}}} : {T} to {vt}")
+        w(f"      %pr{i} = {mul} %sb{i}, {prod} {{wg_map = {amap}}} : {vt}")
+        prod = f"%pr{i}"
+    w(f"      %s = xetile.tile_reduce <add> {prod} [{form.dim}] {{wg_map = {rwg}}} : {vt} -> {rvt}")
+    w(f"      %a = {add} %acc, %s {{wg_map = {rwg}}} : {rvt}")
+    w(f"      scf.yield %a : {rvt}")
+    w("    }")
+    w(f"    %ty = xetile.init_tile {yv}{'[%p, %c0]' if rows else '[%c0, %p]'} : {yt} -> {rtile}")
+    w(f"    %y = xetile.load_tile %ty : {rtile} -> {rvt}")
+    w(f"    %res = {add} %y, %red {{wg_map = {rwg}}} : {rvt}")
+    w(f"    xetile.store_tile %res, %ty : {rvt}, {rtile}")
+    w("    gpu.return")
+    w("  }")
+    return "\n".join(L)
+
+
+def emit_launch(form: GemvForm, plan, mod_name: str, kname: str, io: GemvIO):
+    op = form.op
+    with op.context, ir.InsertionPoint(op), op.location:
+        idx = ir.IndexType.get()
+
+        def const(v):
+            return arith.ConstantOp(idx, v).result
+
+        gx, gy = (const(g) for g in plan.grid())
+        gz = const(form.batch)
+        one = const(1)
+        threads = const(plan.num_subgroups * 16)
+        launch = ir.Operation.create(
+            "gpu.launch_func",
+            operands=[gx, gy, gz, threads, one, one] + io.host_args,
+            attributes={
+                "kernel": ir.SymbolRefAttr.get([mod_name, kname]),
+                "operandSegmentSizes": ir.DenseI32ArrayAttr.get([0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0,
+                                                                 len(io.host_args), 0]),
+            })
+    op.erase()
+    return launch
+
+
+def consider(mb, op, index: int) -> None:
+    """Plan and write the kernel of gemv op `op` into the MemoryBound collector `mb`; report (remark,
+    error under strict) why not when its form is unsupported."""
+    from .memory_bound import MbKernel
+
+    try:
+        form = match_gemv(op)
+    except NotFusible as e:
+        mb.report(op, f"not lowered to XeTile: {e}")
+        return
+    plan = plan_gemv(form.m, form.n, form.dim, form.batch, form.elt_in, mb.hw)
+    name = f"{mb.fname}_{index}"
+    if mb.printing:
+        print(f"// memory-bound plan for {op.name} at {op.location}\n{plan.describe()}", file=sys.stderr)
+    io = GemvIO(form)
+    mb.kernels.append(MbKernel(op, form, plan, name, io, kernel_text(form, plan, name, io), sys.modules[__name__]))
