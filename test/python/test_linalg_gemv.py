@@ -166,3 +166,14 @@ def test_portable_spirv_on_opencl_matches_cpu(name):
     case = CASES[name]
     m = _lowered(case, XEGPU + ", convert-xegpu-to-spirv{target=portable}")
     assert_opencl_matches_cpu(name, case, m, program_for_module(m, RT))
+
+
+def test_ger_is_planned_as_an_outer_product():
+    from xedialects.lowering.linalg_to_xetile.memory_plan import plan_ger
+
+    p = plan_ger(4096, 4096, "bf16", get_arch("pvc"), accumulate=True)
+    assert p.kind.startswith("ger") and "read and written" in p.reasons[0]
+    gx, gy = p.grid()
+    assert gx * gy >= 128
+    text = str(_lowered(CASES["ger-alpha-acc-f32-100x70"]))
+    assert text.count("tile_broadcast") == 2 and "linalg." not in text.split("gpu.module")[0]

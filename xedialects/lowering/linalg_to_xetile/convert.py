@@ -22,7 +22,7 @@ from mlir.dialects import arith, memref
 from ...arch import ArchError, XeArch, get_arch
 from ...diagnostics import DiagnosticError
 from ...passes.registry import Option, register_pass, register_pipeline
-from . import gemv
+from . import gemv, ger
 from .gemm_epilogue import Fusion, KernelIO, plan_fusion, rewrite_host
 from .gemm_kernel import kernel_text
 from .linalg_match import NotAMatmul, is_contraction_like, match_matmul
@@ -168,6 +168,8 @@ def convert_linalg_to_xetile(module_op, options, ctx):
                     gemv.consider(mb, op, len(launches) + len(mb.kernels))
                 elif is_contraction_like(op):
                     report(op, f"not lowered to XeTile: {e.reason}")
+                elif ger.is_ger(op):
+                    ger.consider(mb, op, len(launches) + len(mb.kernels))
                 else:
                     mb.consider(op, len(launches) + len(mb.kernels))
                 continue

@@ -214,3 +214,15 @@ def plan_gemv(m: int, n: int, dim: int, batch: int, elt_in: str, hw: XeArch) -> 
     p = GemvPlan(kind, m, n, elt_in, hw.name, wg, tuple(layout), tuple(data), reasons, batch=batch, engine=engine)
     p.fixed_grid = (1, groups) if dim == 1 else (groups, 1)
     return p
+
+
+def plan_ger(m, n, elt: str, hw: XeArch, accumulate: bool) -> MemPlan:
+    """Tiles for an outer product C = x yT (+ C): C's traffic dominates (x and y are read once per
+    work-group tile), so C is tiled as an element-wise array (`plan_memory_bound`)."""
+    p = plan_memory_bound("ger (outer product" + (", C accumulated)" if accumulate else ")"), m, n, elt, hw)
+    wm, wn = p.wg_tile
+    share = (wm + wn) / ((2 if accumulate else 1) * wm * wn)
+    p.reasons.insert(0, f"C is {'read and written' if accumulate else 'written'} once; x and y come in as "
+                        f"{wm}x1 and 1x{wn} tiles per {wm}x{wn} C tile ({share:.0%} of C's traffic), "
+                        "broadcast with tile_broadcast")
+    return p
