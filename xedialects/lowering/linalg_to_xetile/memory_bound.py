@@ -6,9 +6,9 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass
 
-from . import elementwise, reduce
+from . import elementwise, reduce, softmax
 from .gemm_epilogue import NotFusible
-from .memory_plan import plan_memory_bound, plan_reduction
+from .memory_plan import plan_memory_bound, plan_reduction, plan_softmax
 
 
 @dataclass
@@ -44,6 +44,11 @@ class MemoryBound:
                 plan = plan_reduction(form.m, form.n, form.dim, form.elt, self.hw)
                 gen.check_plan(form, plan)
                 io = gen.ReduceIO(form)
+            elif op.name == "linalg.softmax":
+                gen = softmax
+                form = gen.match_softmax(op)
+                plan = plan_softmax(form.m, form.n, form.elt, self.hw)
+                io = gen.SoftmaxIO(form)
             else:
                 return
         except NotFusible as e:

@@ -226,3 +226,49 @@ def plan_ger(m, n, elt: str, hw: XeArch, accumulate: bool) -> MemPlan:
                         f"{wm}x1 and 1x{wn} tiles per {wm}x{wn} C tile ({share:.0%} of C's traffic), "
                         "broadcast with tile_broadcast")
     return p
+
+
+def plan_softmax(m: int, n: int, elt: str, hw: XeArch) -> MemPlan:
+    """Tiles for a softmax along the rows of an m x n array: every subgroup owns whole rows
+    (`sg_layout = [R, 1]`); rows are kept in registers (loaded once) when a subgroup's rows in f32
+    fill at most half of its register file, else the kernel streams column chunks twice."""
+    eb = _BYTES.get(elt, 4)
+    row_bytes = max(r.max_row_bytes for r in hw.blocks) if hw.blocks else 64
+    width = max(1, row_bytes // eb)
+    budget = hw.grf_file_bytes() // 2
+    want = hw.xe_cores
+    npad = -(-n // width) * width
+    reasons = [f"column tiles: full-width 2D block rows of {row_bytes} bytes = {width} {elt}, the last one as "
+               "wide as the remainder (padding never enters the max or the sum)"]
+    layout, rows = 4, 8
+    while -(-m // (layout * rows)) < want and layout > 1:
+        layout //= 2
+    chunk = None
+    if rows * npad * 4 > budget:
+        fit = rows
+        while fit > 2 and fit * npad * 4 > budget:
+            fit //= 2
+        if fit * npad * 4 <= budget:
+            rows = fit
+            reasons.append(f"{rows} rows per subgroup: whole rows of {n} in f32 fit in half the register file "
+                           f"({budget} bytes)")
+        else:
+            chunk = width
+            while rows * chunk * 2 * 4 <= budget // 2 and chunk * 2 <= n:
+                chunk *= 2
+            reasons.append(f"rows of {n} do not fit in registers: two passes over {chunk}-column chunks "
+                           "(online max and sum, then the normalised write)")
+    if chunk is None and not any("rows per subgroup" in r for r in reasons):
+        reasons.append(f"whole rows in registers: {rows} rows x {npad} columns in f32 per subgroup, loaded once")
+    wg = (layout * rows, chunk or npad)
+    groups = -(-m // wg[0])
+    reasons.append(f"{layout} subgroups stacked, {rows} whole rows each: the row max and sum stay in their "
+                   "subgroup")
+    if groups >= want:
+        reasons.append(f"{groups} work-groups >= {want} Xe-cores of {hw.name}: every Xe-core gets work")
+    else:
+        reasons.append(f"only {groups} work-groups for {want} Xe-cores: too few rows to fill {hw.name}")
+    p = MemPlan("softmax along dimension 1", m, n, elt, hw.name, wg, (layout, 1), (rows, width), reasons)
+    p.fixed_grid = (1, groups)
+    p.chunk = chunk
+    return p
