@@ -41,8 +41,10 @@ def hint(a) -> str:
 
 
 def _enum(a) -> str:
+    """`#xegpu<memory_space global>` (or `#xegpu.x<global>`) -> `global`."""
     s = str(a)
-    return s[s.index("<") + 1:s.rindex(">")] if "<" in s else s
+    s = s[s.index("<") + 1:s.rindex(">")] if "<" in s else s
+    return s.split()[-1]
 
 
 def mixed(names: list[str], static: list[int]) -> list[str]:
