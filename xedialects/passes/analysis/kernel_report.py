@@ -274,11 +274,15 @@ def kernel_report(module, arch="pvc") -> list[dict]:
     a = get_arch(arch)
     op = module.operation if hasattr(module, "operation") else module
     reports = []
+    from .kernel_bytes import format_bytes, kernel_bytes
     from .perf_model import format_prediction, launches, predict, work_from_report
 
     grids = launches(op)
     for func in functions(op, kinds=("gpu.func",)):
         r = _report_func(func, a)
+        if r["mode"] in ("vc", "simt"):
+            gm = kernel_bytes(func, grids.get(r["kernel"]), a)
+            r["global_memory"] = dict(gm, lines=format_bytes(gm, a))
         if a.perf is not None and r["mode"] in ("vc", "simt"):
             p = predict(a, work_from_report(r, grids.get(r["kernel"]), a))
             r["perf"] = {"time_s": p.time_s, "tflops": p.tflops, "bound": p.bound, "terms": p.terms,
@@ -437,6 +441,8 @@ def format_report(reports) -> str:
                          f"{r['est_register_bytes']} B per subgroup -- {r['grf_fit']}")
         slm = f"{r['slm_bytes']} B" + (f" ({', '.join(r['slm_buffers'])})" if r["slm_buffers"] else "")
         lines.append(f"  SLM: {slm}   named barriers: {r['named_barriers']}   gpu.barrier: {r['barriers']}")
+        if r.get("global_memory"):
+            lines += r["global_memory"]["lines"]
         if r.get("perf"):
             lines += r["perf"]["lines"]
     return "\n".join(lines) + "\n"

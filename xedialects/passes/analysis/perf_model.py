@@ -208,7 +208,9 @@ def work_from_report(report: dict, launch: tuple | None = None, arch: XeArch | N
     work-items; without a launch one work-group of `known_block_size` (or one subgroup) is assumed.
     The report cannot see tile reuse: every block load of every subgroup is counted as L2 traffic
     (no L1 reuse); HBM traffic is the size of the kernel's memref arguments (each read or written
-    once) when they fit in L2, else the L2 traffic."""
+    once) when they fit in L2, else the L2 traffic. A kernel without DPAS (memory-bound) whose
+    report has a launch-wide byte count (`global_memory`, kernel_bytes.py) uses those bytes: its
+    accesses (loads and stores, edges clipped) for L2, its HBM bytes for HBM."""
     notes = []
     sgsz = 16
     if launch is not None:
@@ -246,6 +248,12 @@ def work_from_report(report: dict, launch: tuple | None = None, arch: XeArch | N
     else:
         hbm = total
         notes.append("HBM bytes: = L2 bytes (arguments unknown or larger than L2)")
+    gm = report.get("global_memory") or {}
+    if not report.get("dpas_ops_total") and gm.get("counted") and gm.get("complete"):
+        total, hbm = gm["read"] + gm["write"], gm["hbm_read"] + gm["hbm_write"]
+        notes = [n for n in notes if not n.startswith(("L2 bytes", "HBM bytes"))]
+        notes.append("memory-bound kernel: L2 bytes = every load and store of the launch, HBM bytes = "
+                     "each argument byte once per direction (global memory lines above)")
     slm_b = report.get("slm_bytes", 0) or 0
     syncs = report.get("barriers", 0) or 0
     if slm_b and syncs:

@@ -15,6 +15,11 @@
 // acc 2 x 8 GRFs, A 8 GRFs, B 8 GRFs, + descriptors
 // CHECK-NEXT:    registers (estimate): {{[0-9]+}} GRFs x 64 B = {{[0-9]+}} B per subgroup -- fits the 128 GRFs of the default mode
 // CHECK-NEXT:    SLM: 4096 B (memref<32x32xf32, 3>)   named barriers: 2   gpu.barrier: 1
+// global memory of one work-group of one subgroup: 4 K steps x (A 512 B + B 512 B) read, 2 x 512 B of
+// C written, 4 x 512 B prefetched; the offsets come from kernel arguments (%m, %n): whole blocks
+// CHECK-NEXT:    global memory, one launch (1 work-group(s) x 1 subgroup(s), one work-group (no gpu.launch_func)):
+// CHECK-NEXT:      accessed: 5,120 B (read 4,096, write 1,024; prefetched 2,048) -- {{.*}}; an upper bound: block offsets not known (kernel arguments or untraced ops): whole blocks counted
+// CHECK-NEXT:      HBM bytes: 5,120 (read 4,096, write 1,024) -> bandwidth bound 0.003 us at 2000 GB/s sustained
 // the performance model: no launch in this module, so one work-group of one subgroup is assumed;
 // 4 K steps x 2 DPAS x 4096 ops on one Xe-core with 1 of 8 engines busy: XMX 0.0625 us; 4 x 1000 clk / 2
 // (prefetch distance 1) + 1000 clk + 1000 clk for the gpu.barrier's SLM round trip at 1.6 GHz = 2.5 us
