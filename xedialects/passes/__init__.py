@@ -19,6 +19,7 @@ _PASS_MODULES: list[str] = [
     "xedialects.passes.xegpu.simt_distribute",                            # stage 5
     "xedialects.lowering.xegpu_to_spirv.convert",                         # stage 6
     "xedialects.passes.analysis.kernel_report",
+    "xedialects.lowering.upstream_route.passes",                          # export, upstream's route
 ]
 # -------------------------------------------------------------------------------------------------
 

@@ -41,7 +41,8 @@ _DRIVER_OPTIONS = [
     ("emit-irdl", "no", "", "print the IRDL definition of the xetile and xegpu dialects and exit"),
     ("emit", "required", "mlir|spirv-binary|upstream-xegpu", "output kind: MLIR text (default) or, with -o FILE, the SPIR-V "
      "binary of the converted kernels plus FILE.json (kernel metadata; see xedialects.lowering.xegpu_to_spirv.spirv_export), "
-     "or upstream MLIR xegpu text of VC-mode XeGPU for mlir-opt (docs/upstream-xegpu.md)"),
+     "or upstream MLIR xegpu text of VC-mode XeGPU for mlir-opt (docs/upstream-xegpu.md); after "
+     "--xe-gemm-to-spirv-upstream, spirv-binary is the binary of upstream's route"),
     ("xe-target", "required", "pvc|portable", "SPIR-V target of --xe-gemm-to-spirv / --convert-xegpu-to-spirv "
      "without options and of --emit=spirv-binary (default pvc)"),
     ("xe-print-plan", "no", "", "print every GEMM plan convert-linalg-to-xetile chooses (as its print-plan=1 "
@@ -479,11 +480,16 @@ class Driver:
                 return None, diags
             t = time.perf_counter()
             flags = self.args.flags
+            kind = self.export_kind
+            if kind == "upstream-spirv":  # upstream's route (lowering/upstream_route)
+                out = self.export_route(module, diags)
+                self._time("Output", t)
+                return out, diags
             if self.args.emit == "spirv-binary":
                 out = self.export_spirv(module, diags)
                 self._time("Output", t)
                 return out, diags
-            if self.args.emit == "upstream-xegpu":
+            if self.args.emit == "upstream-xegpu" or (kind == "upstream-xegpu" and self.args.emit == "mlir"):
                 out = self.export_upstream(module, diags)
                 self._time("Output", t)
                 return (None if out is None else out + "\n"), diags
@@ -538,9 +544,28 @@ class Driver:
             diags.extend(e.diagnostics)
             return None
 
+    def export_route(self, module, diags):
+        """A pipeline ending in xe-gemm-to-spirv-upstream: the route's binary (kept for -o), the
+        exported upstream text with --emit=upstream-xegpu, else spirv-dis text; None after an error."""
+        from ..diagnostics import Diagnostic, DiagnosticError
+        from ..lowering.upstream_route import ToolError, disassemble, upstream_route
+
+        try:
+            result = upstream_route(module)
+            if self.args.emit == "spirv-binary":
+                self.route_binary = result.binary
+                return ""
+            return result.upstream if self.args.emit == "upstream-xegpu" else disassemble(result.binary)
+        except DiagnosticError as e:
+            diags.extend(e.diagnostics)
+        except ToolError as e:
+            diags.append(Diagnostic("error", str(e)))
+        return None
+
     def run(self) -> int:
         a = self.args
         verify_mode = a.verify_diagnostics
+        self.export_kind = _export_kind(a)
         t = time.perf_counter()
         name, text = read_input(a.input)
         self._time("Read input", t)
@@ -585,6 +610,9 @@ class Driver:
             return 1
         if a.xe_draw is not None:
             write_drawings(a.xe_draw, self.drawings)
+        if a.emit == "spirv-binary" and self.export_kind == "upstream-spirv":
+            write_route_output(a.output, self.route_binary)
+            return 0
         if a.emit == "spirv-binary":
             write_spirv_output(a.output, *self.spirv)
             return 0
@@ -603,6 +631,39 @@ class Driver:
             lines.append(f"  {v:8.4f} ({100 * v / total if total else 0:5.1f}%)  {k}")
         lines.append(f"  {total:8.4f} (100.0%)  Total")
         print("\n".join(lines), file=sys.stderr)
+
+
+def _export_kind(a):
+    """"upstream-xegpu" / "upstream-spirv" when the pipeline ends in the export or upstream's route
+    (lowering/upstream_route/passes.py), else None. A malformed pipeline is reported later."""
+    from ..passes.manager.errors import PassPipelineError
+    from ..passes.manager.pipeline_text import parse_pipeline_text
+
+    last = None
+    if a.pass_flags:
+        last = a.pass_flags[-1][:2]
+    elif a.pass_pipeline is not None and "upstream" in a.pass_pipeline:
+        try:
+            _, elements = parse_pipeline_text(a.pass_pipeline)
+        except PassPipelineError:
+            return None
+        if elements and elements[-1].children is None:
+            opts = elements[-1].options
+            last = (elements[-1].name, opts if isinstance(opts, str) else None)
+    if last is None or "upstream" not in last[0]:
+        return None
+    from ..lowering.upstream_route.passes import export_kind
+
+    return export_kind(*last)
+
+
+def write_route_output(path: str, binary: bytes) -> None:
+    """The SPIR-V binary of upstream's route at `path` (no metadata file: not runnable by xe-run)."""
+    try:
+        with open(path, "wb") as f:
+            f.write(binary)
+    except OSError as e:
+        raise UsageError(f"cannot open output file '{path}': {e.strerror or e}") from None
 
 
 def _verifier(text, name, mode):

@@ -1,0 +1,57 @@
+"""Registered names of the export and of upstream's route: the pass `convert-xegpu-to-upstream`
+(checks that the module exports, or with route=spirv that it reaches a spirv-val-clean binary; the IR
+stays ours, the output is emitted by xe-opt) and the pipelines `xe-gemm-to-upstream-xegpu` and
+`xe-gemm-to-spirv-upstream`. `export_kind` tells xe-opt which output a pass list ends in."""
+from __future__ import annotations
+
+from ...diagnostics import DiagnosticError
+from ...passes import Option, register_pass, register_pipeline
+
+EXPORT_PASS = "convert-xegpu-to-upstream"
+UPSTREAM_XEGPU = "xe-gemm-to-upstream-xegpu"
+SPIRV_UPSTREAM = "xe-gemm-to-spirv-upstream"
+
+
+@register_pass(EXPORT_PASS,
+               "Export VC-mode XeGPU as upstream MLIR's subgroup-level xegpu (text; xe-opt prints it, Python: "
+               "export_upstream); route=spirv also runs upstream's passes, llvm-spirv and spirv-val "
+               "(xe-opt prints spirv-dis text, or --emit=spirv-binary -o F); the IR is left unchanged",
+               options=[Option("route", str, "none", "none: the export only; spirv: upstream's route to SPIR-V",
+                               choices=("none", "spirv"))])
+def convert_xegpu_to_upstream(module_op, options, ctx):
+    from ..xegpu_to_upstream import export_upstream
+    from .route import upstream_route
+
+    try:
+        text = export_upstream(module_op)
+        if options["route"] == "spirv":
+            upstream_route(module_op, export_text=text)
+    except DiagnosticError as e:
+        for d in e.diagnostics:
+            ctx.emit(d)
+        return False
+    return True
+
+
+register_pipeline(
+    UPSTREAM_XEGPU,
+    "linalg.matmul to upstream MLIR's subgroup-level xegpu text (xe-gemm-to-xegpu, then "
+    "convert-xegpu-to-upstream; docs/upstream-xegpu.md)",
+    f"builtin.module(xe-gemm-to-xegpu, {EXPORT_PASS})")
+register_pipeline(
+    SPIRV_UPSTREAM,
+    "linalg.matmul to SPIR-V by upstream MLIR's route (xe-gemm-to-xegpu, export, upstream xegpu -> XeVM -> "
+    "LLVM passes, llvm-spirv, spirv-val); prints spirv-dis text, --emit=spirv-binary -o F writes the binary",
+    f"builtin.module(xe-gemm-to-xegpu, {EXPORT_PASS}{{route=spirv}})")
+
+
+def export_kind(last_name: str | None, last_options: str | None) -> str | None:
+    """What the pipeline's last element makes xe-opt emit: "upstream-xegpu", "upstream-spirv" or None."""
+    if last_name == SPIRV_UPSTREAM:
+        return "upstream-spirv"
+    if last_name == UPSTREAM_XEGPU:
+        return "upstream-xegpu"
+    if last_name == EXPORT_PASS:
+        opts = (last_options or "").replace(" ", "")
+        return "upstream-spirv" if "route=spirv" in opts else "upstream-xegpu"
+    return None

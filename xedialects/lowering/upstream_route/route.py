@@ -1,0 +1,154 @@
+"""Upstream's route from our VC-mode XeGPU to a SPIR-V binary: export (`export_upstream`), upstream
+mlir-opt passes down to the LLVM dialect (`UPSTREAM_PIPELINE`), mlir-translate, opt, the alloca
+fix-up, llvm-as, the Khronos translator llvm-spirv, spirv-val. Any failure is a DiagnosticError
+located at our kernel (gpu.func) with the tool's message."""
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+from collections import OrderedDict
+from dataclasses import dataclass
+
+from ...diagnostics import Diagnostic, DiagnosticError, at
+from ..xegpu_to_upstream import export_upstream
+from . import text as T
+from . import tools
+
+# what upstream's gpu-lower-to-xevm-pipeline runs for subgroup-level xegpu (LLVM 22), on the device
+# side only: lane layouts, distribution to lanes, XeVM, then the LLVM dialect
+GPU_PASSES = ("xegpu-propagate-layout{layout-kind=lane}", "xegpu-subgroup-distribute", "canonicalize", "cse",
+              "loop-invariant-code-motion", "cse", "xegpu-vector-linearize", "convert-math-to-xevm",
+              "math-expand-ops",
+              "convert-xegpu-to-xevm", "convert-gpu-to-llvm-spv{use-64bit-index=true}", "cse",
+              "reconcile-unrealized-casts")
+MODULE_PASSES = ("convert-scf-to-cf", "expand-strided-metadata", "lower-affine", "convert-vector-to-llvm",
+                 "convert-to-llvm", "reconcile-unrealized-casts")
+UPSTREAM_PIPELINE = ("builtin.module(gpu.module(" + ",".join(GPU_PASSES) + ")," + ",".join(MODULE_PASSES) +
+                     ",gpu.module(canonicalize,cse,convert-xevm-to-llvm))")
+# LLVM IR clean-up before the translator: SROA/instcombine fold upstream's out-parameter allocas,
+# the scalarizer splits vectors wider than 256 bits (upstream's per-lane B of two K steps is a
+# <32 x bf16>; SPIR-V vectors stop at 16 elements); instnamer names every value for hoist_allocas
+OPT_PASSES = "sroa,instcombine,scalarizer<load-store;min-bits=256>,instcombine,instnamer"
+OPT_PASSES_SCALAR = "sroa,instcombine,scalarizer<load-store>,instcombine,instnamer"
+# the translator's SPIR-V: OpenCL kernel, version 1.4 like our pvc binaries
+LLVM_SPIRV_ARGS = ["--spirv-max-version=1.4"]
+
+
+@dataclass
+class RouteResult:
+    upstream: str      # the exported subgroup-level xegpu text
+    lowered: str       # after upstream's passes (LLVM dialect, host and device)
+    llvm_ir: str       # the LLVM IR handed to llvm-spirv (after the fix-ups)
+    binary: bytes      # the SPIR-V module (spirv-val clean)
+
+
+_CACHE: "OrderedDict[str, RouteResult]" = OrderedDict()
+
+
+def upstream_route(module, *, export_text: str | None = None) -> RouteResult:
+    """The SPIR-V binary of `module` (our context, VC-mode XeGPU) through upstream MLIR's passes.
+    Raises DiagnosticError located at the kernel on any failure (export, upstream passes, tools)."""
+    module_op = module.operation if hasattr(module, "operation") else module
+    text = export_text if export_text is not None else export_upstream(module_op)
+    if text in _CACHE:
+        return _CACHE[text]
+    result = _route(module_op, text)
+    _CACHE[text] = result
+    while len(_CACHE) > 8:
+        _CACHE.popitem(last=False)
+    return result
+
+
+def _route(module_op, text: str) -> RouteResult:
+    step = "mlir-opt (upstream's xegpu passes)"
+    try:
+        lowered = tools.run("mlir-opt", [f"--pass-pipeline={UPSTREAM_PIPELINE}", "-"], text).stdout
+        step = "mlir-translate"
+        ll = tools.run("mlir-translate", ["--mlir-to-llvmir", "-"], T.device_module(lowered)).stdout
+        step = "opt"
+        opt = tools.run("opt", [f"-passes={OPT_PASSES}", "-S", "-"], ll).stdout
+        if T.wide_vectors(opt):
+            opt = tools.run("opt", [f"-passes={OPT_PASSES_SCALAR}", "-S", "-"], ll).stdout
+        fixed = T.strip_new_attributes(T.hoist_allocas(opt))
+        step = "llvm-as"
+        bc = tools.run("llvm-as", ["-", "-o", "-"], fixed, binary_out=True).stdout
+        step = "llvm-spirv"
+        binary = _translate(bc)
+        step = "spirv-val"
+        _validate(binary)
+    except tools.ToolError as e:
+        raise _located(module_op, text, step, str(e)) from None
+    except T.RouteTextError as e:
+        raise _located(module_op, text, step, str(e)) from None
+    return RouteResult(text, lowered, fixed, binary)
+
+
+def _translate(bc: bytes) -> bytes:
+    with tempfile.TemporaryDirectory(prefix="xe-route-") as d:
+        src, dst = os.path.join(d, "k.bc"), os.path.join(d, "k.spv")
+        with open(src, "wb") as f:
+            f.write(bc)
+        tools.run("llvm-spirv", [*LLVM_SPIRV_ARGS, src, "-o", dst])
+        with open(dst, "rb") as f:
+            return f.read()
+
+
+def _validate(binary: bytes) -> None:
+    with tempfile.TemporaryDirectory(prefix="xe-route-") as d:
+        path = os.path.join(d, "k.spv")
+        with open(path, "wb") as f:
+            f.write(binary)
+        tools.run("spirv-val", [path])
+
+
+_STDIN_LOC = re.compile(r"<stdin>:(\d+):(\d+): error: (.*)")
+
+
+def _located(module_op, text: str, step: str, message: str) -> DiagnosticError:
+    """An error at the gpu.func the failure is in (the kernel around the reported line of the
+    exported text, else the first kernel), with the tool's message and the exported line as note."""
+    m = _STDIN_LOC.search(message)
+    kernel, note = None, None
+    if m:
+        lines = text.splitlines()
+        ln = int(m.group(1))
+        if 1 <= ln <= len(lines):
+            note = Diagnostic("note", f"exported line {ln}: {lines[ln - 1].strip()[:200]}")
+            for back in range(ln - 1, -1, -1):
+                f = re.match(r"\s*gpu\.func @([\w$.]+)", lines[back])
+                if f:
+                    kernel = f.group(1)
+                    break
+        message = m.group(3)
+    loc = _kernel_location(module_op, kernel)
+    msg = f"xe-gemm-to-spirv-upstream: {step} failed: {message.strip().splitlines()[0][:400]}"
+    d = at(loc, "error", msg) if loc is not None else Diagnostic("error", msg)
+    if note is not None:
+        d.notes.append(note)
+    return DiagnosticError([d])
+
+
+def _kernel_location(module_op, name):
+    found = []
+
+    def visit(op):
+        if op.name == "gpu.func":
+            sym = str(op.attributes["sym_name"]).strip('"')
+            if name is None or sym == name:
+                found.append(op.location)
+                return _interrupt()
+        return _advance()
+
+    module_op.walk(visit)
+    return found[0] if found else module_op.location
+
+
+def _interrupt():
+    from mlir import ir
+    return ir.WalkResult.INTERRUPT
+
+
+def _advance():
+    from mlir import ir
+    return ir.WalkResult.ADVANCE
