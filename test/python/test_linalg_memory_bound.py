@@ -144,7 +144,7 @@ def test_portable_spirv_on_opencl_matches_cpu(name):
 
 # ---- reductions ---------------------------------------------------------------------------------
 
-def reduce_case(shape, e, dim, comb, tensor=False):
+def reduce_case(shape, e, dim, comb, tensor=False, dyn=()):
     out = shape[1 - dim]
     if tensor:
         ti, to = f"tensor<{shape[0]}x{shape[1]}x{e}>", f"tensor<{out}x{e}>"
@@ -158,7 +158,8 @@ def reduce_case(shape, e, dim, comb, tensor=False):
 }}
 """
     else:
-        ti, to = mr(shape, e), mr((out,), e)
+        ti = mr(tuple(None if i in dyn else s for i, s in enumerate(shape)), e)
+        to = mr((None if 1 - dim in dyn else out,), e)
         src = f"""func.func @f(%A: {ti}, %O: {to}) {{
   linalg.reduce ins(%A : {ti}) outs(%O : {to}) dimensions = [{dim}]
     (%x: {e}, %acc: {e}) {{
@@ -168,7 +169,8 @@ def reduce_case(shape, e, dim, comb, tensor=False):
   return
 }}
 """
-    return Case(src, [(shape, e), ((out,), e)], e, shape[dim], tensor=tensor)
+    return Case(src, [(shape, e), ((out,), e)], e, shape[dim], tensor=tensor,
+                dyn_shapes={0: shape, 1: (out,)} if dyn else None)
 
 
 RCASES = {}
@@ -180,6 +182,10 @@ for e in ("f32", "f16", "bf16"):
 RCASES["addi-d1-i32-45x77"] = reduce_case((45, 77), "i32", 1, "arith.addi")
 RCASES["maxsi-d0-i32-45x77"] = reduce_case((45, 77), "i32", 0, "arith.maxsi")
 RCASES["addf-d1-f32-tensor-65x130"] = reduce_case((65, 130), "f32", 1, "arith.addf", tensor=True)
+RCASES["addf-d1-f32-dynamic-100x70"] = reduce_case((100, 70), "f32", 1, "arith.addf", dyn=(0, 1))
+RCASES["addf-d0-f16-dynamic-37x129"] = reduce_case((37, 129), "f16", 0, "arith.addf", dyn=(0, 1))
+RCASES["maximumf-d1-f32-dynamic-rows-300x33"] = reduce_case((300, 33), "f32", 1, "arith.maximumf", dyn=(0,))
+RCASES["addi-d0-i32-dynamic-45x77"] = reduce_case((45, 77), "i32", 0, "arith.addi", dyn=(0, 1))
 
 
 @pytest.mark.parametrize("name", sorted(RCASES))
@@ -194,9 +200,10 @@ def test_reduce_uses_tile_reduce():
 
 
 def test_reduce_too_narrow_for_max_is_left_alone():
-    case = reduce_case((40, 5), "f32", 1, "arith.maximumf")
-    text = str(_lowered(case))
-    assert "linalg.reduce" in text and "gpu.launch_func" not in text
+    for case in (reduce_case((40, 5), "f32", 1, "arith.maximumf"),
+                 reduce_case((40, 50), "f32", 1, "arith.maximumf", dyn=(1,))):    # dynamic reduced extent
+        text = str(_lowered(case))
+        assert "linalg.reduce" in text and "gpu.launch_func" not in text
 
 
 @pytest.mark.parametrize("name", ["addf-d1-f32-100x70", "maximumf-d0-f16-37x129", "addf-d1-f32-tensor-65x130"])

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from . import elementwise, reduce, softmax
 from .gemm_epilogue import NotFusible
-from .memory_plan import plan_memory_bound, plan_reduction, plan_softmax
+from .memory_plan import plan_memory_bound, plan_reduction_sized, plan_softmax
 
 
 @dataclass
@@ -41,7 +41,7 @@ class MemoryBound:
             elif op.name == "linalg.reduce":
                 gen = reduce
                 form = gen.match_reduce(op)
-                plan = plan_reduction(form.m, form.n, form.dim, form.elt, self.hw)
+                plan = plan_reduction_sized(form.m, form.n, form.dim, form.elt, self.hw)
                 gen.check_plan(form, plan)
                 io = gen.ReduceIO(form)
             elif op.name == "linalg.softmax":

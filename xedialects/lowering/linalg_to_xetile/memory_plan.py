@@ -272,3 +272,20 @@ def plan_softmax(m: int, n: int, elt: str, hw: XeArch) -> MemPlan:
     p.fixed_grid = (1, groups)
     p.chunk = chunk
     return p
+
+
+def plan_reduction_sized(m, n, dim: int, elt: str, hw: XeArch) -> MemPlan:
+    """`plan_reduction` for static or dynamic (None) sizes: a dynamic kept extent is planned as if
+    it filled the device (the grid then comes from the runtime sizes)."""
+    if m is not None and n is not None:
+        return plan_reduction(m, n, dim, elt, hw)
+    big = 64 * hw.xe_cores * 16
+    p = plan_reduction(big if m is None else m, big if n is None else n, dim, elt, hw)
+    p.m, p.n = m, n
+    kept = m if dim == 1 else n
+    if kept is None:
+        p.fixed_grid = None
+        p.reasons = [r for r in p.reasons if "Xe-core" not in r]
+        p.reasons.append(f"dynamic {'rows' if dim == 1 else 'columns'}: the grid comes from the runtime sizes, "
+                         "the tiles are those of a size that fills the device")
+    return p

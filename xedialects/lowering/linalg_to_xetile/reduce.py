@@ -5,13 +5,14 @@ the reduced dimension reducing each tile with `xetile.tile_reduce` into a row / 
 accumulator (rfc-xetile.md appendix 2.2: each subgroup owns whole rows / columns, so
 there is no cross-subgroup exchange), combines it with the output's initial value and stores it.
 Unaligned reduced extents: sums read zero-padded tiles; max/min clamp the last tile inside the
-array (reading some elements twice does not change them)."""
+array (reading some elements twice does not change them). Dynamic shapes: the kernel reads the
+sizes with memref.dim; a max/min needs a static reduced extent (the clamp needs one whole tile)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from mlir import ir
-from mlir.dialects import arith
+from mlir.dialects import arith, memref
 
 from .gemm_epilogue import NotFusible, _buffer_ok
 
@@ -52,8 +53,9 @@ def match_reduce(op) -> ReduceForm:
     oshape, oelt = _buffer_ok(out, 1, "the init of 'linalg.reduce'")
     if dims not in ([0], [1]):
         raise NotFusible(f"'linalg.reduce' over dimensions {dims} (one dimension of a 2D input supported)")
-    if any(s is None for s in shape) or oshape[0] is None:
-        raise NotFusible("'linalg.reduce' with dynamic shapes (static shapes supported)")
+    if KINDS.get(body_name(op)) not in (None, "add") and shape[dims[0]] is None:
+        raise NotFusible(f"'linalg.reduce' <{KINDS[body_name(op)]}> over a dynamic extent (max/min clamp their "
+                         "last tile inside the array: the reduced extent must be static)")
     if oelt != elt:
         raise NotFusible(f"'linalg.reduce' from {elt} into {oelt} (same element type supported)")
     block = op.regions[0].blocks[0]
@@ -69,6 +71,11 @@ def match_reduce(op) -> ReduceForm:
         raise NotFusible(f"'{comb.name}' on {elt}")
     form = ReduceForm(op, src, out, dims[0], comb.name, KINDS[comb.name], shape[0], shape[1], elt)
     return form
+
+
+def body_name(op) -> str:
+    ops = [o.operation for o in op.regions[0].blocks[0].operations]
+    return ops[0].name if ops else ""
 
 
 def output_dims(form: ReduceForm):
@@ -88,7 +95,7 @@ def _identity(form: ReduceForm) -> str:
 def check_plan(form: ReduceForm, plan) -> None:
     step = plan.wg_tile[1] if form.dim == 1 else plan.wg_tile[0]
     extent = form.n if form.dim == 1 else form.m
-    if form.idempotent and extent < step:
+    if form.idempotent and extent is not None and extent < step:
         raise NotFusible(f"'linalg.reduce' <{form.kind}> over {extent} elements, fewer than one tile ({step}): "
                          "the zero padding would change the result")
 
@@ -113,9 +120,18 @@ def kernel_text(form: ReduceForm, plan, kname: str, io) -> str:
     w(f"  gpu.func @{kname}(%X: {src_t}, %O: {out_t}) kernel attributes "
       f"{{known_block_size = array<i32: {plan.num_subgroups * 16}, 1, 1>, xe.subgroup_size = 16 : i32}} {{")
     w("    %c0 = arith.constant 0 : index")
+    xs = os_ = ""     # base shape and strides of dynamic-shape memrefs (init_tile operands)
+    if None in (M, N):
+        w("    %c0d = arith.constant 0 : index")
+        w("    %c1d = arith.constant 1 : index")
+        for i, (nm, ext) in enumerate((("%xm", M), ("%xn", N))):
+            w(f"    {nm} = memref.dim %X, %c{i}d : {src_t}" if ext is None else f"    {nm} = arith.constant {ext} : index")
+        xs = ", [%xm, %xn], [%xn, %c1d]"
     w(f"    %cstep = arith.constant {step} : index")
-    w(f"    %cend = arith.constant {extent} : index")
-    w(f"    %clast = arith.constant {max(0, extent - step)} : index")
+    cend = ("%xn" if rows else "%xm") if extent is None else "%cend"
+    if extent is not None:
+        w(f"    %cend = arith.constant {extent} : index")
+        w(f"    %clast = arith.constant {max(0, extent - step)} : index")
     if rows:
         w(f"    %cw = arith.constant {wm} : index")
         w("    %bid = gpu.block_id y")
@@ -124,23 +140,30 @@ def kernel_text(form: ReduceForm, plan, kname: str, io) -> str:
         w("    %bid = gpu.block_id x")
     w("    %p = arith.muli %bid, %cw : index")
     w(f'    %acc0 = "arith.constant"() {{value = dense<{_identity(form)}> : {rvt}, wg_map = {rwg}}} : () -> {rvt}')
-    w(f"    %red = scf.for %k = %c0 to %cend step %cstep iter_args(%acc = %acc0) -> ({rvt}) {{")
+    w(f"    %red = scf.for %k = %c0 to {cend} step %cstep iter_args(%acc = %acc0) -> ({rvt}) {{")
     k = "%k"
     if form.idempotent:
         w("      %kc = arith.minsi %k, %clast : index")
         k = "%kc"
     off = f"[%p, {k}]" if rows else f"[{k}, %p]"
-    w(f"      %t = xetile.init_tile %X{off} : {src_t} -> {tile}")
+    w(f"      %t = xetile.init_tile %X{off}{xs} : {src_t} -> {tile}")
     w(f"      %v = xetile.load_tile %t : {tile} -> {vt}")
     w(f"      %s = xetile.tile_reduce <{form.kind}> %v [{1 if rows else 0}] {{wg_map = {rwg}}} : {vt} -> {rvt}")
     w(f"      %a = {form.combiner} %acc, %s {{wg_map = {rwg}}} : {rvt}")
     w(f"      scf.yield %a : {rvt}")
     w("    }")
-    o2 = f"memref<{M}x1x{T}>" if rows else f"memref<1x{N}x{T}>"
-    shape = f"[{M}, 1]" if rows else f"[1, {N}]"
+    d = lambda x: "?" if x is None else str(x)  # noqa: E731
+    o2 = f"memref<{d(M)}x1x{T}>" if rows else f"memref<1x{d(N)}x{T}>"
+    kept = M if rows else N
+    if kept is None:
+        w(f"    %ckept = memref.dim %O, %c0d : {out_t}")
+    kept_s = "%ckept" if kept is None else str(kept)
+    shape = f"[{kept_s}, 1]" if rows else f"[1, {kept_s}]"
+    if kept is None:
+        os_ = ", [%ckept, %c1d], [%c1d, %c1d]" if rows else ", [%c1d, %ckept], [%ckept, %c1d]"
     w(f"    %O2 = memref.expand_shape %O [[0, 1]] output_shape {shape} : {out_t} into {o2}")
     off = "[%p, %c0]" if rows else "[%c0, %p]"
-    w(f"    %ot = xetile.init_tile %O2{off} : {o2} -> {rtile}")
+    w(f"    %ot = xetile.init_tile %O2{off}{os_} : {o2} -> {rtile}")
     w(f"    %init = xetile.load_tile %ot : {rtile} -> {rvt}")
     w(f"    %res = {form.combiner} %red, %init {{wg_map = {rwg}}} : {rvt}")
     w(f"    xetile.store_tile %res, %ot : {rvt}, {rtile}")
@@ -163,10 +186,13 @@ def emit_launch(form: ReduceForm, plan, mod_name: str, kname: str, io: ReduceIO)
             return arith.ConstantOp(idx, v).result
 
         wm, wn = plan.wg_tile
-        if form.dim == 1:
-            gx, gy = const(1), const(-(-form.m // wm))
+        kept = form.m if form.dim == 1 else form.n
+        if kept is None:
+            size = memref.DimOp(form.src, const(0 if form.dim == 1 else 1)).result
+            groups = arith.CeilDivUIOp(size, const(wm if form.dim == 1 else wn)).result
         else:
-            gx, gy = const(-(-form.n // wn)), const(1)
+            groups = const(-(-kept // (wm if form.dim == 1 else wn)))
+        gx, gy = (const(1), groups) if form.dim == 1 else (groups, const(1))
         one = const(1)
         threads = const(plan.num_subgroups * 16)
         launch = ir.Operation.create(

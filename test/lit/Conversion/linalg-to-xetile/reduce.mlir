@@ -9,12 +9,19 @@
 // RUN: xe-run %s --pipeline xe-gemm-to-xegpu --check --entry row_sum | FileCheck %s --check-prefix=OK
 // RUN: xe-run %s --pipeline xe-gemm-to-xegpu --check --entry col_max | FileCheck %s --check-prefix=OK
 // RUN: xe-run %s --pipeline xe-gemm-to-spirv-portable --backend opencl --check --entry col_max | FileCheck %s --check-prefix=OK
+// RUN: xe-run %s --pipeline xe-gemm-to-xegpu --check --entry dyn_row_sum --dims A=70x45,O=70 | FileCheck %s --check-prefix=OK
 // RUN: xe-opt %s --convert-linalg-to-xetile --verify-diagnostics -o %t
 
 // CHECK-LABEL: func.func @row_sum
 // CHECK-NOT:   linalg.reduce
 // CHECK:       gpu.launch_func @row_sum_kernels::@row_sum_0 blocks in (%{{.*}}, %{{.*}}, %{{.*}}) threads in {{.*}} args(%{{.*}} : memref<1000x70xf32>, %{{.*}} : memref<1000xf32>)
 // CHECK-LABEL: func.func @narrow_max
+// CHECK:       linalg.reduce
+// CHECK-LABEL: func.func @dyn_row_sum
+// CHECK:       %[[M:.*]] = memref.dim %{{.*}}, %{{.*}} : memref<?x?xf32>
+// CHECK:       %[[G:.*]] = arith.ceildivui %[[M]], %{{.*}} : index
+// CHECK:       gpu.launch_func @dyn_row_sum_kernels::@dyn_row_sum_0 blocks in (%{{.*}}, %[[G]], %{{.*}})
+// CHECK-LABEL: func.func @dyn_max
 // CHECK:       linalg.reduce
 // CHECK:       gpu.func @row_sum_0(
 // CHECK:         scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %{{.*}}) -> (vector<8x1xf32>)
@@ -27,6 +34,12 @@
 // CHECK:           arith.minsi
 // CHECK:           xetile.tile_reduce <maximumf> %{{.*}} [0] {{.*}} -> vector<1x{{[0-9]+}}xf16>
 // CHECK:         memref.expand_shape {{.*}} output_shape [1, 129] : memref<129xf16> into memref<1x129xf16>
+// CHECK:       gpu.func @dyn_row_sum_0(
+// CHECK:         %[[XM:.*]] = memref.dim %arg0, %{{.*}} : memref<?x?xf32>
+// CHECK-NEXT:    %[[XN:.*]] = memref.dim %arg0, %{{.*}} : memref<?x?xf32>
+// CHECK:         scf.for %{{.*}} = %{{.*}} to %[[XN]] step
+// CHECK:           xetile.init_tile %arg0[%{{.*}}, %{{.*}}], [%[[XM]], %[[XN]]], [%[[XN]], %{{.*}}] : memref<?x?xf32>
+// CHECK:         memref.expand_shape {{.*}} : memref<?xf32> into memref<?x1xf32>
 
 // PLAN:      memory-bound plan [pvc]: reduce dimension 1 on 1000x70 f32
 // PLAN:        reason: reduced-dimension step: full-width 2D block rows of 64 bytes = 16 f32
@@ -55,6 +68,25 @@ func.func @col_max(%A: memref<37x129xf16>, %O: memref<129xf16>) {
 func.func @narrow_max(%A: memref<40x5xf32>, %O: memref<40xf32>) {
   // expected-remark @+1 {{not lowered to XeTile: 'linalg.reduce' <maximumf> over 5 elements, fewer than one tile (16): the zero padding would change the result}}
   linalg.reduce ins(%A : memref<40x5xf32>) outs(%O : memref<40xf32>) dimensions = [1]
+    (%x: f32, %acc: f32) {
+      %s = arith.maximumf %x, %acc : f32
+      linalg.yield %s : f32
+    }
+  return
+}
+
+func.func @dyn_row_sum(%A: memref<?x?xf32>, %O: memref<?xf32>) {
+  linalg.reduce ins(%A : memref<?x?xf32>) outs(%O : memref<?xf32>) dimensions = [1]
+    (%x: f32, %acc: f32) {
+      %s = arith.addf %x, %acc : f32
+      linalg.yield %s : f32
+    }
+  return
+}
+
+func.func @dyn_max(%A: memref<40x?xf32>, %O: memref<40xf32>) {
+  // expected-remark @+1 {{not lowered to XeTile: 'linalg.reduce' <maximumf> over a dynamic extent (max/min clamp their last tile inside the array: the reduced extent must be static)}}
+  linalg.reduce ins(%A : memref<40x?xf32>) outs(%O : memref<40xf32>) dimensions = [1]
     (%x: f32, %acc: f32) {
       %s = arith.maximumf %x, %acc : f32
       linalg.yield %s : f32
