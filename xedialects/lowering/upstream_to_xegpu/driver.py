@@ -10,12 +10,14 @@ from mlir import ir
 
 from ...diagnostics import Diagnostic, DiagnosticError, at, from_mlir
 from . import levels
+from . import simt_ops
 from .sg_ops import ImportOpError, Translator, translate
 from .types import ImportTypeError, rewrite_tdescs
 
 PASS_NAME = "convert-upstream-xegpu"
 _TARGET_LINE = re.compile(r"^\s*(?:%[\w$.#:-]+(?:, %[\w$.#:-]+)* = )?(?:xegpu\.\w+|gpu\.(?:thread_id|global_id|lane_id))\b")
 _ALIAS_DEF = re.compile(r"^([#!][\w$.-]+) = (.*)$")
+_SCOPE_LINE = re.compile(r"^\s*(gpu\.module|gpu\.func|func\.func) @([\w$.-]+)")
 _THREAD_OPS = ("gpu.thread_id", "gpu.global_id", "gpu.lane_id")
 
 
@@ -114,8 +116,14 @@ def to_ours_text(text: str, filename: str = "-") -> str:
         buf = io.StringIO()
         module_op.print(state=state, file=buf)
         lines = _expand_aliases(buf.getvalue().splitlines())
-        out, k, depth_id = [], 0, 0
+        out, k, depth_id, gmod = [], 0, 0, ""
         for line in lines:
+            m = _SCOPE_LINE.match(line)
+            if m:
+                if m.group(1) == "gpu.module":
+                    gmod = m.group(2)
+                else:
+                    tr.simt = m.group(1) == "gpu.func" and (gmod, m.group(2)) in level.lane_kernels
             s = line.strip()
             if s.endswith("{") or s.startswith("}") or s.startswith("^"):
                 depth_id += 1
@@ -127,17 +135,31 @@ def to_ours_text(text: str, filename: str = "-") -> str:
                 k += 1
                 indent = line[:len(line) - len(line.lstrip())]
                 try:
-                    out += [indent + x for x in translate(op, tr)]
+                    out += [indent + x for x in _translate(op, tr, line)]
                 except (ImportOpError, ImportTypeError) as e:
                     _fail(op.location, str(e), filename)
                 continue
             try:
-                out.append(rewrite_tdescs(line) if "!xegpu." in line else line)
+                out.append(rewrite_tdescs(line, tr.simt) if "!xegpu." in line else line)
             except ImportTypeError as e:
                 _fail(module_op.location, str(e), filename)
         if k != len(targets):
             _fail(module_op.location, "printed ops and IR walk disagree (internal)", filename)
     return "\n".join(out) + "\n"
+
+
+def _translate(op, tr, line: str) -> list[str]:
+    """Lines of one target op: SIMT-mode forms in lane-level kernels (thread ids kept), else VC."""
+    if tr.simt:
+        if op.name in _THREAD_OPS:
+            return [line.strip()]
+        fn = simt_ops.TABLE.get(op.name)
+        if fn is not None:
+            try:
+                return fn(op, tr)
+            except ImportTypeError as e:
+                raise ImportOpError(f"'{op.name}': {e}") from None
+    return translate(op, tr)
 
 
 def import_upstream(text: str, filename: str = "-", context=None):

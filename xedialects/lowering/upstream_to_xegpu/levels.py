@@ -2,7 +2,7 @@
 work-group code (`#xegpu.layout<sg_layout = ...>`) down to subgroup level, run in the upstream context."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from mlir import ir
 
@@ -17,6 +17,7 @@ WG_TO_SG = ("builtin.module(cse, xevm-attach-target{chip=pvc}, gpu.module(xegpu-
 class Level:
     workgroup: bool = False
     lane: bool = False
+    lane_kernels: set = field(default_factory=set)   # (gpu.module, gpu.func) names of lane-level kernels
 
 
 def _walk(op, fn):
@@ -44,16 +45,38 @@ def classify(module_op, filename: str) -> Level:
         for v in list(op.results) + list(op.operands):
             if "sg_layout" in str(v.type):
                 lvl.workgroup = True
+        lane = False
         if op.name in ("xegpu.load_nd", "xegpu.store_nd"):
             vec = op.results[0].type if op.name == "xegpu.load_nd" else op.operands[0].type
             td = op.operands[0 if op.name == "xegpu.load_nd" else 1].type
-            if _count(str(vec)) < _td_count(str(td)):
-                lvl.lane = True
-        elif op.name == "xegpu.dpas" and ir.VectorType(op.results[0].type).rank == 1:
+            lane = _count(str(vec)) < _td_count(str(td))
+        elif op.name == "xegpu.dpas":
+            lane = ir.VectorType(op.results[0].type).rank == 1
+        elif op.name in ("xegpu.load", "xegpu.store"):  # per-lane offsets: an index or vector<1xindex>
+            offsets = list(op.operands)[1 if op.name == "xegpu.load" else 2:][:1]
+            lane = bool(offsets) and str(offsets[0].type) in ("index", "vector<1xindex>")
+        if lane:
             lvl.lane = True
+            k = kernel_key(op)
+            if k is not None:
+                lvl.lane_kernels.add(k)
 
     _walk(module_op, visit)
     return lvl
+
+
+def kernel_key(op):
+    """(gpu.module name, gpu.func name) of the kernel holding `op`, or None."""
+    p = op.parent
+    while p is not None and p.name != "gpu.func":
+        p = p.parent
+    if p is None or p.parent is None:
+        return None
+    return _sym(p.parent), _sym(p)
+
+
+def _sym(op) -> str:
+    return ir.StringAttr(op.attributes["sym_name"]).value if "sym_name" in op.attributes else ""
 
 
 def _count(vec: str) -> int:

@@ -78,6 +78,13 @@ class Translator:
         self.counter = 0
         self.vnni_done: dict[tuple, str] = {}
         self.block = 0          # id of the printed block being translated (set by the driver)
+        self.simt = False       # lane-level kernel: SIMT mode with sg_map (set by the driver)
+        self.loaded: dict[str, tuple[str, str]] = {}  # lane level: load result -> (our fragment, its type)
+
+    @property
+    def mode(self) -> str:
+        """The mode attribute of a translated op: ` {mode = vc}` at subgroup level, none in SIMT mode."""
+        return "" if self.simt else " {mode = vc}"
 
     def name(self, v) -> str:
         return v.get_name(self.state)
@@ -141,14 +148,14 @@ def _at(op, td_value, offsets, tr, lines, td: "TDescView") -> str:
         rank = _source_rank(create, tr)
         offs = ["0"] * (rank - len(offsets)) + list(offsets)
         n = tr.fresh()
-        lines.append(f"{n} = xegpu.create_nd_tdesc {src}[{', '.join(offs)}]{extra} {{mode = vc}} : {srct} -> "
+        lines.append(f"{n} = xegpu.create_nd_tdesc {src}[{', '.join(offs)}]{extra}{tr.mode} : {srct} -> "
                      f"{td.ours}")
         return n
     if len(offsets) != len(td.td.shape):
         raise ImportOpError(f"'{op.name}' with {len(offsets)} offsets on a {len(td.td.shape)}-D descriptor that is "
                             "not created in view (our update_nd_offset takes one offset per descriptor dimension)")
     n = tr.fresh()
-    lines.append(f"{n} = xegpu.update_nd_offset {tr.name(td_value)}, [{', '.join(offsets)}] {{mode = vc}} : "
+    lines.append(f"{n} = xegpu.update_nd_offset {tr.name(td_value)}, [{', '.join(offsets)}]{tr.mode} : "
                  f"{td.ours}")
     return n
 
@@ -169,16 +176,16 @@ def _shift(offsets, dim_delta, tr, lines):
 
 
 class TDescView:
-    def __init__(self, value):
+    def __init__(self, value, simt: bool = False):
         self.td = _tdesc_of(value)
         one = parse_tdesc(str(value.type))
         one.array_length = 1
-        self.ours = ours(one)
+        self.ours = ours(one, simt)
 
 
 def _blocks(op, td_value, tr, lines, n_td=1):
     """Descriptor names for each of the array_length blocks of an access."""
-    view = TDescView(td_value)
+    view = TDescView(td_value, tr.simt)
     offsets = _access_offsets(op, tr, n_td)
     n = view.td.array_length
     if n == 1:
@@ -190,7 +197,7 @@ def _blocks(op, td_value, tr, lines, n_td=1):
         for i in range(1, n):
             nm = tr.fresh()
             off = ["0"] * (len(view.td.shape) - 1) + [str(i * w)]
-            lines.append(f"{nm} = xegpu.update_nd_offset {tr.name(td_value)}, [{', '.join(off)}] {{mode = vc}} : "
+            lines.append(f"{nm} = xegpu.update_nd_offset {tr.name(td_value)}, [{', '.join(off)}]{tr.mode} : "
                          f"{view.ours}")
             names[i] = nm
         return view, names
@@ -212,16 +219,16 @@ def create_nd_tdesc(op, tr) -> list[str]:
         offs = ["0"] * _source_rank(op, tr)
     one = parse_tdesc(str(op.result.type))
     one.array_length = 1
-    return [f"{tr.name(op.result)} = xegpu.create_nd_tdesc {src}[{', '.join(offs)}]{extra} {{mode = vc}} : {srct} "
-            f"-> {ours(one)}"]
+    return [f"{tr.name(op.result)} = xegpu.create_nd_tdesc {src}[{', '.join(offs)}]{extra}{tr.mode} : {srct} "
+            f"-> {ours(one, tr.simt)}"]
 
 
 def update_nd_offset(op, tr) -> list[str]:
     check_attrs(op, ("const_offsets",))
     names = [tr.name(v) for v in op.operands]
     offs = mixed(names[1:], ints(attr(op, "const_offsets")))
-    view = TDescView(op.operands[0])
-    return [f"{tr.name(op.result)} = xegpu.update_nd_offset {names[0]}, [{', '.join(offs)}] {{mode = vc}} : "
+    view = TDescView(op.operands[0], tr.simt)
+    return [f"{tr.name(op.result)} = xegpu.update_nd_offset {names[0]}, [{', '.join(offs)}]{tr.mode} : "
             f"{view.ours}"]
 
 
@@ -276,7 +283,7 @@ def prefetch_nd(op, tr) -> list[str]:
     lines: list[str] = []
     view, descs = _blocks(op, op.operands[0], tr, lines)
     for d in descs:
-        lines.append(f"xegpu.prefetch_nd {d}{props(op)} : {view.ours}")
+        lines.append(f"xegpu.prefetch_nd {d}{props(op, mode=None if tr.simt else 'vc')} : {view.ours}")
     return lines
 
 

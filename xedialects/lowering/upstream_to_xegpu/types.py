@@ -152,11 +152,12 @@ def ours(td: TDesc, simt: bool = False) -> str:
     if td.scattered:
         parts.append("scattered = true")
     if simt:
+        # one lane's share is a column of 16-lane rows: with lane_data [2, 1] (packed B) or [1, 1] the
+        # per-lane elements come in the same order, so every block takes wi_layout [1, 16], wi_data [1, 1]
         lay = td.layout
-        if lay is None or lay.lane_layout is None:
-            raise ImportTypeError(f"lane-level tensor_desc<{td.block}> without a lane layout")
-        ll, ld = _two_d(lay.lane_layout, 1), _two_d(lay.lane_data or [1] * len(lay.lane_layout), 1)
-        parts.append(f"sg_map = <wi_layout = {ll}, wi_data = {ld}>")
+        if lay is not None and lay.lane_layout is not None and _two_d(lay.lane_layout, 1) != [1, 16]:
+            raise ImportTypeError(f"lane layout {lay.lane_layout} of tensor_desc<{td.block}>: only [1, 16] is imported")
+        parts.append("sg_map = <wi_layout = [1, 16], wi_data = [1, 1]>")
     body = "x".join(str(d) for d in shape) + f"x{td.elt}"
     if not parts:
         return f"!xegpu.tensor_desc<{body}>"

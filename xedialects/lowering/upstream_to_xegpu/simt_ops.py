@@ -1,0 +1,237 @@
+"""Lane-level upstream xegpu -> our SIMT-mode XeGPU (sg_map `wi_layout = [1, 16], wi_data = [1, 1]`).
+
+Upstream's per-lane vectors are 1D (`vector<8xf16>` of an 8x16 block); ours are the sg_map's 2D
+fragments (`vector<8x1xf16>`) in the same element order, so values cross with `vector.shape_cast`.
+B of dpas (`packed` or not, the per-lane order is the same: column `lane`, rows in order) becomes
+our VNNI fragment <K/v x 1 x v>, the accumulator <M x 1>. A loaded by `load_nd` is passed as the
+load's own fragment; any other A is reordered across lanes (`gpu.shuffle idx`) into the packed
+order our SIMT dpas takes for computed operands (`wi_layout [2, 8], wi_data [1, 2]`, docs/simt.md).
+"""
+from __future__ import annotations
+
+from .sg_ops import (ImportOpError, _blocks, attr, check_attrs, hint, HINTS, ints, props)
+from .types import element_bits, vector_parts, vector_text, zero_of
+
+def _count(shape) -> int:
+    n = 1
+    for d in shape:
+        n *= d
+    return n
+
+
+def _fragment(block_shape) -> list[int]:
+    """Our per-work-item shape of a block under wi_layout [1, 16], wi_data [1, 1]."""
+    if len(block_shape) == 1:
+        return [max(1, block_shape[0] // 16)]
+    return [_count(block_shape) // 16, 1]
+
+
+def _cast(src: str, src_t: str, dst_t: str, tr, lines) -> str:
+    if src_t == dst_t:
+        return src
+    n = tr.fresh()
+    lines.append(f"{n} = vector.shape_cast {src} : {src_t} to {dst_t}")
+    return n
+
+
+def load_nd(op, tr) -> list[str]:
+    check_attrs(op, ("const_offsets", "packed", "transpose", "transpose_bit_width") + HINTS)
+    if ints(attr(op, "transpose")) or attr(op, "transpose_bit_width") is not None:
+        raise ImportOpError("'xegpu.load_nd' with transpose at lane level is not imported (our SIMT transposed loads "
+                            "distribute differently)")
+    lines: list[str] = []
+    view, descs = _blocks(op, op.operands[0], tr, lines)
+    shape, elt = vector_parts(op.result.type)
+    frag = _fragment(view.td.shape)
+    frag_t = vector_text(frag, elt)
+    n = view.td.array_length
+    if _count(shape) != _count(frag) * n:
+        raise ImportOpError(f"'xegpu.load_nd' lane-level result {op.result.type} is not one lane's share of "
+                            f"{n} x tensor_desc<{view.td.block}> (16 lanes)")
+    res = tr.name(op.result)
+    parts = []
+    for d in descs:
+        part = tr.fresh()
+        lines.append(f"{part} = xegpu.load_nd {d}{props(op, mode=None)} : {view.ours} -> {frag_t}")
+        parts.append(part)
+    if n == 1:
+        if frag_t == str(op.result.type):
+            lines[-1] = lines[-1].replace(f"{parts[0]} = ", f"{res} = ", 1)
+        else:
+            lines.append(f"{res} = vector.shape_cast {parts[0]} : {frag_t} to {op.result.type}")
+            tr.loaded[res] = (parts[0], frag_t)
+        return lines
+    stack_t = vector_text([n] + frag, elt)
+    acc = tr.fresh()
+    lines.append(f"{acc} = arith.constant dense<{zero_of(elt)}> : {stack_t}")
+    for i, p in enumerate(parts):
+        nxt = tr.fresh()
+        lines.append(f"{nxt} = vector.insert {p}, {acc} [{i}] : {frag_t} into {stack_t}")
+        acc = nxt
+    lines.append(f"{res} = vector.shape_cast {acc} : {stack_t} to {op.result.type}")
+    return lines
+
+
+def store_nd(op, tr) -> list[str]:
+    check_attrs(op, ("const_offsets",) + HINTS)
+    lines: list[str] = []
+    view, descs = _blocks(op, op.operands[1], tr, lines, n_td=2)
+    if len(descs) != 1:
+        raise ImportOpError("'xegpu.store_nd' through an array_length descriptor")
+    v = op.operands[0]
+    shape, elt = vector_parts(v.type)
+    frag_t = vector_text(_fragment(view.td.shape), elt)
+    if _count(shape) != _count(_fragment(view.td.shape)):
+        raise ImportOpError(f"'xegpu.store_nd' lane-level value {v.type} is not one lane's share of "
+                            f"tensor_desc<{view.td.block}>")
+    val = _cast(tr.name(v), str(v.type), frag_t, tr, lines)
+    lines.append(f"xegpu.store_nd {val}, {descs[0]}{props(op, mode=None)} : {frag_t}, {view.ours}")
+    return lines
+
+
+def _reorder_a(name: str, t: str, tr, lines) -> tuple[str, str]:
+    """A in upstream's lane order (lane c holds column c, rows in order) -> our packed order
+    (wi_layout [2, 8], wi_data [1, 2]: lane l holds rows l/8 + 2j, columns 2(l%8) + q)."""
+    shape, elt = vector_parts(t)
+    m = shape[0]
+    if len(shape) != 1 or m % 2 or element_bits(elt) != 16:
+        raise ImportOpError(f"lane-level dpas A {t} not loaded by load_nd: only 16-bit A is reordered to our SIMT "
+                            "dpas order")
+    f = tr.fresh
+    lane, c8, c1, c2 = f(), f(), f(), f()
+    ly, lx, odd, w = f(), f(), f(), f()
+    lines += [f"{lane} = gpu.lane_id", f"{c8} = arith.constant 8 : index", f"{c1} = arith.constant 1 : index",
+              f"{c2} = arith.constant 2 : index", f"{w} = arith.constant 16 : i32",
+              f"{ly} = arith.divui {lane}, {c8} : index", f"{lx} = arith.remui {lane}, {c8} : index",
+              f"{odd} = arith.cmpi eq, {ly}, {c1} : index"]
+    src = []
+    for q in range(2):
+        base, s_idx, s32 = f(), f(), f()
+        lines += [f"{base} = arith.muli {lx}, {c2} : index"]
+        if q:
+            lines += [f"{s_idx} = arith.addi {base}, {c1} : index"]
+        else:
+            s_idx = base
+        lines += [f"{s32} = arith.index_cast {s_idx} : index to i32"]
+        src.append(s32)
+    elems = []
+    for j in range(m // 2):
+        for q in range(2):
+            picked = []
+            for r in (2 * j, 2 * j + 1):
+                e, s, ok = f(), f(), f()
+                lines += [f"{e} = vector.extract {name}[{r}] : {elt} from {t}",
+                          f"{s}, {ok} = gpu.shuffle idx {e}, {src[q]}, {w} : {elt}"]
+                picked.append(s)
+            sel = f()
+            lines.append(f"{sel} = arith.select {odd}, {picked[1]}, {picked[0]} : {elt}")
+            elems.append(sel)
+    out, out_t = f(), vector_text([m // 2, 2], elt)
+    lines.append(f"{out} = vector.from_elements {', '.join(elems)} : {out_t}")
+    return out, out_t
+
+
+def dpas(op, tr) -> list[str]:
+    check_attrs(op, ())
+    a, b = op.operands[0], op.operands[1]
+    acc = op.operands[2] if len(op.operands) > 2 else None
+    lines: list[str] = []
+    (ma,), ea = vector_parts(a.type)
+    (kb,), eb = vector_parts(b.type)
+    (mc,), er = vector_parts(op.result.type)
+    an = tr.name(a)
+    if an in tr.loaded:
+        a_name, a_t = tr.loaded[an]
+    else:
+        a_name, a_t = _reorder_a(an, str(a.type), tr, lines)
+    v = max(1, 32 // element_bits(eb))
+    b_t = vector_text([kb // v, 1, v] if v > 1 else [kb, 1], eb)
+    b_name = _cast(tr.name(b), str(b.type), b_t, tr, lines)
+    c_t = vector_text([mc, 1], er)
+    names, types = [a_name, b_name], [a_t, b_t]
+    if acc is not None:
+        names.append(_cast(tr.name(acc), str(acc.type), c_t, tr, lines))
+        types.append(c_t)
+    res = tr.fresh()
+    lines.append(f"{res} = xegpu.dpas {', '.join(names)} : {', '.join(types)} -> {c_t}")
+    lines.append(f"{tr.name(op.result)} = vector.shape_cast {res} : {c_t} to {op.result.type}")
+    return lines
+
+
+def _scatter(op, tr, value_first: bool, lines):
+    ops = list(op.operands)[1:] if value_first else list(op.operands)
+    if len(ops) != 3:
+        raise ImportOpError(f"'{op.name}' on a scattered tensor_desc (create_tdesc form) is not imported")
+    src, off, mask = ops
+    off_name, mask_name = tr.name(off), tr.name(mask)
+    if str(off.type) == "vector<1xindex>":
+        off_name = tr.fresh()
+        lines.append(f"{off_name} = vector.extract {tr.name(off)}[0] : index from vector<1xindex>")
+    if str(mask.type) == "vector<1xi1>":
+        mask_name = tr.fresh()
+        lines.append(f"{mask_name} = vector.extract {tr.name(mask)}[0] : i1 from vector<1xi1>")
+    if str(off.type) not in ("index", "vector<1xindex>") or str(mask.type) not in ("i1", "vector<1xi1>"):
+        raise ImportOpError(f"lane-level '{op.name}' takes one index offset and an i1 mask per lane, got "
+                            f"{off.type}, {mask.type}")
+    st = str(src.type)
+    if not st.startswith("memref<"):
+        raise ImportOpError(f"'{op.name}' on a {st} source (only memrefs)")
+    elt = st[st.index("x", st.rindex("<")) + 1:].split(",")[0].rstrip(">") if "x" in st else st
+    chunk = 1
+    if attr(op, "chunk_size") is not None:
+        from mlir import ir
+
+        chunk = ir.IntegerAttr(op.attributes["chunk_size"]).value
+    tdt = (f"!xegpu.tensor_desc<16x{elt}, #xegpu.tdesc_attr<scattered = true, sg_map = <wi_layout = [1, 16], "
+           "wi_data = [1, 1]>>>")
+    descs = []
+    for j in range(chunk):
+        o = off_name
+        if j:
+            c, o2 = tr.fresh(), tr.fresh()
+            lines += [f"{c} = arith.constant {j} : index", f"{o2} = arith.addi {o}, {c} : index"]
+            o = o2
+        d = tr.fresh()
+        lines.append(f"{d} = xegpu.create_tdesc {tr.name(src)}, {o} : {st}, index -> {tdt}")
+        descs.append(d)
+    return descs, tdt, elt, mask_name
+
+
+def _hints(op) -> str:
+    items = [f"{h} = {hint(op.attributes[h])}" for h in HINTS if attr(op, h) is not None]
+    return " {" + ", ".join(items) + "}" if items else ""
+
+
+def load(op, tr) -> list[str]:
+    """Lane-level `xegpu.load %src[%off], %mask <{chunk_size = n}>`: n gathers of one element each."""
+    check_attrs(op, ("chunk_size",) + HINTS)
+    lines: list[str] = []
+    descs, tdt, elt, mask = _scatter(op, tr, False, lines)
+    vals = []
+    for d in descs:
+        x = tr.fresh()
+        lines.append(f"{x} = xegpu.load_gather {d}, {mask}{_hints(op)} : {tdt}, i1 -> {elt}")
+        vals.append(x)
+    lines.append(f"{tr.name(op.result)} = vector.from_elements {', '.join(vals)} : {op.result.type}")
+    return lines
+
+
+def store(op, tr) -> list[str]:
+    check_attrs(op, ("chunk_size",) + HINTS)
+    lines: list[str] = []
+    descs, tdt, elt, mask = _scatter(op, tr, True, lines)
+    v = op.operands[0]
+    for j, d in enumerate(descs):
+        x = tr.fresh()
+        lines.append(f"{x} = vector.extract {tr.name(v)}[{j}] : {elt} from {v.type}")
+        lines.append(f"xegpu.store_scatter {x}, {d}, {mask}{_hints(op)} : {elt}, {tdt}, i1")
+    return lines
+
+
+TABLE = {
+    "xegpu.load_nd": load_nd,
+    "xegpu.store_nd": store_nd,
+    "xegpu.dpas": dpas,
+    "xegpu.load": load,
+    "xegpu.store": store,
+}
