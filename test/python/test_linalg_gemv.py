@@ -88,6 +88,20 @@ def ger(m, n, e, alpha=False, accumulate=False):
     return Case(src, [((m,), e), ((n,), e), ((m, n), e)] + ([("scalar", e, -1.25)] if alpha else []), e, 1)
 
 
+def filled(m, n, e, batch=0):
+    """y = fill(beta) then (batch_)matvec: the fill starts the accumulator (beta a host scalar)."""
+    op = "batch_matvec" if batch else "matvec"
+    pre = (batch,) if batch else ()
+    ta, tx, ty = mr(pre + (m, n), e), mr(pre + (n,), e), mr(pre + (m,), e)
+    src = f"""func.func @f(%A: {ta}, %x: {tx}, %y: {ty}, %beta: {e}) {{
+  linalg.fill ins(%beta : {e}) outs(%y : {ty})
+  linalg.{op} ins(%A, %x : {ta}, {tx}) outs(%y : {ty})
+  return
+}}
+"""
+    return Case(src, [(pre + (m, n), e), (pre + (n,), e), (pre + (m,), e), ("scalar", e, 0.5)], e, n)
+
+
 CASES = {}
 for e in ("f32", "f16", "bf16"):
     for shape in ((100, 70), (37, 129), (5, 3)):
@@ -103,6 +117,8 @@ CASES["matvec-bf16-to-f32-70x300"] = named("matvec", 70, 300, "bf16", out="f32")
 CASES["matvec-i32-45x77"] = named("matvec", 45, 77, "i32")
 CASES["matvec-tensor-f32-65x130"] = named("matvec", 65, 130, "f32", tensor=True)
 CASES["vecmat-tensor-f16-33x70"] = named("vecmat", 33, 70, "f16", tensor=True)
+CASES["matvec-fill-f32-70x45"] = filled(70, 45, "f32")
+CASES["batch_matvec-fill-f16-2x33x40"] = filled(33, 40, "f16", batch=2)
 CASES["ger-f32-5x3"] = ger(5, 3, "f32")
 CASES["ger-acc-f16-129x257"] = ger(129, 257, "f16", accumulate=True)
 
@@ -129,6 +145,12 @@ def test_one_kernel_with_tile_reduce():
     host, kernels = text.split("gpu.module")
     assert "linalg." not in host and host.count("gpu.launch_func") == 1
     assert "tile_reduce" in kernels and "tile_broadcast" in kernels
+
+
+def test_fill_of_y_starts_the_accumulator():
+    text = str(_lowered(CASES["matvec-fill-f32-70x45"]))
+    host, kernels = text.split("gpu.module")
+    assert "linalg." not in host and "vector.broadcast" in kernels
 
 
 def test_unsupported_gemv_is_left_alone():

@@ -3,7 +3,8 @@ of the same shape whose body may scale the product by host scalars, e.g. y += al
 memory-bound work-group XeTile kernel: a loop over the reduced dimension of A loads one full-width
 A tile and the matching slice of x per step, multiplies them (x broadcast with `tile_broadcast`),
 reduces the product with `tile_reduce` into a row (matvec) or column (vecmat) accumulator, and adds
-it to y at the end. Batches run on grid z over `memref.subview`s. Plans: `memory_plan.plan_gemv`."""
+it to y at the end (or starts at the value of a `linalg.fill` of y just before, which is then
+dropped). Batches run on grid z over `memref.subview`s. Plans: `memory_plan.plan_gemv`."""
 from __future__ import annotations
 
 import sys
@@ -12,7 +13,8 @@ from dataclasses import dataclass, field
 from mlir import ir
 from mlir.dialects import arith
 
-from .gemm_epilogue import NotFusible, _buffer_ok, _defining, _scalar_ok
+from .gemm_epilogue import (NotFusible, _block_ops, _buffer_ok, _defining, _is_constant, _neutral, _scalar_ok,
+                            _users_in)
 from .linalg_match import identity_layout
 from .memory_plan import plan_gemv
 
@@ -36,6 +38,7 @@ class GemvForm:
     elt_in: str         # A and x
     elt: str            # y and the accumulation
     scalars: list = field(default_factory=list)   # host scalars multiplied into the product
+    fill: object = None                           # linalg.fill of y fused as the accumulator start
 
     @property
     def float(self) -> bool:
@@ -167,12 +170,35 @@ def match_gemv(op) -> GemvForm:
     for s in scalars:
         if s not in seen:
             seen.append(s)
-    return GemvForm(op, a, x, y, dim, ashape[0] if batched else 1, batched, m, n, elt_in, elt, seen)
+    return GemvForm(op, a, x, y, dim, ashape[0] if batched else 1, batched, m, n, elt_in, elt, seen,
+                    _fill_prologue(op, y))
+
+
+def _fill_prologue(op, y):
+    """The `linalg.fill` of y that is y's previous access in the block, with only ops that touch no
+    buffer in between (as for the GEMM prologue), else None."""
+    ops = _block_ops(op.block)
+    pos = {o: i for i, o in enumerate(ops)}
+    here = pos[op]
+    before = [pos[u] for u in _users_in(y, op.block) if u is not None and pos[u] < here]
+    if not before:
+        return None
+    i = max(before)
+    fill = ops[i]
+    if fill.name == "linalg.fill" and len(fill.operands) == 2 and fill.operands[1] == y and not fill.results \
+            and fill.operands[0].type == ir.MemRefType(y.type).element_type \
+            and all(_neutral(o) for o in ops[i + 1:here]):
+        return fill
+    return None
 
 
 class GemvIO:
     def __init__(self, form: GemvForm):
         self.host_args = [form.a, form.x, form.y] + list(form.scalars)
+        self.fill_arg = None
+        if form.fill is not None and not _is_constant(form.fill.operands[0]):
+            self.fill_arg = form.fill.operands[0]
+            self.host_args.append(self.fill_arg)
 
 
 def _wgmap(layout, data) -> str:
@@ -231,6 +257,8 @@ def kernel_text(form: GemvForm, plan, kname: str, io) -> str:
     add, mul = ("arith.addf", "arith.mulf") if fl else ("arith.addi", "arith.muli")
     sig = [f"%A: {form.a.type}", f"%X: {form.x.type}", f"%Y: {form.y.type}"]
     sig += [f"%s{i}: {s.type}" for i, s in enumerate(form.scalars)]
+    if io.fill_arg is not None:
+        sig.append(f"%fill: {T}")
     L = []
     w = L.append
     w(f"  gpu.func @{kname}({', '.join(sig)}) kernel attributes "
@@ -243,8 +271,14 @@ def kernel_text(form: GemvForm, plan, kname: str, io) -> str:
     w("    %p = arith.muli %bid, %cw : index")
     views = _views(form, w)
     (av, at), (xv, xt), (yv, yt) = views["A"], views["X"], views["Y"]
-    zero = "0.0" if fl else "0"
-    w(f'    %acc0 = "arith.constant"() {{value = dense<{zero}> : {rvt}, wg_map = {rwg}}} : () -> {rvt}')
+    start = "0.0" if fl else "0"
+    if form.fill is not None and io.fill_arg is None:   # a host constant
+        a = _defining(form.fill.operands[0]).attributes["value"]
+        start = repr(ir.FloatAttr(a).value) if fl else str(ir.IntegerAttr(a).value)
+    if io.fill_arg is not None:
+        w(f"    %acc0 = vector.broadcast %fill {{wg_map = {rwg}}} : {T} to {rvt}")
+    else:
+        w(f'    %acc0 = "arith.constant"() {{value = dense<{start}> : {rvt}, wg_map = {rwg}}} : () -> {rvt}')
     w(f"    %red = scf.for %k = %c0 to %cend step %cstep iter_args(%acc = %acc0) -> ({rvt}) {{")
     tile_a = _tile((wm, wn), Ti, lay, (dr, dc))
     w(f"      %ta = xetile.init_tile {av}{'[%p, %k]' if rows else '[%k, %p]'} : {at} -> {tile_a}")
@@ -271,9 +305,12 @@ def kernel_text(form: GemvForm, plan, kname: str, io) -> str:
     w(f"      scf.yield %a : {rvt}")
     w("    }")
     w(f"    %ty = xetile.init_tile {yv}{'[%p, %c0]' if rows else '[%c0, %p]'} : {yt} -> {rtile}")
-    w(f"    %y = xetile.load_tile %ty : {rtile} -> {rvt}")
-    w(f"    %res = {add} %y, %red {{wg_map = {rwg}}} : {rvt}")
-    w(f"    xetile.store_tile %res, %ty : {rvt}, {rtile}")
+    res = "%red"
+    if form.fill is None:
+        w(f"    %y = xetile.load_tile %ty : {rtile} -> {rvt}")
+        w(f"    %res = {add} %y, %red {{wg_map = {rwg}}} : {rvt}")
+        res = "%res"
+    w(f"    xetile.store_tile {res}, %ty : {rvt}, {rtile}")
     w("    gpu.return")
     w("  }")
     return "\n".join(L)
@@ -300,6 +337,11 @@ def emit_launch(form: GemvForm, plan, mod_name: str, kname: str, io: GemvIO):
                                                                  len(io.host_args), 0]),
             })
     op.erase()
+    if form.fill is not None:
+        const = _defining(form.fill.operands[0])
+        form.fill.erase()
+        if const is not None and const.name == "arith.constant" and not list(const.results[0].uses):
+            const.erase()
     return launch
 
 
