@@ -422,20 +422,21 @@ def kernel_bytes(func, launch, arch) -> dict:
                 pa[k] += a["bytes"]
     # HBM: each argument byte crosses HBM at most once per direction (re-reads hit L2)
     hbm_r = hbm_w = 0
-    footprint, capped = 0, False
+    capped = too_big = False
     for i, pa in out["per_arg"].items():
         size = _arg_bytes(args[i])
         for k in ("read", "write"):
             moved = pa[k] if size is None else min(pa[k], size)
-            capped |= moved < pa[k]
+            if moved < pa[k]:
+                capped = True
+                too_big |= size > arch.l2_bytes      # its re-reads cannot all hit L2
             if k == "read":
                 hbm_r += moved
             else:
                 hbm_w += moved
-        footprint += size or 0
     out["hbm_read"], out["hbm_write"] = hbm_r, hbm_w
     out["re_reads"] = capped
-    out["hbm_lower_bound"] = bool(capped and footprint > arch.l2_bytes)
+    out["hbm_lower_bound"] = too_big
     out["per_arg"] = {str(i): v for i, v in out["per_arg"].items()}
     return out
 
@@ -481,6 +482,6 @@ def format_bytes(gm: dict, arch) -> list[str]:
     if gm["re_reads"]:
         note = (f"each argument byte counted once per direction; re-reads of {acc - hbm:,} B assumed to hit L2")
         if gm["hbm_lower_bound"]:
-            note += f" -- a lower bound: the arguments exceed the {arch.l2_bytes // 2**20} MB L2"
+            note += f" -- a lower bound: an argument read more than once exceeds the {arch.l2_bytes // 2**20} MB L2"
         lines.append(f"    ({note})")
     return lines
