@@ -46,9 +46,9 @@ func.func @rank4(%A: memref<2x3x64x64xbf16>, %B: memref<2x3x64x64xbf16>, %C: mem
 }
 
 // -----
-func.func @matvec(%A: memref<64x64xf32>, %x: memref<64xf32>, %y: memref<64xf32>) {
-  // expected-remark @+1 {{'linalg.matvec' is not a supported matmul form (supported: linalg.matmul, linalg.batch_matmul, matmul-shaped linalg.generic)}}
-  linalg.matvec ins(%A, %x : memref<64x64xf32>, memref<64xf32>) outs(%y : memref<64xf32>)
+func.func @dot(%x: memref<64xf32>, %y: memref<64xf32>, %d: memref<f32>) {
+  // expected-remark @+1 {{'linalg.dot' is not a supported matmul form (supported: linalg.matmul, linalg.batch_matmul, matmul-shaped linalg.generic)}}
+  linalg.dot ins(%x, %y : memref<64xf32>, memref<64xf32>) outs(%d : memref<f32>)
   return
 }
 
