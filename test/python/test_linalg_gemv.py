@@ -173,6 +173,10 @@ def test_plan_fills_xe_cores_and_says_why_vector_fmas():
             assert gx * gy >= hw.xe_cores
             assert p.engine == "vector" and "vector FMAs" in p.reasons[0]
             assert max(p.sg_data) * 2 == max(r.max_row_bytes for r in hw.blocks)   # full-width rows
+    import dataclasses
+    pvc = get_arch("pvc")
+    slow = dataclasses.replace(pvc, peak=dataclasses.replace(pvc.peak, vector_ops_per_clk=(("f32", 2),)))
+    assert "DPAS would keep up better" in plan_gemv(4096, 4096, 1, 1, "f32", slow).reasons[0]
     batched = plan_gemv(64, 512, 1, 32, "f32", get_arch("pvc"))
     assert "z=32 (batches)" in batched.describe()
 

@@ -156,9 +156,9 @@ class GemvPlan(MemPlan):
 
 
 def gemv_engine(elt_in: str, hw: XeArch) -> tuple[str, str]:
-    """DPAS or vector FMAs for a gemv, and why: a gemv uses each element of A in one multiply-add,
-    so either engine streams A once at full width; the matrix engine pays off only if the vector
-    units cannot multiply-add as fast as memory delivers A."""
+    """The engine of a gemv and why: a gemv uses each element of A in one multiply-add, so either
+    engine streams A once at full width; DPAS would pay off only if the vector units could not
+    multiply-add as fast as memory delivers A (the reason says so; the kernel uses FMAs)."""
     eb = _BYTES.get(elt_in, 4)
     need = hw.peak.mem_bandwidth_gbs * 1e9 / eb                  # A elements per second
     vec = dict(hw.peak.vector_ops_per_clk)
@@ -169,8 +169,9 @@ def gemv_engine(elt_in: str, hw: XeArch) -> tuple[str, str]:
         return "vector", (f"vector FMAs + tile_reduce: memory delivers {need / 1e9:.0f} G {elt_in} of A/s "
                           f"({hw.peak.mem_bandwidth_gbs:g} GB/s), the vector units multiply-add {have / 1e9:.0f} G/s "
                           f"({have / need:.0f}x); DPAS would pad x to {n} columns and use 1 of them")
-    return "dpas", (f"DPAS: the vector units multiply-add {have / 1e9:.0f} G/s, fewer than the {need / 1e9:.0f} G "
-                    f"{elt_in} of A/s memory delivers")
+    return "vector", (f"vector FMAs + tile_reduce, though DPAS would keep up better: the vector units "
+                      f"multiply-add {have / 1e9:.0f} G/s, fewer than the {need / 1e9:.0f} G {elt_in} of A/s "
+                      "memory delivers (there is no DPAS gemv kernel)")
 
 
 def plan_gemv(m: int, n: int, dim: int, batch: int, elt_in: str, hw: XeArch) -> GemvPlan:
