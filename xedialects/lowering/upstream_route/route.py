@@ -1,6 +1,6 @@
 """Upstream's route from our VC-mode XeGPU to a SPIR-V binary: export (`export_upstream`), upstream
-mlir-opt passes down to the LLVM dialect (`UPSTREAM_PIPELINE`), mlir-translate, opt, the alloca
-fix-up, llvm-as, the Khronos translator llvm-spirv, spirv-val. Any failure is a DiagnosticError
+mlir-opt passes down to the LLVM dialect (`DISTRIBUTE`, `UPSTREAM_PIPELINE`), mlir-translate, opt,
+the LLVM IR fix-ups (text.py), llvm-as, the Khronos translator llvm-spirv, spirv-val. Any failure is a DiagnosticError
 located at our kernel (gpu.func) with the tool's message."""
 from __future__ import annotations
 
@@ -16,10 +16,14 @@ from . import text as T
 from . import tools
 
 # what upstream's gpu-lower-to-xevm-pipeline runs for subgroup-level xegpu (LLVM 22), on the device
-# side only: lane layouts, distribution to lanes, XeVM, then the LLVM dialect
-GPU_PASSES = ("xegpu-propagate-layout{layout-kind=lane}", "xegpu-subgroup-distribute", "canonicalize", "cse",
+# side only, in two mlir-opt runs: lane layouts and distribution to lanes (no canonicalize before it:
+# it folds the exported constant offsets into literals, which LLVM 22's distribution rejects); the
+# uniform warp ops distribution leaves are inlined (text.py); then XeVM and the LLVM dialect
+# (math-expand-ops / arith-expand: tanh, maximumf without intrinsics the translator lacks)
+DISTRIBUTE = "builtin.module(gpu.module(xegpu-propagate-layout{layout-kind=lane}, xegpu-subgroup-distribute))"
+GPU_PASSES = ("canonicalize", "cse",
               "loop-invariant-code-motion", "cse", "xegpu-vector-linearize", "convert-math-to-xevm",
-              "math-expand-ops",
+              "math-expand-ops", "arith-expand",
               "convert-xegpu-to-xevm", "convert-gpu-to-llvm-spv{use-64bit-index=true}", "cse",
               "reconcile-unrealized-casts")
 MODULE_PASSES = ("convert-scf-to-cf", "expand-strided-metadata", "lower-affine", "convert-vector-to-llvm",
@@ -61,26 +65,26 @@ def upstream_route(module, *, export_text: str | None = None) -> RouteResult:
 
 
 def _route(module_op, text: str) -> RouteResult:
-    step = "mlir-opt (upstream's xegpu passes)"
+    step, given = "mlir-opt (upstream's xegpu passes)", T.hoist_views(text)  # given: the input of the step
     try:
-        lowered = tools.run("mlir-opt", [f"--pass-pipeline={UPSTREAM_PIPELINE}", "-"], text).stdout
+        dist = tools.run("mlir-opt", [f"--pass-pipeline={DISTRIBUTE}", "-"], given).stdout
+        given = T.inline_uniform_warps(dist)
+        lowered = tools.run("mlir-opt", [f"--pass-pipeline={UPSTREAM_PIPELINE}", "-"], given).stdout
         step = "mlir-translate"
         ll = tools.run("mlir-translate", ["--mlir-to-llvmir", "-"], T.device_module(lowered)).stdout
         step = "opt"
         opt = tools.run("opt", [f"-passes={OPT_PASSES}", "-S", "-"], ll).stdout
         if T.wide_vectors(opt):
             opt = tools.run("opt", [f"-passes={OPT_PASSES_SCALAR}", "-S", "-"], ll).stdout
-        fixed = T.strip_new_attributes(T.hoist_allocas(opt))
+        fixed = T.intrinsics_to_opencl(T.strip_new_attributes(T.hoist_allocas(opt)))
         step = "llvm-as"
         bc = tools.run("llvm-as", ["-", "-o", "-"], fixed, binary_out=True).stdout
         step = "llvm-spirv"
         binary = _translate(bc)
         step = "spirv-val"
         _validate(binary)
-    except tools.ToolError as e:
-        raise _located(module_op, text, step, str(e)) from None
-    except T.RouteTextError as e:
-        raise _located(module_op, text, step, str(e)) from None
+    except (tools.ToolError, T.RouteTextError) as e:
+        raise _located(module_op, given if step.startswith("mlir-opt") else "", step, str(e)) from None
     return RouteResult(text, lowered, fixed, binary)
 
 
@@ -107,14 +111,14 @@ _STDIN_LOC = re.compile(r"<stdin>:(\d+):(\d+): error: (.*)")
 
 def _located(module_op, text: str, step: str, message: str) -> DiagnosticError:
     """An error at the gpu.func the failure is in (the kernel around the reported line of the
-    exported text, else the first kernel), with the tool's message and the exported line as note."""
+    mlir-opt input `text`, else the first kernel), with the tool's message and that line as note."""
     m = _STDIN_LOC.search(message)
     kernel, note = None, None
     if m:
         lines = text.splitlines()
         ln = int(m.group(1))
         if 1 <= ln <= len(lines):
-            note = Diagnostic("note", f"exported line {ln}: {lines[ln - 1].strip()[:200]}")
+            note = Diagnostic("note", f"upstream mlir-opt input line {ln}: {lines[ln - 1].strip()[:200]}")
             for back in range(ln - 1, -1, -1):
                 f = re.match(r"\s*gpu\.func @([\w$.]+)", lines[back])
                 if f:

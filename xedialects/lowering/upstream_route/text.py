@@ -114,5 +114,108 @@ def strip_new_attributes(ll: str) -> str:
 
 
 def wide_vectors(ll: str) -> list[int]:
-    """Vector lengths in the LLVM IR that SPIR-V (Vector16) has no type for."""
-    return sorted({int(n) for n in _VECTOR.findall(ll)} - SPIRV_VECTOR_SIZES - {1})
+    """Vector lengths in the LLVM IR that SPIR-V (Vector16) has no type for (1 included)."""
+    return sorted({int(n) for n in _VECTOR.findall(ll)} - SPIRV_VECTOR_SIZES)
+
+
+_FUNC = re.compile(r"^(\s*)gpu\.func @[\w$.]+\((.*?)\)(?: kernel)?")
+_HOISTABLE = re.compile(r"^\s*(%[\w$.-]+) = memref\.(?:expand_shape|collapse_shape|cast|reinterpret_cast) ")
+_SSA = re.compile(r"%[\w$.-]+")
+
+
+def hoist_views(text: str) -> str:
+    """Move memref views of kernel arguments (expand_shape, collapse_shape, cast) to the top of their
+    gpu.func: upstream's subgroup distribution (LLVM 22) does not distribute an scf.for with such an
+    op between it and the end of the kernel (e.g. the bias row view after the K loop)."""
+    lines = text.split("\n")
+    i = 0
+    while i < len(lines):
+        m = _FUNC.match(lines[i])
+        if not m or not lines[i].rstrip().endswith("{"):
+            i += 1
+            continue
+        args = set(re.findall(r"(%[\w$.-]+):", m.group(2)))
+        end = m.group(1) + "}"
+        j, moved = i + 1, []
+        while j < len(lines) and lines[j] != end:
+            v = _HOISTABLE.match(lines[j])
+            if v and set(_SSA.findall(lines[j])) - {v.group(1)} <= args:
+                moved.append(lines.pop(j))
+                continue
+            j += 1
+        lines[i + 1:i + 1] = moved
+        i = j + 1
+    return "\n".join(lines)
+
+
+_WARP = re.compile(r"^(\s*)(%[\w$.-]+)(?::(\d+))? = gpu\.warp_execute_on_lane_0\(%[\w$.-]+\)\[\d+\]"
+                   r"(?: args\((.*?) : .*?\))?(?: -> \(.*\))? \{$")
+
+
+def inline_uniform_warps(text: str) -> str:
+    """Replace each `gpu.warp_execute_on_lane_0` that upstream's distribution leaves with only uniform
+    scalar / memref ops inside (no vector, no xegpu op: e.g. a batch kernel's memref.subview, a dynamic
+    kernel's memref.dim) by its body: every lane computes the same values. Nothing lowers the op."""
+    lines = text.split("\n")
+    out: list[str] = []
+    renames: dict[str, str] = {}
+    i = 0
+    while i < len(lines):
+        m = _WARP.match(lines[i])
+        if not m:
+            out.append(lines[i])
+            i += 1
+            continue
+        indent, result, count, outer = m.group(1), m.group(2), m.group(3), m.group(4)
+        end = indent + "}"
+        j = i + 1
+        while j < len(lines) and lines[j] != end:
+            j += 1
+        region = lines[i + 1:j]
+        yield_line = region[-1].strip() if region else ""
+        body = region[1:-1] if region and region[0].lstrip().startswith("^bb0") else region[:-1]
+        if (not yield_line.startswith("gpu.yield") or any("vector<" in l or "xegpu." in l for l in region)
+                or any(re.match(r"^\s*(%\S+ = )?\"?[\w.]+\"?\(?.*\{$", l) for l in body)):
+            out.append(lines[i])
+            i += 1
+            continue
+        inner = re.findall(r"(%[\w$.-]+):", region[0]) if region and region[0].lstrip().startswith("^bb0") else []
+        outer_names = _SSA.findall(outer or "")
+        local = dict(zip(inner, outer_names))
+        ren = _renamer(local)
+        out += [ren(l[2:] if l.startswith(indent + "  ") else l) for l in body]
+        operands = yield_line[len("gpu.yield"):].split(" : ")[0]
+        values = [ren(v.strip()) for v in operands.split(",") if v.strip()]
+        if count is None:
+            if values:
+                renames[result] = values[0]
+        else:
+            for k, v in enumerate(values):
+                renames[f"{result}#{k}"] = v
+        i = j + 1
+    return _renamer(renames)("\n".join(out)) if renames else "\n".join(out)
+
+
+def _renamer(mapping: dict[str, str]):
+    if not mapping:
+        return lambda s: s
+    pat = re.compile("(" + "|".join(re.escape(k) for k in sorted(mapping, key=len, reverse=True)) + r")(?![\w$.#-])")
+    return lambda s: pat.sub(lambda m: mapping[m.group(1)], s)
+
+
+_MATH = ("exp", "exp2", "log", "log2", "sin", "cos", "tanh", "sqrt", "fabs", "floor", "ceil")
+_INTRINSIC = re.compile(r"\b(declare|call)((?: (?:fast|nnan|ninf|nsz|arcp|contract|afn|reassoc))*)( [^\n@]*?)"
+                        r"@llvm\.(" + "|".join(_MATH) + r")\.(?:v(\d+))?(f32|f16)\(")
+_MANGLE_ELT = {"f32": "f", "f16": "Dh"}
+
+
+def intrinsics_to_opencl(ll: str) -> str:
+    """Calls of LLVM 22 unary float math intrinsics (llvm.exp.v8f32, ...) as calls of the OpenCL
+    builtins the translator maps them to anyway (exp(float8): _Z3expDv8_f): LLVM re-attaches intrinsic
+    attributes when it parses, and LLVM 22's include one (nocreateundeforpoison) the translator's
+    LLVM 19 bitcode reader rejects."""
+    def sub(m):
+        name, n, elt = m.group(4), m.group(5), m.group(6)
+        arg = f"Dv{n}_{_MANGLE_ELT[elt]}" if n else _MANGLE_ELT[elt]
+        return f"{m.group(1)}{m.group(2)} spir_func{m.group(3)}@_Z{len(name)}{name}{arg}("
+    return _INTRINSIC.sub(sub, ll)
