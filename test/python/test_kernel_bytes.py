@@ -3,6 +3,7 @@ import pytest
 
 from xedialects import parse
 from xedialects.arch import get_arch
+from xedialects.passes.analysis import kernel_bytes as kb
 from xedialects.passes.analysis.kernel_bytes import bandwidth_bound, kernel_bytes
 from xedialects.passes.utils.ir_walk import functions
 
@@ -29,10 +30,7 @@ def test_block_rows_clipped_at_the_edge():
     assert (r["hbm_read"], r["hbm_write"], r["re_reads"]) == (1280, 1280, False)
 
 
-def test_masked_lanes_and_loop_carried_descriptor():
-    # scattered: 3 work-groups x 16 lanes at 16 x block id, masked to the 40 elements; a K loop of 4
-    # steps moving an 8x16 block by 16 columns over 56 columns: 16 + 16 + 16 + 8 columns in bounds
-    r = _bytes("""
+LOOP = """
     %c16 = arith.constant 16 : index
     %c0 = arith.constant 0 : index
     %c64 = arith.constant 64 : index
@@ -50,11 +48,25 @@ def test_masked_lanes_and_loop_carried_descriptor():
       %v = xegpu.load_nd %d {mode = vc} : !xegpu.tensor_desc<8x16xf32> -> vector<8x16xf32>
       %d2 = xegpu.update_nd_offset %d, [0, 16] {mode = vc} : !xegpu.tensor_desc<8x16xf32>
       scf.yield %d2 : !xegpu.tensor_desc<8x16xf32>
-    }""", "%X: memref<40xf32>, %A: memref<8x56xf32>", (3, 1, 1))
+    }"""
+
+
+def test_masked_lanes_and_loop_carried_descriptor():
+    # scattered: 3 work-groups x 16 lanes at 16 x block id, masked to the 40 elements; a K loop of 4
+    # steps moving an 8x16 block by 16 columns over 56 columns: 16 + 16 + 16 + 8 columns in bounds
+    r = _bytes(LOOP, "%X: memref<40xf32>, %A: memref<8x56xf32>", (3, 1, 1))
     a_reads = 3 * 8 * 56 * 4                    # every work-group reads all of A
     assert r["read"] == 40 * 4 + a_reads and r["exact"]
     assert r["per_arg"]["0"]["read"] == 160 and r["per_arg"]["1"]["read"] == a_reads
     assert r["hbm_read"] == 160 + 8 * 56 * 4 and r["re_reads"]       # A's re-reads hit L2
+
+
+def test_large_launches_in_bands(monkeypatch):
+    # the launch evaluated a work-group at a time counts the same bytes
+    whole = _bytes(LOOP, "%X: memref<40xf32>, %A: memref<8x56xf32>", (3, 1, 1))
+    monkeypatch.setattr(kb, "MAX_POINTS", 1)
+    banded = _bytes(LOOP, "%X: memref<40xf32>, %A: memref<8x56xf32>", (3, 1, 1))
+    assert banded == whole
 
 
 def test_unknown_offsets_and_branches():

@@ -21,6 +21,7 @@ from ..utils.ir_walk import walk
 
 GRID_AXES = 5                       # block id x, y, z, subgroup id, lane (SIMT work-item)
 LANE = 4
+MAX_POINTS = 1 << 22                # evaluation points per band of work-groups (memory bound of the numpy arrays)
 _CMP = {0: np.equal, 1: np.not_equal, 2: np.less, 3: np.less_equal, 4: np.greater, 5: np.greater_equal,
         6: np.less, 7: np.less_equal, 8: np.greater, 9: np.greater_equal}
 _BIN = {"arith.addi": np.add, "arith.subi": np.subtract, "arith.muli": np.multiply,
@@ -61,12 +62,13 @@ class _Desc:
 
 
 class _Eval:
-    def __init__(self, func, grid, sgs, args, lanes):
+    def __init__(self, func, grid, sgs, args, lanes, first=(0, 0, 0), count=None):
         ops = list(walk(func))
         self.loops = [o for o in ops if o.name == "scf.for"]
         self.nax = GRID_AXES + len(self.loops)
         simt = any(o.name == "gpu.lane_id" for o in ops)
-        self.sizes = list(grid) + [sgs, lanes if simt else 1] + [1] * len(self.loops)
+        self.grid, self.first = tuple(grid), first      # this evaluation covers work-groups first .. first + count
+        self.sizes = list(count or grid) + [sgs, lanes if simt else 1] + [1] * len(self.loops)
         self.env = {}
         self.views = {a: (i, memref_info(a.type)) for i, a in enumerate(args)}
         self.accesses = []
@@ -144,7 +146,8 @@ class _Eval:
             res = self.broadcast(op)
         elif name in ("gpu.block_id", "gpu.grid_dim"):
             ax = "xyz".index(str(op.attributes["dimension"]).strip(">")[-1])
-            res = self.axis(ax, range(self.sizes[ax])) if name == "gpu.block_id" else self.scalar(self.sizes[ax])
+            res = (self.axis(ax, range(self.first[ax], self.first[ax] + self.sizes[ax])) if name == "gpu.block_id"
+                   else self.scalar(self.grid[ax]))
         elif name == "gpu.subgroup_id":
             res = self.axis(3, range(self.sizes[3]))
         elif name == "gpu.lane_id":
@@ -365,8 +368,6 @@ class _Eval:
         for ax in axes:
             if n.shape[ax] == 1:
                 total *= self.sizes[ax]
-        if pred.ndim and any(pred.shape[ax] > 1 for ax in range(self.nax) if ax not in axes):
-            exact = False
         self.accesses.append({"kind": kind, "arg": d.base, "elems": total, "bytes": total * d.ebytes,
                               "exact": exact})
 
@@ -381,6 +382,33 @@ def _arg_bytes(a):
     if mi is None or any(s is None for s in mi[0]) or _is_slm(a.type):
         return None
     return math.prod(mi[0]) * elem_bits(mi[1]) // 8
+
+
+def _evaluate(func, grid, sgs, args, lanes):
+    """Accesses and notes of the whole launch, evaluated a band of work-groups at a time so that
+    no array exceeds MAX_POINTS (work-groups x subgroups x lanes x loop iterations)."""
+    body = func.regions[0].blocks[0]
+
+    def run(first, count):
+        ev = _Eval(func, grid, sgs, args, lanes, first, count)
+        ev.run_block(body, np.ones((1,) * ev.nax, dtype=bool), [], True)
+        return ev
+
+    probe = run((0, 0, 0), (1, 1, 1))           # one work-group: the loop trip counts
+    per_wg = math.prod(probe.sizes[3:])
+    if math.prod(grid) * per_wg <= MAX_POINTS:
+        return run((0, 0, 0), grid)
+    out = probe
+    out.accesses, out.notes = [], {}
+    rows = max(1, MAX_POINTS // (per_wg * grid[0]))    # grid rows (y) per band; x split when one row is too much
+    cols = grid[0] if rows > 1 or per_wg * grid[0] <= MAX_POINTS else max(1, MAX_POINTS // per_wg)
+    for z in range(grid[2]):
+        for y in range(0, grid[1], rows):
+            for x in range(0, grid[0], cols):
+                ev = run((x, y, z), (min(cols, grid[0] - x), min(rows, grid[1] - y), 1))
+                out.accesses += ev.accesses
+                out.notes.update(ev.notes)
+    return out
 
 
 def kernel_bytes(func, launch, arch) -> dict:
@@ -399,16 +427,15 @@ def kernel_bytes(func, launch, arch) -> dict:
             block = (arch.subgroup_size, 1, 1)
         how = "one work-group (no gpu.launch_func)"
     sgs = max(1, -(-math.prod(block) // arch.subgroup_size))
-    ev = _Eval(func, grid, sgs, args, arch.subgroup_size)
     try:
         with np.errstate(all="ignore"):
-            ev.run_block(func.regions[0].blocks[0], np.ones((1,) * ev.nax, dtype=bool), [], True)
+            ev = _evaluate(func, grid, sgs, args, arch.subgroup_size)
     except MemoryError:
         return {"counted": False, "why": "the launch is too large to evaluate"}
     except (ValueError, IndexError, TypeError) as e:   # index arithmetic of a form not traced
         return {"counted": False, "why": f"index arithmetic not traced: {e}"}
     out = {"counted": True, "launch": how, "work_groups": math.prod(grid), "subgroups_per_wg": sgs,
-           "read": 0, "write": 0, "prefetch": 0, "exact": all(a["exact"] for a in ev.accesses) and set(ev.notes.values()) <= {"info"},
+           "read": 0, "write": 0, "prefetch": 0, "exact": set(ev.notes.values()) <= {"info"},
            "complete": "partial" not in ev.notes.values(),
            "upper_bound": "upper" in ev.notes.values(),
            "notes": {k: sorted(n for n, v in ev.notes.items() if v == k) for k in ("upper", "partial", "info")},

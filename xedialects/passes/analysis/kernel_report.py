@@ -10,6 +10,8 @@ Per `gpu.func`, read from the IR without running it:
   large-GRF mode) of the architecture table;
 * shared local memory (workgroup attributions and memref.alloc in address space 3) and named
   barriers (`xegpu.alloc_nbarrier`);
+* the global-memory bytes of one launch (kernel_bytes.py: every access of every subgroup over the
+  grid, edges clipped), the HBM bytes and the bandwidth bound at the arch table's HBM bandwidth;
 * the performance model (perf_model.py): predicted time, TFLOP/s and the bound of one launch
   (grid from `gpu.launch_func`), with every constant and its source in the arch table.
 
@@ -452,7 +454,8 @@ from ..registry import Option, register_pass  # noqa: E402
 
 
 @register_pass("xe-kernel-report",
-               "Print a static report per gpu.func (DPAS and block IO per K step, registers, SLM, barriers)",
+               "Print a static report per gpu.func (DPAS and block IO per K step, registers, SLM, barriers, "
+               "global-memory bytes and bandwidth bound, performance model)",
                options=[Option("arch", str, "pvc", "target architecture"),
                         Option("json", bool, False, "print JSON instead of text")])
 def xe_kernel_report(module_op, options, ctx):
