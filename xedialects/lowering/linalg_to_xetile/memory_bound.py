@@ -6,9 +6,9 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass
 
-from . import elementwise, reduce, softmax
+from . import elementwise, full_reduce, reduce, softmax
 from .gemm_epilogue import NotFusible
-from .memory_plan import plan_memory_bound, plan_reduction_sized, plan_softmax
+from .memory_plan import plan_full_reduction, plan_memory_bound, plan_reduction_sized, plan_softmax
 
 
 @dataclass
@@ -38,6 +38,11 @@ class MemoryBound:
                 shape, elt = gen.output_shape(form)
                 plan = plan_memory_bound("element-wise " + op.name, shape[0], shape[1], elt, self.hw)
                 io = gen.EwIO(form)
+            elif full_reduce.is_full(op):
+                gen = full_reduce
+                form = gen.match_full_reduce(op)
+                plan = plan_full_reduction(form.shape, form.elt, self.hw)
+                io = gen.FullReduceIO(form)
             elif op.name == "linalg.reduce":
                 gen = reduce
                 form = gen.match_reduce(op)

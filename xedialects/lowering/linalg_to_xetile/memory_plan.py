@@ -290,3 +290,44 @@ def plan_reduction_sized(m, n, dim: int, elt: str, hw: XeArch) -> MemPlan:
         p.reasons.append(f"dynamic {'rows' if dim == 1 else 'columns'}: the grid comes from the runtime sizes, "
                          "the tiles are those of a size that fills the device")
     return p
+
+
+def plan_full_reduction(shape: tuple, elt: str, hw: XeArch) -> MemPlan:
+    """Tiles for reducing a whole 1D/2D array to a scalar in two stages: stage 1 gives every
+    work-group (one subgroup) `rows` whole rows (2D) or a `band` of columns (1D) and as many
+    work-groups as the array allows up to filling the device; stage 2 (one work-group) reduces
+    the partial values and the remainder."""
+    eb = _BYTES.get(elt, 4)
+    row_bytes = max(r.max_row_bytes for r in hw.blocks) if hw.blocks else 64
+    width = max(1, row_bytes // eb)
+    want = hw.xe_cores
+    n = shape[-1]
+    step = width * min(4, max(1, n // width))
+    reasons = [f"loop step {step} columns: full-width 2D block rows of {row_bytes} bytes = {width} {elt}, "
+               "the last tile exactly as wide as the remainder (no padding, no clamping)",
+               "two stages (partials buffer, then one work-group): the same result on every run, no float "
+               "or 16-bit atomics needed"]
+    rows, band = 8, None
+    if len(shape) == 2:
+        m = shape[0]
+        while m // rows < want and rows > 1:
+            rows //= 2
+        groups = m // rows
+        reasons.append(f"stage 1: {groups} work-groups, {rows} whole row(s) each; stage 2 reduces the {groups} partial "
+                       f"values and the last {m - groups * rows} rows")
+        wg = (rows, step)
+    else:
+        band = step * max(1, n // (step * want))
+        groups = n // band
+        reasons.append(f"stage 1: {groups} work-groups, {band} columns each; stage 2 reduces the {groups} partial "
+                       f"values and the last {n - groups * band} columns")
+        wg = (1, step)
+    if groups >= want:
+        reasons.append(f"{groups} work-groups >= {want} Xe-cores of {hw.name}: every Xe-core gets work")
+    else:
+        reasons.append(f"only {groups} work-groups for {want} Xe-cores: the array is too small to fill {hw.name}")
+    m2 = shape[0] if len(shape) == 2 else 1
+    p = MemPlan("reduce to a scalar", m2, n, elt, hw.name, wg, (1, 1), wg, reasons)
+    p.fixed_grid = (1, groups)
+    p.rows, p.band, p.step, p.width = rows, band, step, width
+    return p

@@ -1,0 +1,57 @@
+// linalg.reduce over every dimension (to a 0-D memref) becomes two kernels: @<f>_partials (one
+// work-group per band of whole rows, 1D: per band of columns; each reduces its band with
+// xetile.tile_reduce and stores one value into a host-allocated partials buffer) and @<f>_final
+// (one work-group: the partials, the rows / columns the grid left over, and the init). Every tile
+// lies inside the array: whole full-width tiles, then one exactly as wide as the remainder.
+// RUN: xe-opt %s --convert-linalg-to-xetile | FileCheck %s
+// RUN: xe-opt %s --xe-print-plan --convert-linalg-to-xetile -o %t 2>&1 | FileCheck %s --check-prefix=PLAN
+// RUN: xe-run %s --pipeline xe-gemm-to-xegpu --check --entry total | FileCheck %s --check-prefix=OK
+// RUN: xe-run %s --pipeline xe-gemm-to-xegpu --check --entry vmax | FileCheck %s --check-prefix=OK
+// RUN: xe-run %s --pipeline xe-gemm-to-spirv-portable --backend opencl --check --entry total | FileCheck %s --check-prefix=OK
+
+// CHECK-LABEL: func.func @total
+// CHECK:       %[[P:.*]] = memref.alloc() : memref<37xf32>
+// CHECK:       gpu.launch_func @total_kernels::@total_0_partials blocks in (%{{.*}}, %[[G:.*]], %{{.*}}) {{.*}} args(%{{.*}} : memref<37x53xf32>, %[[P]] : memref<37xf32>)
+// CHECK:       %[[O:.*]] = memref.reinterpret_cast %{{.*}} to offset: [0], sizes: [1, 1], strides: [1, 1] : memref<f32> to memref<1x1xf32>
+// CHECK:       gpu.launch_func @total_kernels::@total_0_final blocks in (%{{.*}}, %{{.*}}, %{{.*}}) {{.*}} args(%{{.*}} : memref<37x53xf32>, %[[P]] : memref<37xf32>, %[[O]] : memref<1x1xf32>)
+// CHECK:       memref.dealloc %[[P]] : memref<37xf32>
+// CHECK:       gpu.func @total_0_partials(
+// CHECK:         scf.for {{.*}} -> (vector<1x1xf32>)
+// CHECK:           xetile.tile_reduce <add> %{{.*}} [1] {{.*}} : vector<1x48xf32> -> vector<1x1xf32>
+// CHECK:         xetile.tile_reduce <add> %{{.*}} [1] {{.*}} : vector<1x5xf32> -> vector<1x1xf32>
+// CHECK:         xetile.store_tile %{{.*}}, %{{.*}} : vector<1x1xf32>
+// CHECK:       gpu.func @total_0_final(
+// CHECK:         xetile.tile_reduce <add> %{{.*}} [1] {{.*}} : vector<1x32xf32> -> vector<1x1xf32>
+// CHECK:         xetile.tile_reduce <add> %{{.*}} [1] {{.*}} : vector<1x5xf32> -> vector<1x1xf32>
+// CHECK:         xetile.load_tile %{{.*}} -> vector<1x1xf32>
+// CHECK:         xetile.store_tile
+// CHECK:       gpu.func @vmax_0_final(
+// CHECK:         arith.extf {{.*}} : vector<1x13xf16> to vector<1x13xf32>
+// CHECK:         xetile.tile_reduce <maximumf>
+// CHECK:         arith.truncf {{.*}} : vector<1x1xf32> to vector<1x1xf16>
+
+// PLAN:      memory-bound plan [pvc]: reduce to a scalar on 37x53 f32
+// PLAN:        reason: two stages (partials buffer, then one work-group)
+// PLAN:        reason: stage 1: 37 work-groups, 1 whole row(s) each; stage 2 reduces the 37 partial values and the last 0 rows
+// PLAN:      memory-bound plan [pvc]: reduce to a scalar on 1x77 f16
+// PLAN:        reason: stage 1: 1 work-groups, 64 columns each; stage 2 reduces the 1 partial values and the last 13 columns
+
+// OK:       PASS
+
+func.func @total(%A: memref<37x53xf32>, %O: memref<f32>) {
+  linalg.reduce ins(%A : memref<37x53xf32>) outs(%O : memref<f32>) dimensions = [0, 1]
+    (%x: f32, %acc: f32) {
+      %s = arith.addf %x, %acc : f32
+      linalg.yield %s : f32
+    }
+  return
+}
+
+func.func @vmax(%A: memref<77xf16>, %O: memref<f16>) {
+  linalg.reduce ins(%A : memref<77xf16>) outs(%O : memref<f16>) dimensions = [0]
+    (%x: f16, %acc: f16) {
+      %s = arith.maximumf %x, %acc : f16
+      linalg.yield %s : f16
+    }
+  return
+}

@@ -1,0 +1,295 @@
+"""`linalg.reduce` over every dimension of a 1D or 2D memref into a 0-D memref (a sum, max or min
+to a scalar) as two work-group XeTile kernels launched one after the other (the two-stage form):
+
+1. `<name>_partials`: work-group g reduces its share of the input (2D: `rows` whole rows; 1D: a
+   band of `band` columns) to one value with `xetile.tile_reduce` and stores it in element g of
+   a temporary buffer the host allocates (`memref.alloc`, freed after the second launch);
+2. `<name>_final`: one work-group reduces the partial values and the rows (columns) the grid did
+   not cover, combines the result with the output's initial value and stores it.
+
+Two stages rather than atomics: the result is the same on every run, max/min need no float atomic
+(portable SPIR-V has none) and f16/bf16 sums need no 16-bit atomic add (PVC has none). Every tile
+lies inside the array (whole tiles, then one exactly as wide or high as the remainder), so neither
+zero padding nor clamping is needed. f16/bf16 accumulate in f32 (partials in f32), rounded once."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from mlir import ir
+from mlir.dialects import arith
+
+from .gemm_epilogue import NotFusible, _buffer_ok
+from .reduce import KINDS, _FLOATS, _IMIN, _NEG_INF, _POS_INF
+from .softmax import _pieces
+
+
+@dataclass
+class FullReduceForm:
+    op: object
+    src: object
+    out: object
+    shape: tuple      # the input's shape (1D or 2D)
+    combiner: str
+    kind: str
+    elt: str
+
+    @property
+    def acc(self) -> str:
+        return "f32" if self.elt in ("f16", "bf16") else self.elt
+
+
+def is_full(op) -> bool:
+    if op.name != "linalg.reduce" or len(op.operands) != 2:
+        return False
+    t = op.operands[0].type
+    if not isinstance(t, (ir.MemRefType, ir.RankedTensorType)):
+        return False
+    dims = sorted(ir.DenseI64ArrayAttr(op.attributes["dimensions"]))
+    return t.rank in (1, 2) and dims == list(range(t.rank))
+
+
+def match_full_reduce(op) -> FullReduceForm:
+    if len(op.results):
+        raise NotFusible("'linalg.reduce' works on tensors (bufferize first)")
+    src, out = list(op.operands)
+    rank = src.type.rank
+    shape, elt = _buffer_ok(src, rank, "the input of 'linalg.reduce'")
+    if rank == 1 and not _identity(src):
+        raise NotFusible(f"the input of 'linalg.reduce' ({src.type}) needs the identity layout")
+    oshape, oelt = _buffer_ok(out, 0, "the init of 'linalg.reduce'")
+    if any(s is None for s in shape):
+        raise NotFusible("'linalg.reduce' to a scalar with dynamic shapes (static shapes supported: the grid "
+                         "and the partials buffer are sized at compile time)")
+    if oelt != elt:
+        raise NotFusible(f"'linalg.reduce' from {elt} into {oelt} (same element type supported)")
+    block = op.regions[0].blocks[0]
+    body = [o.operation for o in block.operations]
+    if len(body) != 2 or body[0].name not in KINDS:
+        found = ", ".join(o.name for o in body[:-1])
+        raise NotFusible(f"'linalg.reduce' body ({found}) is not one of {', '.join(sorted(KINDS))}")
+    comb = body[0]
+    if set(comb.operands) != set(block.arguments) or body[1].operands[0] != comb.results[0]:
+        raise NotFusible("'linalg.reduce' body does not combine its two arguments and yield the result")
+    if (elt in _FLOATS) != comb.name.endswith("f"):
+        raise NotFusible(f"'{comb.name}' on {elt}")
+    return FullReduceForm(op, src, out, tuple(shape), comb.name, KINDS[comb.name], elt)
+
+
+def _identity(v) -> bool:
+    from .linalg_match import identity_layout
+
+    return identity_layout(v)
+
+
+def _identity_value(form: FullReduceForm) -> str:
+    t = form.acc
+    if form.kind == "add":
+        return "0.0" if t in _FLOATS else "0"
+    if t in _FLOATS:
+        return (_NEG_INF if "max" in form.kind else _POS_INF)[t]
+    lo = _IMIN[t]
+    return str(lo if "max" in form.kind else -lo - 1)
+
+
+def split(form: FullReduceForm, plan):
+    """(groups, covered): the work-groups of stage 1 and the rows (2D) / columns (1D) they cover."""
+    if len(form.shape) == 2:
+        groups = form.shape[0] // plan.rows
+        return groups, groups * plan.rows
+    groups = form.shape[0] // plan.band
+    return groups, groups * plan.band
+
+
+class _Writer:
+    def __init__(self, form: FullReduceForm, plan):
+        self.form, self.plan = form, plan
+        self.L = []
+        self.n = 0
+        self.consts = {}
+        self.wgm = "#xetile.wg_map<sg_layout = [1, 1], sg_data = [{}, {}]>"
+        self.one = f"vector<1x1x{form.acc}>"
+
+    def w(self, line):
+        self.L.append(line)
+
+    def fresh(self, p):
+        self.n += 1
+        return f"%{p}{self.n}"
+
+    def const(self, v, ind="    "):
+        name = f"%k{v}"
+        if name not in self.consts:
+            self.consts[name] = v
+            self.w(f"{ind}{name} = arith.constant {v} : index")
+        return name
+
+    def tile_t(self, h, wd, T):
+        return f"!xetile.tile<{h}x{wd}x{T}, #xetile.tile_attr<wg_map = <sg_layout = [1, 1], sg_data = [{h}, {wd}]>>>"
+
+    def reduce_tile(self, base, bt, row, colv, h, wd, ind):
+        """The 1x1 reduction (in the accumulator type) of the h x wd tile of `base` at (row, colv)."""
+        f, A = self.form, self.form.acc
+        T = A if base == "%P2" else f.elt     # the partials are in the accumulator type
+        t, v = self.fresh("t"), self.fresh("v")
+        tt = self.tile_t(h, wd, T)
+        self.w(f"{ind}{t} = xetile.init_tile {base}[{row}, {colv}] : {bt} -> {tt}")
+        self.w(f"{ind}{v} = xetile.load_tile {t} : {tt} -> vector<{h}x{wd}x{T}>")
+        if A != T:
+            x = self.fresh("x")
+            self.w(f"{ind}{x} = arith.extf {v} {{wg_map = {self.wgm.format(h, wd)}}} : vector<{h}x{wd}x{T}> to "
+                   f"vector<{h}x{wd}x{A}>")
+            v = x
+        r = self.fresh("r")
+        self.w(f"{ind}{r} = xetile.tile_reduce <{f.kind}> {v} [1] {{wg_map = {self.wgm.format(h, 1)}}} : "
+               f"vector<{h}x{wd}x{A}> -> vector<{h}x1x{A}>")
+        if h > 1:
+            r2 = self.fresh("r")
+            self.w(f"{ind}{r2} = xetile.tile_reduce <{f.kind}> {r} [0] {{wg_map = {self.wgm.format(1, 1)}}} : "
+                   f"vector<{h}x1x{A}> -> {self.one}")
+            r = r2
+        return r
+
+    def combine(self, a, b, ind):
+        if a is None:
+            return b
+        r = self.fresh("c")
+        self.w(f"{ind}{r} = {self.form.combiner} {a}, {b} {{wg_map = {self.wgm.format(1, 1)}}} : {self.one}")
+        return r
+
+    def region(self, base, bt, row, h, lo, hi, acc, dyn_lo=None):
+        """Fold rows [row, row + h) x columns [lo, hi) of `base` into `acc`: a loop over whole
+        `step`-wide tiles, then the remaining columns (whole blocks, then the exact remainder).
+        `dyn_lo`: an SSA start column (the loop then runs hi - lo columns from it)."""
+        step = self.plan.step
+        loop = (hi - lo) // step * step
+        if loop:
+            if acc is None:
+                acc = self.fresh("i")
+                self.w(f'    {acc} = "arith.constant"() {{value = dense<{_identity_value(self.form)}> : {self.one}, '
+                       f'wg_map = {self.wgm.format(1, 1)}}} : () -> {self.one}')
+            start = dyn_lo or self.const(lo)
+            if dyn_lo:
+                end = self.fresh("e")
+                self.w(f"    {end} = arith.addi {dyn_lo}, {self.const(loop)} : index")
+            else:
+                end = self.const(lo + loop)
+            res, k, a = self.fresh("l"), self.fresh("k"), self.fresh("a")
+            self.w(f"    {res} = scf.for {k} = {start} to {end} step {self.const(step)} "
+                   f"iter_args({a} = {acc}) -> ({self.one}) {{")
+            r = self.reduce_tile(base, bt, row, k, h, step, "      ")
+            y = self.combine(a, r, "      ")
+            self.w(f"      scf.yield {y} : {self.one}")
+            self.w("    }")
+            acc = res
+        for off, wd in _pieces(lo + loop, hi, self.plan.width):
+            acc = self.combine(acc, self.reduce_tile(base, bt, row, self.const(off), h, wd, "    "), "    ")
+        return acc
+
+    def header(self, name, params, threads):
+        self.w(f"  gpu.func @{name}({params}) kernel attributes "
+               f"{{known_block_size = array<i32: {threads}, 1, 1>, xe.subgroup_size = 16 : i32}} {{")
+
+    def x_view(self):
+        f = self.form
+        if len(f.shape) == 2:
+            return "%X", str(f.src.type)
+        vt = f"memref<1x{f.shape[0]}x{f.elt}>"
+        self.w(f"    %X2 = memref.expand_shape %X [[0, 1]] output_shape [1, {f.shape[0]}] : {f.src.type} into {vt}")
+        return "%X2", vt
+
+
+def kernel_text(form: FullReduceForm, plan, kname: str, io) -> str:
+    groups, covered = split(form, plan)
+    A, T = form.acc, form.elt
+    pt = f"memref<{max(groups, 1)}x{A}>"
+    pv = f"memref<1x{max(groups, 1)}x{A}>"
+    out = []
+    if groups:
+        s1 = _Writer(form, plan)
+        s1.header(f"{kname}_partials", f"%X: {form.src.type}, %P: {pt}", 16)
+        base, bt = s1.x_view()
+        s1.w("    %bid = gpu.block_id y")
+        zero = s1.const(0)
+        if len(form.shape) == 2:
+            s1.w(f"    %row = arith.muli %bid, {s1.const(plan.rows)} : index")
+            acc = s1.region(base, bt, "%row", plan.rows, 0, form.shape[1], None)
+        else:
+            s1.w(f"    %col = arith.muli %bid, {s1.const(plan.band)} : index")
+            acc = s1.region(base, bt, zero, 1, 0, plan.band, None, dyn_lo="%col")
+        s1.w(f"    %P2 = memref.expand_shape %P [[0, 1]] output_shape [1, {groups}] : {pt} into {pv}")
+        tt = s1.tile_t(1, 1, A)
+        s1.w(f"    %pt = xetile.init_tile %P2[{zero}, %bid] : {pv} -> {tt}")
+        s1.w(f"    xetile.store_tile {acc}, %pt : {s1.one}, {tt}")
+        s1.w("    gpu.return")
+        s1.w("  }")
+        out.append("\n".join(s1.L))
+    s2 = _Writer(form, plan)
+    ot = f"memref<1x1x{T}>"
+    s2.header(f"{kname}_final", f"%X: {form.src.type}, %P: {pt}, %O2: {ot}", 16)
+    base, bt = s2.x_view()
+    zero = s2.const(0)
+    acc = None
+    if groups:
+        s2.w(f"    %P2 = memref.expand_shape %P [[0, 1]] output_shape [1, {groups}] : {pt} into {pv}")
+        acc = s2.region("%P2", pv, zero, 1, 0, groups, None)
+    if len(form.shape) == 2:
+        m, n = form.shape
+        if covered < m:   # the last rows, one tile exactly as high as they are
+            acc = s2.region(base, bt, s2.const(covered), m - covered, 0, n, acc)
+    elif covered < form.shape[0]:
+        acc = s2.region(base, bt, zero, 1, covered, form.shape[0], acc)
+    tt = s2.tile_t(1, 1, T)
+    s2.w(f"    %ot = xetile.init_tile %O2[{zero}, {zero}] : {ot} -> {tt}")
+    s2.w(f"    %init = xetile.load_tile %ot : {tt} -> vector<1x1x{T}>")
+    init = "%init"
+    if A != T:
+        s2.w(f"    %initw = arith.extf %init {{wg_map = {s2.wgm.format(1, 1)}}} : vector<1x1x{T}> to {s2.one}")
+        init = "%initw"
+    res = s2.combine(acc, init, "    ")
+    if A != T:
+        s2.w(f"    %res = arith.truncf {res} {{wg_map = {s2.wgm.format(1, 1)}}} : {s2.one} to vector<1x1x{T}>")
+        res = "%res"
+    s2.w(f"    xetile.store_tile {res}, %ot : vector<1x1x{T}>, {tt}")
+    s2.w("    gpu.return")
+    s2.w("  }")
+    out.append("\n".join(s2.L))
+    return "\n".join(out)
+
+
+class FullReduceIO:
+    def __init__(self, form: FullReduceForm):
+        self.host_args = [form.src, form.out]
+
+
+def emit_launch(form: FullReduceForm, plan, mod_name: str, kname: str, io: FullReduceIO):
+    """memref.alloc of the partials, the two launches, memref.dealloc; the op is erased."""
+    from mlir.dialects import memref
+
+    op = form.op
+    groups, _ = split(form, plan)
+    with op.context, ir.InsertionPoint(op), op.location:
+        idx = ir.IndexType.get()
+
+        def const(v):
+            return arith.ConstantOp(idx, v).result
+
+        acc_t = ir.Type.parse(form.acc)
+        part = memref.AllocOp(ir.MemRefType.get([max(groups, 1)], acc_t), [], []).result
+        one, threads = const(1), const(16)
+
+        def launch(name, gy, args):
+            ir.Operation.create(
+                "gpu.launch_func", operands=[one, gy, one, threads, one, one] + args,
+                attributes={"kernel": ir.SymbolRefAttr.get([mod_name, name]),
+                            "operandSegmentSizes": ir.DenseI32ArrayAttr.get(
+                                [0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, len(args), 0])})
+
+        if groups:
+            launch(f"{kname}_partials", const(groups), [form.src, part])
+        # the 0-D output as a 1x1 memref (a host-side view: the kernel sees a plain 2D memref)
+        out2 = memref.ReinterpretCastOp(ir.MemRefType.get([1, 1], ir.MemRefType(form.out.type).element_type),
+                                        form.out, [], [], [], static_offsets=[0], static_sizes=[1, 1],
+                                        static_strides=[1, 1]).result
+        launch(f"{kname}_final", one, [form.src, part, out2])
+        memref.DeallocOp(part)
+    op.erase()
