@@ -32,16 +32,17 @@ def parse_upstream(text: str, filename: str = "-"):
     """(context, module op) of `text` parsed in a fresh context holding upstream's own dialects."""
     ctx = ir.Context()
     with ctx, ir.Location.unknown():
+        wrap = not re.search(r"^module\b", text, re.M)
+        if wrap:  # an implicit module around top-level ops (after alias definitions), as mlir-opt does
+            from ...syntax import _first_op_position
+
+            pos, _ = _first_op_position(text)
+            head = "module attributes {gpu.container_module} {" if "gpu.module" in text else "module {"
+            text = text[:pos] + head + text[pos:] + "\n}"
         try:
             op = ir.Operation.parse(text, source_name=filename)
         except ir.MLIRError as e:
-            diags = [from_mlir(d) for d in e.error_diagnostics]
-            if not any("single top-level operation" in d.message for d in diags):
-                raise DiagnosticError(diags) from None
-            try:
-                op = ir.Operation.parse("module {" + text + "\n}", source_name=filename)
-            except ir.MLIRError as e2:
-                raise DiagnosticError([from_mlir(d) for d in e2.error_diagnostics]) from None
+            raise DiagnosticError([from_mlir(d) for d in e.error_diagnostics]) from None
         op = op.operation
         if op.name != "builtin.module":
             wrapper = ir.Module.create(op.location)
