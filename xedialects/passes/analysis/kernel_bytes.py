@@ -411,10 +411,10 @@ def _evaluate(func, grid, sgs, args, lanes):
     return out
 
 
-def kernel_bytes(func, launch, arch) -> dict:
+def kernel_bytes(func, launch, arch, launched: bool = False) -> dict:
     """Bytes one launch of the gpu.func `func` moves to and from global memory. `launch` =
     (grid, block) in work-items from `gpu.launch_func`, or None (one work-group of
-    `known_block_size`, else of one subgroup)."""
+    `known_block_size`, else of one subgroup; `launched`: a gpu.launch_func with a runtime grid exists)."""
     args = list(func.regions[0].blocks[0].arguments) if func.regions[0].blocks else []
     if launch is not None:
         grid, block = launch
@@ -425,7 +425,7 @@ def kernel_bytes(func, launch, arch) -> dict:
             block = tuple(int(x) for x in ir.DenseI32ArrayAttr(func.attributes["known_block_size"]))
         except (KeyError, ValueError, TypeError):
             block = (arch.subgroup_size, 1, 1)
-        how = "one work-group (no gpu.launch_func)"
+        how = "the gpu.launch_func grid is not constant" if launched else "no gpu.launch_func"
     sgs = max(1, -(-math.prod(block) // arch.subgroup_size))
     try:
         with np.errstate(all="ignore"):
@@ -434,7 +434,8 @@ def kernel_bytes(func, launch, arch) -> dict:
         return {"counted": False, "why": "the launch is too large to evaluate"}
     except (ValueError, IndexError, TypeError) as e:   # index arithmetic of a form not traced
         return {"counted": False, "why": f"index arithmetic not traced: {e}"}
-    out = {"counted": True, "launch": how, "work_groups": math.prod(grid), "subgroups_per_wg": sgs,
+    out = {"counted": True, "launch": how, "whole_launch": launch is not None,
+           "work_groups": math.prod(grid), "subgroups_per_wg": sgs,
            "read": 0, "write": 0, "prefetch": 0, "exact": set(ev.notes.values()) <= {"info"},
            "complete": "partial" not in ev.notes.values(),
            "upper_bound": "upper" in ev.notes.values(),
@@ -485,8 +486,9 @@ def format_bytes(gm: dict, arch) -> list[str]:
 
     if not gm.get("counted"):
         return [f"  global memory: not counted ({gm.get('why', 'unknown')})"]
-    head = (f"  global memory, one launch ({gm['work_groups']} work-group(s) x {gm['subgroups_per_wg']} "
-            f"subgroup(s), {gm['launch']}):")
+    head = (f"  global memory, one launch of {gm['work_groups']} work-group(s) x {gm['subgroups_per_wg']} "
+            f"subgroup(s) ({gm['launch']}):" if gm["whole_launch"] else
+            f"  global memory, one work-group of {gm['subgroups_per_wg']} subgroup(s) only ({gm['launch']}):")
     nt = gm["notes"]
     how = "exact" if gm["exact"] else "; ".join(
         (["an upper bound: " + "; ".join(nt["upper"])] if nt["upper"] else []) +

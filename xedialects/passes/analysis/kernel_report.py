@@ -280,10 +280,12 @@ def kernel_report(module, arch="pvc") -> list[dict]:
     from .perf_model import format_prediction, launches, predict, work_from_report
 
     grids = launches(op)
+    launched = {str(o.attributes["kernel"]).rsplit("@", 1)[-1].strip('"') for o in _walk(op)
+                if o.name == "gpu.launch_func"}
     for func in functions(op, kinds=("gpu.func",)):
         r = _report_func(func, a)
         if r["mode"] in ("vc", "simt"):
-            gm = kernel_bytes(func, grids.get(r["kernel"]), a)
+            gm = kernel_bytes(func, grids.get(r["kernel"]), a, r["kernel"] in launched)
             r["global_memory"] = dict(gm, lines=format_bytes(gm, a))
         if a.perf is not None and r["mode"] in ("vc", "simt"):
             p = predict(a, work_from_report(r, grids.get(r["kernel"]), a))

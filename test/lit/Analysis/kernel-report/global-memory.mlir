@@ -10,7 +10,7 @@
 // axpby on 37x64 f16: 5 work-groups of 8 rows = 40 rows of 2D blocks, clipped to the 37 in bounds:
 // x and y read 37 x 64 x 2 = 4,736 B each, y written 4,736 B; 14,208 B / 2000 GB/s = 0.0071 us
 // CHECK-LABEL: kernel @axpby_0 (vc mode)
-// CHECK:         global memory, one launch (5 work-group(s) x 2 subgroup(s), grid 1x5x1 from gpu.launch_func):
+// CHECK:         global memory, one launch of 5 work-group(s) x 2 subgroup(s) (grid 1x5x1 from gpu.launch_func):
 // CHECK-NEXT:      accessed: 14,208 B (read 9,472, write 4,736) -- {{.*}}; exact
 // CHECK-NEXT:      HBM bytes: 14,208 (read 9,472, write 4,736) -> bandwidth bound 0.007 us at 2000 GB/s sustained (2 stack(s) x 1000 GB/s) [pvc]; 0.004 us at the 3276.8 GB/s peak
 // the memory-bound kernel's model terms use the same bytes
@@ -31,9 +31,15 @@
 // row sum of 1000x64 f32: the input read once (256,000 B), the 1000-element output read (init) and
 // written (4,000 B each); 264,000 B / 2000 GB/s = 0.132 us
 // CHECK-LABEL: kernel @row_sum_0 (vc mode)
-// CHECK:           global memory, one launch (125 work-group(s) x 1 subgroup(s), grid 1x125x1 from gpu.launch_func):
+// CHECK:           global memory, one launch of 125 work-group(s) x 1 subgroup(s) (grid 1x125x1 from gpu.launch_func):
 // CHECK-NEXT:      accessed: 264,000 B (read 260,000, write 4,000) -- {{.*}}; exact
 // CHECK-NEXT:      HBM bytes: 264,000 (read 260,000, write 4,000) -> bandwidth bound 0.132 us at 2000 GB/s
+
+// dynamic shapes: the grid is a runtime value and the bounds unknown, so one work-group's whole
+// blocks are counted (8 subgroups x 32x16 f32 from A and B, the same to C) and called an upper bound
+// CHECK-LABEL: kernel @add_dyn_0 (vc mode)
+// CHECK:         global memory, one work-group of 8 subgroup(s) only (the gpu.launch_func grid is not constant):
+// CHECK-NEXT:      accessed: 49,152 B (read 32,768, write 16,384) -- {{.*}}; an upper bound: dynamic memref shape: whole blocks counted
 
 // GEMM 256^3 bf16 (32x64 work-group tiles, 4x8 grid, 8 subgroups with 8x32 C tiles, K step 32 = 8 steps):
 // A: 256 subgroups x 8 steps x 8x32 bf16 (512 B) = 1,048,576; B: 256 x 8 x 32x32 bf16 (2048 B) = 4,194,304;
@@ -41,7 +47,7 @@
 // (the 3 steps ahead past K = 256 are clipped): 1,572,864. HBM: A + B + C read 524,288, C written 262,144;
 // 786,432 B / 2000 GB/s = 0.393 us. The model's own terms are unchanged (HBM = A + B + C once: 0.262 us).
 // CHECK-LABEL: kernel @gemm_0 (vc mode)
-// CHECK:         global memory, one launch (32 work-group(s) x 8 subgroup(s), grid 4x8x1 from gpu.launch_func):
+// CHECK:         global memory, one launch of 32 work-group(s) x 8 subgroup(s) (grid 4x8x1 from gpu.launch_func):
 // CHECK-NEXT:      accessed: 5,767,168 B (read 5,505,024, write 262,144; prefetched 1,572,864) -- {{.*}}; exact
 // CHECK-NEXT:      HBM bytes: 786,432 (read 524,288, write 262,144) -> bandwidth bound 0.393 us at 2000 GB/s
 // CHECK-NEXT:      (each argument byte counted once per direction; re-reads of 4,980,736 B assumed to hit L2)
@@ -73,6 +79,11 @@ func.func @row_sum(%A: memref<1000x64xf32>, %O: memref<1000xf32>) {
       %s = arith.addf %x, %acc : f32
       linalg.yield %s : f32
     }
+  return
+}
+
+func.func @add_dyn(%A: memref<?x?xf32>, %B: memref<?x?xf32>, %C: memref<?x?xf32>) {
+  linalg.add ins(%A, %B : memref<?x?xf32>, memref<?x?xf32>) outs(%C : memref<?x?xf32>)
   return
 }
 

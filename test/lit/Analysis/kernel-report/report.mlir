@@ -17,7 +17,7 @@
 // CHECK-NEXT:    SLM: 4096 B (memref<32x32xf32, 3>)   named barriers: 2   gpu.barrier: 1
 // global memory of one work-group of one subgroup: 4 K steps x (A 512 B + B 512 B) read, 2 x 512 B of
 // C written, 4 x 512 B prefetched; the offsets come from kernel arguments (%m, %n): whole blocks
-// CHECK-NEXT:    global memory, one launch (1 work-group(s) x 1 subgroup(s), one work-group (no gpu.launch_func)):
+// CHECK-NEXT:    global memory, one work-group of 1 subgroup(s) only (no gpu.launch_func):
 // CHECK-NEXT:      accessed: 5,120 B (read 4,096, write 1,024; prefetched 2,048) -- {{.*}}; an upper bound: block offsets not known (kernel arguments or untraced ops): whole blocks counted
 // CHECK-NEXT:      HBM bytes: 5,120 (read 4,096, write 1,024) -> bandwidth bound 0.003 us at 2000 GB/s sustained
 // the performance model: no launch in this module, so one work-group of one subgroup is assumed;
