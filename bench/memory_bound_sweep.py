@@ -8,8 +8,8 @@ measured by `xe-kernel-report`'s launch-wide byte count (passes/analysis/kernel_
 work-group tile (subgroup layout), subgroup tile, grid, work-groups per Xe-core, engine (gemv:
 vector FMAs or DPAS, from the plan's reason), bytes accessed by all subgroups (loads + stores,
 edges clipped), HBM bytes (each argument byte once per direction) and the bandwidth bound at the
-arch table's sustained HBM bandwidth. Rows: element-wise, reduce, softmax and gemv
-(linalg.matvec / vecmat); a new row is one line of `SWEEP`. Figures only; nothing is asserted.
+arch table's sustained HBM bandwidth. Rows: element-wise, reduce, softmax, gemv (linalg.matvec /
+vecmat) and ger; a new row is one line of `SWEEP`. Figures only; nothing is asserted.
 """
 import argparse
 import contextlib
@@ -87,6 +87,16 @@ def vecmat(shape, t):
             f"  linalg.vecmat ins(%x, %A : {x}, {a}) outs(%y : {y})\n  return\n}}\n")
 
 
+def ger(shape, t):
+    x, y, c = _m((shape[0],), t), _m((shape[1],), t), _m(shape, t)
+    maps = "[affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d1)>, " + ID + "]"
+    return (f"func.func @k(%x: {x}, %y: {y}, %C: {c}) {{\n"
+            f"  linalg.generic {{indexing_maps = {maps}, iterator_types = [\"parallel\", \"parallel\"]}}\n"
+            f"      ins(%x, %y : {x}, {y}) outs(%C : {c}) {{\n"
+            f"  ^bb0(%a: {t}, %b: {t}, %c: {t}):\n    %0 = arith.mulf %a, %b : {t}\n"
+            f"    %1 = arith.addf %c, %0 : {t}\n    linalg.yield %1 : {t}\n  }}\n  return\n}}\n")
+
+
 # (op label, source builder, shape, element type); gemv outputs are f32
 SWEEP = [
     ("add", add, (1024, 1024), "f32"),
@@ -106,6 +116,7 @@ SWEEP = [
     ("matvec", matvec, (4096, 4096), "f32"),
     ("matvec", matvec, (1000, 1000), "f32"),
     ("vecmat", vecmat, (4096, 4096), "bf16"),
+    ("ger (C += x yT)", ger, (4096, 4096), "f32"),
 ]
 
 
