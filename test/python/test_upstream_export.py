@@ -270,3 +270,12 @@ gpu.module @k {
     r = _xe_opt("-", "--emit=upstream-xegpu", stdin=src)
     assert r.returncode == 1 and "Traceback" not in r.stderr and "internal error" not in r.stderr
     assert "<stdin>:5:10: error" in r.stderr and "leading offsets into an N-D memref" in r.stderr, r.stderr
+
+
+def test_8bit_sliced_load_is_one_load_per_slice():
+    """The i8 A block of two K steps (8x64, sliced into the two 8x32 dpas operands) is exported as two
+    8x32 loads: upstream's distribution does not distribute the slices of a lane_data = [1, 2] block."""
+    text = exported(LL.FORMS["i8_i32"])
+    assert "vector<8x64xi8>" not in text
+    loads = [l for l in text.splitlines() if "xegpu.load_nd" in l and "xi8> -> vector<8x32xi8>" in l]
+    assert len(loads) == 2, loads

@@ -21,9 +21,10 @@ GEMM = os.path.join(ROOT, "examples", "gemm_bf16.mlir")
 
 # programs that reach a spirv-val-clean binary
 ROUTE_OK = {"form:plain", "form:generic", "form:batch", "form:dynamic", "form:dynamic_aligned", "form:bf16_f32",
-            "form:bf16_bf16", "form:f16_f32", "form:f16_f16", "epilogue:bias_relu", "epilogue:bias_no_fill",
-            "epilogue:bias_relu_f16_out", "epilogue:gelu_tanh", "epilogue:alpha_beta", "epilogue:alpha_beta_args",
-            "epilogue:named_chain", "tensor:bias_relu", "tensor:inout", "tensor:inout_dynamic"}
+            "form:bf16_bf16", "form:f16_f32", "form:f16_f16", "form:i8_i32", "epilogue:bias_relu",
+            "epilogue:bias_relu_i8", "epilogue:bias_no_fill", "epilogue:bias_relu_f16_out", "epilogue:gelu_tanh",
+            "epilogue:alpha_beta", "epilogue:alpha_beta_args", "epilogue:named_chain", "tensor:bias_relu",
+            "tensor:inout", "tensor:inout_dynamic"}
 # the others (block access; the scattered fallbacks are not exported at all): where they stop and why
 _XEVM_SIZE = "does not match the expected size"  # upstream XeVM: a load_nd left undistributed / too large
 ROUTE_LEFT = {
@@ -31,7 +32,6 @@ ROUTE_LEFT = {
     "form:transposed_b": "incompatible distribution dimensions",
     "form:f32_tf32": "mlir-opt crashed (signal SIGABRT): unsupported xevm::ElemType",
     "form:tf32": "failed to legalize operation 'xegpu.prefetch_nd'",
-    "form:i8_i32": _XEVM_SIZE, "epilogue:bias_relu_i8": _XEVM_SIZE,
     "epilogue:bias_row_dynamic": _XEVM_SIZE, "epilogue:alpha_beta_dynamic": _XEVM_SIZE,
     "epilogue:residual_scale_f16": _XEVM_SIZE,
     "epilogue:bias_col_dynamic": "mlir-opt crashed (signal SIGABRT)",
@@ -129,6 +129,8 @@ def test_text_fixups():
     assert wide_vectors("<32 x bfloat> <16 x i32> <8 x float> <1 x float>") == [1, 32]
     assert intrinsics_to_opencl("%x = call fast <8 x float> @llvm.exp.v8f32(<8 x float> %a)") == \
         "%x = call fast spir_func <8 x float> @_Z3expDv8_f(<8 x float> %a)"
+    assert intrinsics_to_opencl("declare <8 x i32> @llvm.smax.v8i32(<8 x i32>, <8 x i32>)") == \
+        "declare spir_func <8 x i32> @_Z3maxDv8_iS_(<8 x i32>, <8 x i32>)"
     warp = ("    %2:2 = gpu.warp_execute_on_lane_0(%0)[16] args(%arg0 : memref<4x8xf32>) -> (index, index) {\n"
             "    ^bb0(%arg3: memref<4x8xf32>):\n"
             "      %d = memref.dim %arg3, %c0 : memref<4x8xf32>\n"

@@ -203,19 +203,29 @@ def _renamer(mapping: dict[str, str]):
     return lambda s: pat.sub(lambda m: mapping[m.group(1)], s)
 
 
-_MATH = ("exp", "exp2", "log", "log2", "sin", "cos", "tanh", "sqrt", "fabs", "floor", "ceil")
+# LLVM intrinsic -> (OpenCL builtin, arity, signed-ness of integer elements)
+_BUILTINS = {**{m: (m, 1, None) for m in ("exp", "exp2", "log", "log2", "sin", "cos", "tanh", "sqrt", "fabs",
+                                         "floor", "ceil")},
+             "maxnum": ("fmax", 2, None), "minnum": ("fmin", 2, None),
+             "smax": ("max", 2, True), "smin": ("min", 2, True), "umax": ("max", 2, False), "umin": ("min", 2, False)}
 _INTRINSIC = re.compile(r"\b(declare|call)((?: (?:fast|nnan|ninf|nsz|arcp|contract|afn|reassoc))*)( [^\n@]*?)"
-                        r"@llvm\.(" + "|".join(_MATH) + r")\.(?:v(\d+))?(f32|f16)\(")
-_MANGLE_ELT = {"f32": "f", "f16": "Dh"}
+                        r"@llvm\.(" + "|".join(_BUILTINS) + r")\.(?:v(\d+))?(f32|f16|i8|i16|i32|i64)\(")
+_MANGLE = {"f32": "f", "f16": "Dh", ("i8", True): "c", ("i8", False): "h", ("i16", True): "s", ("i16", False): "t",
+           ("i32", True): "i", ("i32", False): "j", ("i64", True): "l", ("i64", False): "m"}
 
 
 def intrinsics_to_opencl(ll: str) -> str:
-    """Calls of LLVM 22 unary float math intrinsics (llvm.exp.v8f32, ...) as calls of the OpenCL
-    builtins the translator maps them to anyway (exp(float8): _Z3expDv8_f): LLVM re-attaches intrinsic
-    attributes when it parses, and LLVM 22's include one (nocreateundeforpoison) the translator's
-    LLVM 19 bitcode reader rejects."""
+    """Calls of LLVM math / min-max intrinsics (llvm.exp.v8f32, llvm.smax.i32, ...) as calls of the
+    OpenCL builtins the translator maps them to anyway (exp(float8): _Z3expDv8_f, max(int, int):
+    _Z3maxii): LLVM re-attaches intrinsic attributes when it parses, and LLVM 22's include one
+    (nocreateundeforpoison) that the translator's LLVM 19 bitcode reader rejects."""
     def sub(m):
         name, n, elt = m.group(4), m.group(5), m.group(6)
-        arg = f"Dv{n}_{_MANGLE_ELT[elt]}" if n else _MANGLE_ELT[elt]
-        return f"{m.group(1)}{m.group(2)} spir_func{m.group(3)}@_Z{len(name)}{name}{arg}("
+        builtin, arity, signed = _BUILTINS[name]
+        if elt.startswith("i") and signed is None:
+            return m.group(0)
+        code = _MANGLE[elt] if elt.startswith("f") else _MANGLE[(elt, signed)]
+        one = f"Dv{n}_{code}" if n else code
+        args = one + ("" if arity == 1 else ("S_" if n else code))
+        return f"{m.group(1)}{m.group(2)} spir_func{m.group(3)}@_Z{len(builtin)}{builtin}{args}("
     return _INTRINSIC.sub(sub, ll)

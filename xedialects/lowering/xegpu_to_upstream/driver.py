@@ -31,6 +31,7 @@ class _Exporter:
         self.vnni: dict[str, tuple[int, str]] = {}  # our generic vector type -> (axis, upstream text)
         self.plan = None                             # OffsetPlan in the offsets form
         self.scope = 0                               # function # of the line being printed
+        self.dropped: set = set()                    # (scope, result) of slices replaced by split loads
 
     def name(self, v) -> str:
         return v.get_name(self.state)
@@ -104,6 +105,8 @@ def _line(op, line, ex) -> list[str]:
             line = rewrite_yield(line, ex.plan.dropped[parent])
         return [ex.rewrite(line)]
     if op.name == "vector.extract_strided_slice":
+        if (ex.scope, ex.result(op)) in ex.dropped:  # loaded by itself (ops._split_load)
+            return []
         if ex.vnni_axis(str(op.operands[0].type)) is None:
             return [ex.rewrite(line)]
         return [indent + ex.rename(_slice(op, ex))]

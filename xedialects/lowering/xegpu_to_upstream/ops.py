@@ -81,9 +81,59 @@ def load_nd(op, ex) -> str:
     if _attr(op, "vnni_axis") is not None:
         ex.add_vnni(res, ir.IntegerAttr(op.attributes["vnni_axis"]).value)
     td = op.operands[0]
+    split = _split_load(op, td, ex, props)
+    if split is not None:
+        return split
     pre, ref = _access(op, td, ex)
     return pre + (f"{ex.result(op)} = xegpu.load_nd {ref}{properties(props)} : {ex.type(td.type)} -> "
                   f"{ex.type(op.result.type)}")
+
+
+# element widths whose loads are split into one load per slice used (upstream's subgroup distribution,
+# LLVM 22, does not distribute a slice of a lane_data = [1, 2] 8-bit A block: the i8 A 8x64 of two K steps)
+SPLIT_LOAD_BITS = (8,)
+
+
+def _split_load(op, td, ex, props):
+    """Offsets form: a plain 2D load used only by unit-stride slices, of SPLIT_LOAD_BITS elements, as one
+    load per slice through a descriptor of the slice's shape on the same source; the slices' lines are
+    dropped (`ex.dropped`), their results are the loads'. None when not applicable."""
+    if ex.plan is None or any(k == "transpose" for k, _ in props) or _attr(op, "vnni_axis") is not None:
+        return None
+    from ...core.typeinfo import element_bits
+
+    from .offsets import LITERAL_OFFSETS
+
+    shape, elt = vector_parts(str(op.result.type))
+    users = [u.owner for u in op.result.uses]
+    if len(shape) != 2 or element_bits(elt) not in SPLIT_LOAD_BITS or not users:
+        return None
+    slices = []
+    for u in users:
+        if u.name != "vector.extract_strided_slice":
+            return None
+        offs, sizes, strides = (_ints_any(u.attributes[k]) for k in ("offsets", "sizes", "strides"))
+        if len(offs) != 2 or len(sizes) != 2 or any(x != 1 for x in strides):
+            return None
+        slices.append((u, offs, sizes))
+    create = ex.plan.base_create(td, op)
+    if create is None:
+        return None
+    full = ex.type(td.type)
+    _, syms = ex.plan.get(td, op)
+    head = create_nd_tdesc(create, ex).rpartition(" -> ")[0].split(" = ", 1)[1]
+    lines, descs = [], {}
+    for u, offs, sizes in slices:
+        narrow = full.replace(f"<{shape[0]}x{shape[1]}x{elt}", f"<{sizes[0]}x{sizes[1]}x{elt}", 1)
+        if narrow not in descs:
+            descs[narrow] = ex.plan.fresh()
+            lines.append(f"{descs[narrow]} = {head} -> {narrow}")
+        row, lr = ex.plan.materialize((syms[0][0], syms[0][1] + offs[0]), literal_ok=LITERAL_OFFSETS)
+        col, lc = ex.plan.materialize((syms[1][0], syms[1][1] + offs[1]), literal_ok=LITERAL_OFFSETS)
+        lines += lr + lc + [f"{ex.result(u)} = xegpu.load_nd {descs[narrow]}[{row}, {col}]{properties(props)} : "
+                            f"{narrow} -> {ex.type(u.result.type)}"]
+        ex.dropped.add((ex.scope, ex.result(u)))
+    return "\n".join(lines)
 
 
 def _access(op, td, ex) -> tuple[str, str]:
