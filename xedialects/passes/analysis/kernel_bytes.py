@@ -135,7 +135,10 @@ class _Eval:
         elif name == "arith.cmpi":
             a, b = self.get(ops[0]), self.get(ops[1])
             if a is not None and b is not None:
-                res = _CMP[ir.IntegerAttr(op.attributes["predicate"]).value](a, b)
+                pr = ir.IntegerAttr(op.attributes["predicate"]).value
+                if pr >= 6:                         # unsigned: a negative index compares as a huge one
+                    a, b = a.astype(np.uint64), b.astype(np.uint64)
+                res = _CMP[pr](a, b)
         elif name == "arith.select":
             c, a, b = (self.get(x) for x in ops)
             if c is not None and a is not None and b is not None:
