@@ -26,18 +26,18 @@ def _np_softmax(x, d):
     return e / e.sum(axis=d, keepdims=True)
 
 
-def softmax_case(shape, e, dim=None, dyn=False, tensor=False):
+def softmax_case(shape, e, dim=None, dyn=False, tensor=False, dyn_rows=False):
     dim = len(shape) - 1 if dim is None else dim
     if tensor:
         t = "tensor<" + "x".join(str(s) for s in shape) + f"x{e}>"
         src = (f"func.func @f(%A: {t}, %O: {t}) -> {t} {{\n"
                f"  %r = linalg.softmax dimension({dim}) ins(%A : {t}) outs(%O : {t}) -> {t}\n  return %r : {t}\n}}\n")
     else:
-        t = mr((None,) * len(shape) if dyn else shape, e)
+        t = mr((None,) * len(shape) if dyn else (None,) + tuple(shape[1:]) if dyn_rows else shape, e)
         src = (f"func.func @f(%A: {t}, %O: {t}) {{\n"
                f"  linalg.softmax dimension({dim}) ins(%A : {t}) outs(%O : {t})\n  return\n}}\n")
     return Case(src, [(shape, e), (shape, e)], e, shape[dim], tensor=tensor,
-                dyn_shapes={0: shape, 1: shape} if dyn else None)
+                dyn_shapes={0: shape, 1: shape} if dyn or dyn_rows else None)
 
 
 @pytest.mark.parametrize("shape,e,dim,dyn", [((5, 33), "f32", 1, False), ((3, 9), "bf16", 1, False),
@@ -59,6 +59,8 @@ SCASES = {f"{e}-{m}x{n}": softmax_case((m, n), e) for e, m, n in
 SCASES["f32-3d-3x5x40"] = softmax_case((3, 5, 40), "f32")
 SCASES["f16-1d-77"] = softmax_case((77,), "f16")
 SCASES["f32-tensor-65x130"] = softmax_case((65, 130), "f32", tensor=True)
+SCASES["f16-dynamic-rows-100x53"] = softmax_case((100, 53), "f16", dyn_rows=True)
+SCASES["f32-dynamic-rows-37x1000"] = softmax_case((37, 1000), "f32", dyn_rows=True)
 
 
 @pytest.mark.parametrize("name", sorted(SCASES))
@@ -98,7 +100,7 @@ def test_softmax_other_forms_left_alone():
         assert "linalg.softmax" in text and "gpu.launch_func" not in text
 
 
-@pytest.mark.parametrize("name", ["f32-37x53", "f16-37x70", "f32-20x1000", "f32-3d-3x5x40"])
+@pytest.mark.parametrize("name", ["f32-37x53", "f16-37x70", "f32-20x1000", "f32-3d-3x5x40", "f16-dynamic-rows-100x53"])
 def test_softmax_portable_spirv_on_opencl_matches_cpu(name):
     from opencl_support import RT, assert_opencl_matches_cpu
     if RT is None:

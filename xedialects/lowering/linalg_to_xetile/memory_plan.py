@@ -229,7 +229,7 @@ def plan_ger(m, n, elt: str, hw: XeArch, accumulate: bool) -> MemPlan:
     return p
 
 
-def plan_softmax(m: int, n: int, elt: str, hw: XeArch) -> MemPlan:
+def plan_softmax(m, n: int, elt: str, hw: XeArch) -> MemPlan:
     """Tiles for a softmax along the rows of an m x n array: every subgroup owns whole rows
     (`sg_layout = [R, 1]`); rows are kept in registers (loaded once) when a subgroup's rows in f32
     fill at most half of its register file, else the kernel streams column chunks twice."""
@@ -242,7 +242,7 @@ def plan_softmax(m: int, n: int, elt: str, hw: XeArch) -> MemPlan:
     reasons = [f"column tiles: full-width 2D block rows of {row_bytes} bytes = {width} {elt}, the last one as "
                "wide as the remainder (padding never enters the max or the sum)"]
     layout, rows = 4, 8
-    while -(-m // (layout * rows)) < want and layout > 1:
+    while m is not None and -(-m // (layout * rows)) < want and layout > 1:
         layout //= 2
     chunk = None
     if rows * npad * 4 > budget:
@@ -262,9 +262,14 @@ def plan_softmax(m: int, n: int, elt: str, hw: XeArch) -> MemPlan:
     if chunk is None and not any("rows per subgroup" in r for r in reasons):
         reasons.append(f"whole rows in registers: {rows} rows x {npad} columns in f32 per subgroup, loaded once")
     wg = (layout * rows, chunk or npad)
-    groups = -(-m // wg[0])
     reasons.append(f"{layout} subgroups stacked, {rows} whole rows each: the row max and sum stay in their "
                    "subgroup")
+    if m is None:
+        reasons.append("dynamic rows: the grid comes from the runtime row count")
+        p = MemPlan("softmax along dimension 1", m, n, elt, hw.name, wg, (layout, 1), (rows, width), reasons)
+        p.chunk = chunk
+        return p
+    groups = -(-m // wg[0])
     if groups >= want:
         reasons.append(f"{groups} work-groups >= {want} Xe-cores of {hw.name}: every Xe-core gets work")
     else:

@@ -26,7 +26,7 @@ class SoftmaxForm:
     src: object
     out: object
     shape: tuple      # the memref shape (rank 1, 2 or 3)
-    m: int            # rows of the 2D view
+    m: int | None     # rows of the 2D view (None: dynamic, 2D only)
     n: int            # row length
     elt: str
 
@@ -46,16 +46,16 @@ def match_softmax(op) -> SoftmaxForm:
                          "supported)")
     shape, elt = _buffer_ok(src, rank, "the input of 'linalg.softmax'")
     oshape, oelt = _buffer_ok(out, rank, "the output of 'linalg.softmax'")
-    if any(s is None for s in shape) or any(s is None for s in oshape):
-        raise NotFusible("'linalg.softmax' with dynamic shapes (static shapes supported: the last tile of a row "
-                         "is exactly as wide as the remainder)")
+    if shape[-1] is None or oshape[-1] is None or (rank != 2 and None in shape + oshape):
+        raise NotFusible("'linalg.softmax' with a dynamic row length (static row lengths supported: the last "
+                         "tile of a row is exactly as wide as the remainder; 2D inputs may have dynamic rows)")
     if elt not in _FLOATS or oelt != elt:
         raise NotFusible(f"'linalg.softmax' from {elt} into {oelt} (f32, f16 or bf16, same type supported)")
     if rank != 2:
         for v in (src, out):
             if not _identity(v):
                 raise NotFusible(f"'linalg.softmax' on {v.type}: rank-{rank} operands need the identity layout")
-    m = 1 if rank == 1 else shape[0] * (shape[1] if rank == 3 else 1)
+    m = 1 if rank == 1 else None if shape[0] is None else shape[0] * (shape[1] if rank == 3 else 1)
     return SoftmaxForm(op, src, out, tuple(shape), m, shape[-1], elt)
 
 
@@ -116,7 +116,7 @@ def kernel_text(form: SoftmaxForm, plan, kname: str, io) -> str:
         base, bt = bases["%X"]
         t = fresh("t")
         v = fresh("v")
-        w(f"{ind}{t} = xetile.init_tile {base}[%p, {col(off)}] : {bt} -> {tile(width)}")
+        w(f"{ind}{t} = xetile.init_tile {base}[%p, {col(off)}]{dyn(base)} : {bt} -> {tile(width)}")
         w(f"{ind}{v} = xetile.load_tile {t} : {tile(width)} -> vector<{wm}x{width}x{T}>")
         if narrow:
             x = fresh("x")
@@ -159,7 +159,7 @@ def kernel_text(form: SoftmaxForm, plan, kname: str, io) -> str:
             q = q2
         base, bt = bases["%O"]
         t = fresh("t")
-        w(f"{ind}{t} = xetile.init_tile {base}[%p, {col(off)}] : {bt} -> {tile(width)}")
+        w(f"{ind}{t} = xetile.init_tile {base}[%p, {col(off)}]{dyn(base)} : {bt} -> {tile(width)}")
         w(f"{ind}xetile.store_tile {q}, {t} : vector<{wm}x{width}x{T}>, {tile(width)}")
 
     def online(v, m, s, width, ind):
@@ -172,6 +172,11 @@ def kernel_text(form: SoftmaxForm, plan, kname: str, io) -> str:
         return mn, sn
 
     consts: dict = {}
+
+    def dyn(base):
+        """Base shape and strides of a dynamic-shape (dynamic rows) memref, as init_tile operands."""
+        return f", [%rows{base[1:]}, {col(N)}], [{col(N)}, {col(1)}]" if M is None else ""
+
     w(f"  gpu.func @{kname}(%X: {src_t}, %O: {out_t}) kernel attributes "
       f"{{known_block_size = array<i32: {plan.num_subgroups * 16}, 1, 1>, xe.subgroup_size = 16 : i32}} {{")
     w(f"    %cw = arith.constant {wm} : index")
@@ -184,6 +189,9 @@ def kernel_text(form: SoftmaxForm, plan, kname: str, io) -> str:
         elif len(form.shape) == 3:
             w(f"    {name} = memref.collapse_shape {v} [[0, 1], [2]] : {vt} into {view_t}")
         bases[v] = (v, vt) if len(form.shape) == 2 else (name, view_t)
+        if M is None:
+            col(N), col(1)    # defined before any loop that uses them
+            w(f"    %rows{v[1:]} = memref.dim {v}, {col(0)} : {vt}")
     ind = "    "
     if chunk is None:
         pieces = _pieces(0, N, W)
@@ -245,7 +253,12 @@ def emit_launch(form: SoftmaxForm, plan, mod_name: str, kname: str, io: SoftmaxI
             return arith.ConstantOp(idx, v).result
 
         one = const(1)
-        gy = const(-(-form.m // plan.wg_tile[0]))
+        if form.m is None:
+            from mlir.dialects import memref
+
+            gy = arith.CeilDivUIOp(memref.DimOp(form.src, const(0)).result, const(plan.wg_tile[0])).result
+        else:
+            gy = const(-(-form.m // plan.wg_tile[0]))
         threads = const(plan.num_subgroups * 16)
         launch = ir.Operation.create(
             "gpu.launch_func",

@@ -11,12 +11,19 @@
 // RUN: xe-run %s --pipeline xe-gemm-to-spirv-portable --backend opencl --check --entry rows_f16 | FileCheck %s --check-prefix=OK
 // RUN: xe-run %s --pipeline xe-gemm-to-xegpu --check --entry batch | FileCheck %s --check-prefix=OK
 // RUN: xe-run %S/softmax-tensor.mlir --pipeline xe-linalg-to-xetile,xetile-wg-to-sg,xetile-canonicalize,xetile-blocking,convert-xetile-to-xegpu --check | FileCheck %s --check-prefix=OK
+// RUN: xe-run %s --pipeline xe-gemm-to-xegpu --check --entry dyn_rows --dims A=100x53,O=100x53 | FileCheck %s --check-prefix=OK
 // RUN: xe-opt %s --convert-linalg-to-xetile --verify-diagnostics -o %t
 
 // CHECK-LABEL: func.func @rows
 // CHECK-NOT:   linalg.softmax
 // CHECK:       gpu.launch_func @rows_kernels::@rows_0 blocks in (%{{.*}}, %{{.*}}, %{{.*}}) threads in {{.*}} args(%{{.*}} : memref<37x53xf32>, %{{.*}} : memref<37x53xf32>)
 // CHECK-LABEL: func.func @columns
+// CHECK:       linalg.softmax
+// CHECK-LABEL: func.func @dyn_rows
+// CHECK:       %[[M:.*]] = memref.dim %{{.*}}, %{{.*}} : memref<?x53xf32>
+// CHECK:       %[[G:.*]] = arith.ceildivui %[[M]], %{{.*}} : index
+// CHECK:       gpu.launch_func @dyn_rows_kernels::@dyn_rows_0 blocks in (%{{.*}}, %[[G]], %{{.*}})
+// CHECK-LABEL: func.func @dyn_cols
 // CHECK:       linalg.softmax
 // CHECK:       gpu.func @rows_0(
 // CHECK-NOT:     scf.for
@@ -47,6 +54,10 @@
 // CHECK:           xetile.store_tile
 // CHECK:       gpu.func @batch_0(
 // CHECK:         memref.collapse_shape {{.*}} into memref<15x40xf32>
+
+// CHECK:       gpu.func @dyn_rows_0(
+// CHECK:         %[[R:.*]] = memref.dim %arg0, %{{.*}} : memref<?x53xf32>
+// CHECK:         xetile.init_tile %arg0[%{{.*}}, %{{.*}}], [%[[R]], %{{.*}}], [%{{.*}}, %{{.*}}] : memref<?x53xf32>
 
 // PLAN:      memory-bound plan [pvc]: softmax along dimension 1 on 37x53 f32
 // PLAN:        reason: whole rows in registers
@@ -79,5 +90,16 @@ func.func @long_rows(%A: memref<20x1000xf32>, %O: memref<20x1000xf32>) {
 
 func.func @batch(%A: memref<3x5x40xf32>, %O: memref<3x5x40xf32>) {
   linalg.softmax dimension(2) ins(%A : memref<3x5x40xf32>) outs(%O : memref<3x5x40xf32>)
+  return
+}
+
+func.func @dyn_rows(%A: memref<?x53xf32>, %O: memref<?x53xf32>) {
+  linalg.softmax dimension(1) ins(%A : memref<?x53xf32>) outs(%O : memref<?x53xf32>)
+  return
+}
+
+func.func @dyn_cols(%A: memref<8x?xf32>, %O: memref<8x?xf32>) {
+  // expected-remark @+1 {{not lowered to XeTile: 'linalg.softmax' with a dynamic row length}}
+  linalg.softmax dimension(1) ins(%A : memref<8x?xf32>) outs(%O : memref<8x?xf32>)
   return
 }
