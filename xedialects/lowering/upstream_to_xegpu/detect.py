@@ -25,7 +25,8 @@ def parse_program(text: str, filename: str = "-", context=None):
     """Our module of `text`: upstream xegpu programs are imported, others parsed as usual."""
     from ... import parse
     from ...diagnostics import DiagnosticError
-    from .driver import import_upstream, parse_upstream
+    from . import isolate
+    from .driver import import_upstream
 
     if looks_upstream(text):
         return import_upstream(text, filename, context)
@@ -35,7 +36,14 @@ def parse_program(text: str, filename: str = "-", context=None):
         if "xegpu." not in text:
             raise
         try:
-            parse_upstream(text, filename)
+            isolate.run(_parses_upstream, text, filename, filename=filename)
         except DiagnosticError:
             raise ours from None
         return import_upstream(text, filename, context)
+
+
+def _parses_upstream(text: str, filename: str) -> bool:
+    from .driver import parse_upstream
+
+    parse_upstream(text, filename)
+    return True

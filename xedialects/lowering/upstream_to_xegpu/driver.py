@@ -15,7 +15,8 @@ from .sg_ops import ImportOpError, Translator, translate
 from .types import ImportTypeError, rewrite_tdescs
 
 PASS_NAME = "convert-upstream-xegpu"
-_TARGET_LINE = re.compile(r"^\s*(?:%[\w$.#:-]+(?:, %[\w$.#:-]+)* = )?(?:xegpu\.\w+|gpu\.(?:thread_id|global_id|lane_id))\b")
+_TARGET_LINE = re.compile(r"^\s*(?:%[\w$.#:-]+(?:, %[\w$.#:-]+)* = )?"
+                          r"(?:xegpu\.\w+|gpu\.(?:thread_id|global_id|lane_id))\b")
 _ALIAS_DEF = re.compile(r"^([#!][\w$.-]+) = (.*)$")
 _SCOPE_LINE = re.compile(r"^\s*(gpu\.module|gpu\.func|func\.func) @([\w$.-]+)")
 _THREAD_OPS = ("gpu.thread_id", "gpu.global_id", "gpu.lane_id")
@@ -167,8 +168,9 @@ def import_upstream(text: str, filename: str = "-", context=None):
     """Our module (VC-mode XeGPU in our context) of an upstream xegpu program; DiagnosticError (located
     in the input) at the first op or attribute our dialect cannot express."""
     from ...syntax import parse_source
+    from . import isolate
 
-    ours = to_ours_text(text, filename)
+    ours = isolate.run(to_ours_text, text, filename, filename=filename)
     try:
         return parse_source(ours, f"{filename} (imported)", context)
     except DiagnosticError as e:
