@@ -464,7 +464,6 @@ NOT_IMPORTED = {
     "xegpu.create_mem_desc": "shared-local-memory matrices (mem_desc) have no equivalent in our xegpu",
     "xegpu.load_matrix": "shared-local-memory matrices (mem_desc) have no equivalent in our xegpu",
     "xegpu.store_matrix": "shared-local-memory matrices (mem_desc) have no equivalent in our xegpu",
-    "xegpu.mem_desc_subview": "shared-local-memory matrices (mem_desc) have no equivalent in our xegpu",
 }
 
 

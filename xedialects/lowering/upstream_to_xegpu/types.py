@@ -134,8 +134,10 @@ def parse_tdesc(text: str) -> TDesc:
             td.memory_space = p.pop("memory_space", "global")
             if p:
                 raise ImportTypeError(f"'#xegpu.scatter_tdesc_attr' parameter(s) {', '.join(p)} not supported")
-        elif a.startswith(("#xegpu.layout", "#xegpu.slice")):
+        elif a.startswith("#xegpu.layout"):
             td.layout = Layout.parse(a)
+        elif a.startswith("#xegpu.slice"):
+            td.extra.append(a)  # dropped at subgroup level; a lane-level descriptor needs a plain lane layout
         else:
             raise ImportTypeError(f"tensor_desc attribute {a} is not supported")
     return td
@@ -151,6 +153,8 @@ def ours(td: TDesc, simt: bool = False) -> str:
     shape = list(td.shape)
     if td.scattered:
         parts.append("scattered = true")
+    if simt and td.extra:
+        raise ImportTypeError(f"'#xegpu.slice' layout of a lane-level tensor_desc<{td.block}> is not imported")
     if simt:
         # one lane's share is a column of 16-lane rows: with lane_data [2, 1] (packed B) or [1, 1] the
         # per-lane elements come in the same order, so every block takes wi_layout [1, 16], wi_data [1, 1]
@@ -168,8 +172,14 @@ def _two_d(v: list[int], pad: int) -> list[int]:
     return [pad] * (2 - len(v)) + list(v) if len(v) < 2 else list(v)
 
 
+_OTHER_TYPE = re.compile(r"!xegpu\.(?!tensor_desc<|nbarrier\b)[\w.]+")
+
+
 def rewrite_tdescs(text: str, simt: bool = False) -> str:
-    """Every upstream `!xegpu.tensor_desc<...>` in `text` in our spelling."""
+    """Every upstream `!xegpu.tensor_desc<...>` in `text` in our spelling (other xegpu types: error)."""
+    other = _OTHER_TYPE.search(text)
+    if other:
+        raise ImportTypeError(f"type '{other.group(0)}' has no equivalent in our xegpu")
     out, pos = [], 0
     while True:
         i = text.find(_TD_HEAD, pos)
