@@ -175,6 +175,11 @@ def test_plan_fills_xe_cores_and_says_why_vector_fmas():
             assert max(p.sg_data) * 2 == max(r.max_row_bytes for r in hw.blocks)   # full-width rows
     import dataclasses
     pvc = get_arch("pvc")
+    big = plan_gemv(4096, 4096, 1, 1, "bf16", pvc)    # 32 rows per Xe-core: 4 subgroups of 8, 4 tiles each
+    assert (big.sg_layout, big.sg_data, big.unroll) == ((4, 1), (8, 32), 4)
+    assert "KiB in flight per Xe-core" in big.reasons[3]
+    assert plan_gemv(4096, 4096, 1, 1, "bf16", get_arch("bmg")).unroll == 1   # 16 KiB in flight already
+    assert plan_gemv(45, 77, 1, 1, "f32", pvc).unroll * 16 <= 80             # no step beyond the padded extent
     slow = dataclasses.replace(pvc, peak=dataclasses.replace(pvc.peak, vector_ops_per_clk=(("f32", 2),)))
     assert "DPAS would keep up better" in plan_gemv(4096, 4096, 1, 1, "f32", slow).reasons[0]
     batched = plan_gemv(64, 512, 1, 32, "f32", get_arch("pvc"))

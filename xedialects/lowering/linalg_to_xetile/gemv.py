@@ -252,7 +252,8 @@ def kernel_text(form: GemvForm, plan, kname: str, io) -> str:
     rtile = _tile(rshape, T, lay, rdata)
     vti, vt = f"vector<{wm}x{wn}x{Ti}>", f"vector<{wm}x{wn}x{T}>"
     rvt = f"vector<{rshape[0]}x{rshape[1]}x{T}>"
-    extent, step = (form.n, wn) if rows else (form.m, wm)
+    extent, tile = (form.n, wn) if rows else (form.m, wm)
+    step = tile * plan.unroll
     fl = form.float
     add, mul = ("arith.addf", "arith.mulf") if fl else ("arith.addi", "arith.muli")
     sig = [f"%A: {form.a.type}", f"%X: {form.x.type}", f"%Y: {form.y.type}"]
@@ -265,6 +266,8 @@ def kernel_text(form: GemvForm, plan, kname: str, io) -> str:
       f"{{known_block_size = array<i32: {plan.num_subgroups * 16}, 1, 1>, xe.subgroup_size = 16 : i32}} {{")
     w("    %c0 = arith.constant 0 : index")
     w(f"    %cstep = arith.constant {step} : index")
+    for u in range(1, plan.unroll):
+        w(f"    %cu{u} = arith.constant {u * tile} : index")
     w(f"    %cend = arith.constant {extent} : index")
     w(f"    %cw = arith.constant {wm if rows else wn} : index")
     w(f"    %bid = gpu.block_id {'y' if rows else 'x'}")
@@ -281,28 +284,38 @@ def kernel_text(form: GemvForm, plan, kname: str, io) -> str:
         w(f'    %acc0 = "arith.constant"() {{value = dense<{start}> : {rvt}, wg_map = {rwg}}} : () -> {rvt}')
     w(f"    %red = scf.for %k = %c0 to %cend step %cstep iter_args(%acc = %acc0) -> ({rvt}) {{")
     tile_a = _tile((wm, wn), Ti, lay, (dr, dc))
-    w(f"      %ta = xetile.init_tile {av}{'[%p, %k]' if rows else '[%k, %p]'} : {at} -> {tile_a}")
-    w(f"      %va = xetile.load_tile %ta : {tile_a} -> {vti}")
     xshape, xdata = ((1, wn), (1, dc)) if rows else ((wm, 1), (dr, 1))
     tile_x = _tile(xshape, Ti, lay, xdata)
     xvt = f"vector<{xshape[0]}x{xshape[1]}x{Ti}>"
-    w(f"      %tx = xetile.init_tile {xv}{'[%c0, %k]' if rows else '[%k, %c0]'} : {xt} -> {tile_x}")
-    w(f"      %vx = xetile.load_tile %tx : {tile_x} -> {xvt}")
-    w(f"      %bx = xetile.tile_broadcast %vx [{0 if rows else 1}] {{wg_map = {amap}}} : {xvt} -> {vti}")
-    va, bx = "%va", "%bx"
-    if Ti != T:
-        w(f"      %va32 = arith.extf %va {{wg_map = {amap}}} : {vti} to {vt}")
-        w(f"      %bx32 = arith.extf %bx {{wg_map = {amap}}} : {vti} to {vt}")
-        va, bx = "%va32", "%bx32"
-    w(f"      %pr = {mul} {va}, {bx} {{wg_map = {amap}}} : {vt}")
-    prod = "%pr"
-    for i in range(len(form.scalars)):
-        w(f"      %sb{i} = vector.broadcast %s{i} {{wg_map = {amap}}} : {T} to {vt}")
-        w(f"      %pr{i} = {mul} %sb{i}, {prod} {{wg_map = {amap}}} : {vt}")
-        prod = f"%pr{i}"
-    w(f"      %s = xetile.tile_reduce <add> {prod} [{form.dim}] {{wg_map = {rwg}}} : {vt} -> {rvt}")
-    w(f"      %a = {add} %acc, %s {{wg_map = {rwg}}} : {rvt}")
-    w(f"      scf.yield %a : {rvt}")
+    unroll = plan.unroll
+    # all loads of the step first (unroll A tiles and x slices in flight), then the arithmetic
+    for u in range(unroll):
+        k = "%k"
+        if u:
+            w(f"      %k{u} = arith.addi %k, %cu{u} : index")
+            k = f"%k{u}"
+        w(f"      %ta{u} = xetile.init_tile {av}{f'[%p, {k}]' if rows else f'[{k}, %p]'} : {at} -> {tile_a}")
+        w(f"      %va{u} = xetile.load_tile %ta{u} : {tile_a} -> {vti}")
+        w(f"      %tx{u} = xetile.init_tile {xv}{f'[%c0, {k}]' if rows else f'[{k}, %c0]'} : {xt} -> {tile_x}")
+        w(f"      %vx{u} = xetile.load_tile %tx{u} : {tile_x} -> {xvt}")
+    acc = "%acc"
+    for u in range(unroll):
+        w(f"      %bx{u} = xetile.tile_broadcast %vx{u} [{0 if rows else 1}] {{wg_map = {amap}}} : {xvt} -> {vti}")
+        va, bx = f"%va{u}", f"%bx{u}"
+        if Ti != T:
+            w(f"      %va{u}w = arith.extf %va{u} {{wg_map = {amap}}} : {vti} to {vt}")
+            w(f"      %bx{u}w = arith.extf %bx{u} {{wg_map = {amap}}} : {vti} to {vt}")
+            va, bx = f"%va{u}w", f"%bx{u}w"
+        w(f"      %pr{u} = {mul} {va}, {bx} {{wg_map = {amap}}} : {vt}")
+        prod = f"%pr{u}"
+        for i in range(len(form.scalars)):
+            w(f"      %sb{u}_{i} = vector.broadcast %s{i} {{wg_map = {amap}}} : {T} to {vt}")
+            w(f"      %pr{u}_{i} = {mul} %sb{u}_{i}, {prod} {{wg_map = {amap}}} : {vt}")
+            prod = f"%pr{u}_{i}"
+        w(f"      %r{u} = xetile.tile_reduce <add> {prod} [{form.dim}] {{wg_map = {rwg}}} : {vt} -> {rvt}")
+        w(f"      %a{u} = {add} {acc}, %r{u} {{wg_map = {rwg}}} : {rvt}")
+        acc = f"%a{u}"
+    w(f"      scf.yield {acc} : {rvt}")
     w("    }")
     w(f"    %ty = xetile.init_tile {yv}{'[%p, %c0]' if rows else '[%c0, %p]'} : {yt} -> {rtile}")
     res = "%red"

@@ -145,6 +145,7 @@ class GemvPlan(MemPlan):
     """A gemv plan: a reduction plan over A (per batch) plus the engine choice."""
     batch: int = 1
     engine: str = "vector"
+    unroll: int = 1     # A tiles per subgroup and loop step
 
     def describe(self) -> str:
         text = super().describe()
@@ -174,11 +175,22 @@ def gemv_engine(elt_in: str, hw: XeArch) -> tuple[str, str]:
                       "memory delivers (there is no DPAS gemv kernel)")
 
 
+def _in_flight_target(hw: XeArch) -> tuple[float, str]:
+    """Bytes one Xe-core must have in flight to stream at its share of the sustained bandwidth
+    (Little's law: bandwidth per Xe-core x load latency), and how that was computed."""
+    f = hw.perf
+    gbs = (f.hbm_gbs_per_stack.value * f.stacks.value) if f else hw.peak.mem_bandwidth_gbs
+    lat_ns = (f.mem_latency_clk.value if f else 1000) * 1000.0 / hw.clock_mhz
+    per_core = gbs / hw.xe_cores
+    return per_core * lat_ns, f"{per_core:.1f} GB/s per Xe-core x {lat_ns:.0f} ns latency"
+
+
 def plan_gemv(m: int, n: int, dim: int, batch: int, elt_in: str, hw: XeArch) -> GemvPlan:
     """Tiles for y = A x (dim 1: matvec, rows of A reduced) or y = x A (dim 0: vecmat) on an m x n A,
-    `batch` times: every subgroup owns whole output rows / columns (tile_reduce stays inside it), a
-    loop step is one full-width 2D block row (dim 1) or 8 rows of full-width columns (dim 0); tiles
-    shrink until batch x tiles fills every Xe-core."""
+    `batch` times: every subgroup owns whole output rows / columns (tile_reduce stays inside it);
+    tiles shrink until batch x tiles fills every Xe-core (subgroups are given up last: each brings
+    its own registers for loads in flight); then each loop step loads `unroll` full-width A tiles
+    per subgroup until an Xe-core has the bytes in flight its share of the bandwidth needs."""
     eb = _BYTES.get(elt_in, 4)
     row_bytes = max(r.max_row_bytes for r in hw.blocks) if hw.blocks else 64
     width = max(1, row_bytes // eb)
@@ -188,31 +200,48 @@ def plan_gemv(m: int, n: int, dim: int, batch: int, elt_in: str, hw: XeArch) -> 
     if dim == 1:
         layout, data = [4, 1], [16, width]
         while batch * -(-m // (layout[0] * data[0])) < want and (layout[0] > 1 or data[0] > 8):
-            if layout[0] > 1:
-                layout[0] //= 2
-            else:
+            if data[0] > 8:
                 data[0] //= 2
+            else:
+                layout[0] //= 2
         wg = (layout[0] * data[0], width)
         groups = -(-m // wg[0])
+        extent, tile = n, width
         reasons.append(f"{layout[0]} subgroups stacked, {data[0]} whole rows of A each: the dot products stay "
-                       f"in their subgroup; the loop over N steps {width} columns")
+                       "in their subgroup")
     else:
         layout, data = [1, 4], [8, width]
         while batch * -(-n // (layout[1] * data[1])) < want and layout[1] > 1:
             layout[1] //= 2
         wg = (data[0], layout[1] * width)
         groups = -(-n // wg[1])
+        extent, tile = m, data[0]
         reasons.append(f"{layout[1]} subgroups side by side, {width} whole columns of A each: the column sums "
-                       f"stay in their subgroup; the loop over M steps {data[0]} rows (an 8-row slice of x "
-                       "stays whole in every work-item after SIMT distribution; a 16-row one would be spread "
-                       "across the work-items, unlike A's rows)")
+                       "stay in their subgroup; A tiles of 8 rows (an 8-row slice of x stays whole in every "
+                       "work-item after SIMT distribution; a 16-row one would be spread across the work-items, "
+                       "unlike A's rows)")
     total = groups * batch
+    # loads in flight: `unroll` A tiles per subgroup and step, bounded by a quarter of the register
+    # file (the x slices and products need the rest) and by the reduced extent
+    target, how = _in_flight_target(hw)
+    per_core = -(-total // want)
+    sg_bytes = data[0] * data[1] * eb
+    step_bytes = per_core * layout[0] * layout[1] * sg_bytes
+    unroll = 1
+    while (unroll * step_bytes < target and unroll < 8 and 2 * unroll * sg_bytes <= hw.grf_file_bytes() // 4
+           and 2 * unroll * tile <= -(-extent // tile) * tile):
+        unroll *= 2
+    what = "columns" if dim == 1 else "rows"
+    reasons.append(f"{unroll} A tile{'s' if unroll > 1 else ''} per subgroup and step (the loop steps "
+                   f"{unroll * tile} {what}): {unroll * step_bytes / 1024:.1f} KiB in flight per Xe-core for the "
+                   f"{target / 1024:.1f} KiB its share of the bandwidth needs ({how})")
     if total >= want:
         reasons.append(f"{total} work-groups >= {want} Xe-cores of {hw.name}: every Xe-core gets work")
     else:
         reasons.append(f"only {total} work-groups for {want} Xe-cores: too few outputs to fill {hw.name}")
     kind = ("batch " if batch > 1 else "") + ("matvec (y = A x)" if dim == 1 else "vecmat (y = x A)")
-    p = GemvPlan(kind, m, n, elt_in, hw.name, wg, tuple(layout), tuple(data), reasons, batch=batch, engine=engine)
+    p = GemvPlan(kind, m, n, elt_in, hw.name, wg, tuple(layout), tuple(data), reasons, batch=batch, engine=engine,
+                 unroll=unroll)
     p.fixed_grid = (1, groups) if dim == 1 else (groups, 1)
     return p
 

@@ -3,7 +3,8 @@
 // reduced dimension of A loads one full-width A tile and the matching slice of x (1xN view for
 // matvec, Mx1 for vecmat), broadcasts x over the tile, multiplies and reduces the product with
 // xetile.tile_reduce into a row (matvec) or column (vecmat) accumulator; y is added at the end.
-// Batches run on grid z over memref.subview slices. The plan says why vector FMAs, not DPAS.
+// Batches run on grid z over memref.subview slices. The plan says why vector FMAs, not DPAS, and
+// how many A tiles each subgroup loads per step (all loads of a step come before its arithmetic).
 // RUN: xe-opt %s --convert-linalg-to-xetile | FileCheck %s
 // RUN: xe-opt %s --xe-print-plan --convert-linalg-to-xetile -o %t 2>&1 | FileCheck %s --check-prefix=PLAN
 // RUN: xe-opt %s --convert-linalg-to-xetile --verify-diagnostics -o %t
@@ -29,7 +30,10 @@
 // CHECK:       gpu.func @matvec_0(
 // CHECK:         memref.expand_shape {{.*}} output_shape [1, 70] : memref<70xf32> into memref<1x70xf32>
 // CHECK:         memref.expand_shape {{.*}} output_shape [100, 1] : memref<100xf32> into memref<100x1xf32>
-// CHECK:         scf.for {{.*}} -> (vector<8x1xf32>) {
+// CHECK:         scf.for %[[K:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args({{.*}}) -> (vector<8x1xf32>) {
+// CHECK:           xetile.init_tile %arg0[%{{.*}}, %[[K]]]
+// CHECK:           %[[K1:.*]] = arith.addi %[[K]], %{{.*}} : index
+// CHECK:           xetile.init_tile %arg0[%{{.*}}, %[[K1]]]
 // CHECK:           xetile.init_tile %arg0[{{.*}}] : memref<100x70xf32> -> !xetile.tile<8x16xf32, #xetile.tile_attr<wg_map = <sg_layout = [1, 1], sg_data = [8, 16]>>>
 // CHECK:           xetile.init_tile {{.*}} : memref<1x70xf32> -> !xetile.tile<1x16xf32
 // CHECK:           %[[X:.*]] = xetile.tile_broadcast %{{.*}} [0] {{.*}} : vector<1x16xf32> -> vector<8x16xf32>
@@ -65,12 +69,14 @@
 // PLAN:        reason: vector FMAs + tile_reduce: memory delivers 819 G f32 of A/s (3276.8 GB/s), the vector units multiply-add 26214 G/s (32x); DPAS would pad x to 16 columns and use 1 of them
 // PLAN:        reason: A streams in full-width 2D block rows of 64 bytes = 16 f32
 // PLAN:      memory-bound plan [pvc]: vecmat (y = x A) on 37x129 f16
-// PLAN:        reason: {{.*}} the loop over M steps 8 rows
+// PLAN:        reason: {{.*}} A tiles of 8 rows
+// PLAN:        reason: 4 A tiles per subgroup and step (the loop steps 32 rows): 2.0 KiB in flight per Xe-core for the 9.5 KiB its share of the bandwidth needs (15.6 GB/s per Xe-core x 625 ns latency)
 // PLAN:      memory-bound plan [pvc]: batch matvec (y = A x) on 45x77 bf16
 // PLAN:      grid             : x=1 (N tiles) y=6 (M tiles) = 6 work-groups per batch, z=3 (batches) = 18 work-groups
 // PLAN:      memory-bound plan [pvc]: matvec (y = A x) on 65x33 bf16
 // PLAN:      memory-bound plan [pvc]: matvec (y = A x) on 8192x1024 bf16
 // PLAN:      work-group tile  : 64x32  (4 subgroups as 4x1, 64 work-items)
+// PLAN:        reason: 2 A tiles per subgroup and step (the loop steps 64 columns): 8.0 KiB in flight per Xe-core
 // PLAN:        reason: 128 work-groups >= 128 Xe-cores of pvc: every Xe-core gets work
 
 // OK:       PASS
