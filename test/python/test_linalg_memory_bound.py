@@ -220,7 +220,7 @@ def test_reduce_portable_spirv_on_opencl_matches_cpu(name):
 
 # ---- reductions to a scalar (two stages: partials, then one work-group) -------------------------
 
-def full_case(shape, e, comb, tensor=False):
+def full_case(shape, e, comb, tensor=False, dyn=False):
     dims = ", ".join(str(i) for i in range(len(shape)))
     k = 1
     for s in shape:
@@ -237,7 +237,7 @@ def full_case(shape, e, comb, tensor=False):
 }}
 """
     else:
-        ti, to = mr(shape, e), f"memref<{e}>"
+        ti, to = mr((None,) * len(shape) if dyn else shape, e), f"memref<{e}>"
         src = f"""func.func @f(%A: {ti}, %O: {to}) {{
   linalg.reduce ins(%A : {ti}) outs(%O : {to}) dimensions = [{dims}]
     (%x: {e}, %acc: {e}) {{
@@ -247,7 +247,7 @@ def full_case(shape, e, comb, tensor=False):
   return
 }}
 """
-    return Case(src, [(shape, e), ((), e)], e, k, tensor=tensor)
+    return Case(src, [(shape, e), ((), e)], e, k, tensor=tensor, dyn_shapes={0: shape} if dyn else None)
 
 
 FCASES = {f"{comb[6:]}-{e}-{'x'.join(map(str, shape))}": full_case(shape, e, comb) for comb, e, shape in [
@@ -255,6 +255,9 @@ FCASES = {f"{comb[6:]}-{e}-{'x'.join(map(str, shape))}": full_case(shape, e, com
     ("arith.minimumf", "f32", (3, 5)), ("arith.addi", "i32", (45, 77)), ("arith.addf", "f32", (5000,)),
     ("arith.maximumf", "f16", (77,)), ("arith.maxsi", "i32", (2000,))]}
 FCASES["addf-f32-tensor-65x130"] = full_case((65, 130), "f32", "arith.addf", tensor=True)
+FCASES["addf-f16-dynamic-37x70"] = full_case((37, 70), "f16", "arith.addf", dyn=True)
+FCASES["addf-f32-dynamic-3000"] = full_case((3000,), "f32", "arith.addf", dyn=True)
+FCASES["addi-i32-dynamic-45x53"] = full_case((45, 53), "i32", "arith.addi", dyn=True)
 
 
 def _check_scalar(case, mod, runner):
@@ -281,6 +284,11 @@ def test_full_reduce_through_vc(name):
     _check_scalar(case, _lowered(case, XEGPU), lambda m, a: simulate(m, case.entry, a))
 
 
+def test_full_reduce_dynamic_max_is_left_alone():
+    text = str(_lowered(full_case((40, 50), "f32", "arith.maximumf", dyn=True)))
+    assert "linalg.reduce" in text and "gpu.launch_func" not in text
+
+
 def test_full_reduce_two_stages():
     text = str(_lowered(FCASES["addf-f32-37x53"]))
     assert "linalg.reduce" not in text.split("gpu.module")[0]
@@ -288,7 +296,7 @@ def test_full_reduce_two_stages():
     assert "_partials" in text and "_final" in text and "xetile.tile_reduce" in text
 
 
-@pytest.mark.parametrize("name", ["addf-f32-37x53", "maximumf-f16-77", "addf-f32-5000"])
+@pytest.mark.parametrize("name", ["addf-f32-37x53", "maximumf-f16-77", "addf-f32-5000", "addf-f16-dynamic-37x70"])
 def test_full_reduce_portable_spirv_on_opencl_matches_cpu(name):
     from opencl_support import RT
     if RT is None:

@@ -10,7 +10,8 @@ to a scalar) as two work-group XeTile kernels launched one after the other (the 
 Two stages rather than atomics: the result is the same on every run, max/min need no float atomic
 (portable SPIR-V has none) and f16/bf16 sums need no 16-bit atomic add (PVC has none). Every tile
 lies inside the array (whole tiles, then one exactly as wide or high as the remainder), so neither
-zero padding nor clamping is needed. f16/bf16 accumulate in f32 (partials in f32), rounded once."""
+zero padding nor clamping is needed. f16/bf16 accumulate in f32 (partials in f32), rounded once.
+Dynamic shapes (sums only): `full_reduce_dynamic.py`."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -57,9 +58,10 @@ def match_full_reduce(op) -> FullReduceForm:
     if rank == 1 and not _identity(src):
         raise NotFusible(f"the input of 'linalg.reduce' ({src.type}) needs the identity layout")
     oshape, oelt = _buffer_ok(out, 0, "the init of 'linalg.reduce'")
-    if any(s is None for s in shape):
-        raise NotFusible("'linalg.reduce' to a scalar with dynamic shapes (static shapes supported: the grid "
-                         "and the partials buffer are sized at compile time)")
+    if any(s is None for s in shape) and KINDS.get(_body_name(op)) not in (None, "add"):
+        raise NotFusible(f"'linalg.reduce' <{KINDS[_body_name(op)]}> to a scalar with dynamic shapes (sums "
+                         "supported: their zero-padded edge tiles add nothing; a max/min would need the "
+                         "remainder tiles of a static shape)")
     if oelt != elt:
         raise NotFusible(f"'linalg.reduce' from {elt} into {oelt} (same element type supported)")
     block = op.regions[0].blocks[0]
@@ -73,6 +75,11 @@ def match_full_reduce(op) -> FullReduceForm:
     if (elt in _FLOATS) != comb.name.endswith("f"):
         raise NotFusible(f"'{comb.name}' on {elt}")
     return FullReduceForm(op, src, out, tuple(shape), comb.name, KINDS[comb.name], elt)
+
+
+def _body_name(op) -> str:
+    ops = [o.operation for o in op.regions[0].blocks[0].operations]
+    return ops[0].name if ops else ""
 
 
 def _identity(v) -> bool:
@@ -126,13 +133,14 @@ class _Writer:
     def tile_t(self, h, wd, T):
         return f"!xetile.tile<{h}x{wd}x{T}, #xetile.tile_attr<wg_map = <sg_layout = [1, 1], sg_data = [{h}, {wd}]>>>"
 
-    def reduce_tile(self, base, bt, row, colv, h, wd, ind):
-        """The 1x1 reduction (in the accumulator type) of the h x wd tile of `base` at (row, colv)."""
+    def reduce_tile(self, base, bt, row, colv, h, wd, ind, sizes=""):
+        """The 1x1 reduction (in the accumulator type) of the h x wd tile of `base` at (row, colv);
+        `sizes`: the init_tile shape and strides operands of a dynamic-shape base."""
         f, A = self.form, self.form.acc
         T = A if base == "%P2" else f.elt     # the partials are in the accumulator type
         t, v = self.fresh("t"), self.fresh("v")
         tt = self.tile_t(h, wd, T)
-        self.w(f"{ind}{t} = xetile.init_tile {base}[{row}, {colv}] : {bt} -> {tt}")
+        self.w(f"{ind}{t} = xetile.init_tile {base}[{row}, {colv}]{sizes} : {bt} -> {tt}")
         self.w(f"{ind}{v} = xetile.load_tile {t} : {tt} -> vector<{h}x{wd}x{T}>")
         if A != T:
             x = self.fresh("x")
@@ -199,6 +207,10 @@ class _Writer:
 
 
 def kernel_text(form: FullReduceForm, plan, kname: str, io) -> str:
+    if None in form.shape:
+        from .full_reduce_dynamic import kernel_text_dynamic
+
+        return kernel_text_dynamic(form, plan, kname, _Writer)
     groups, covered = split(form, plan)
     A, T = form.acc, form.elt
     pt = f"memref<{max(groups, 1)}x{A}>"
@@ -266,7 +278,8 @@ def emit_launch(form: FullReduceForm, plan, mod_name: str, kname: str, io: FullR
     from mlir.dialects import memref
 
     op = form.op
-    groups, _ = split(form, plan)
+    dynamic = None in form.shape
+    groups = None if dynamic else split(form, plan)[0]
     with op.context, ir.InsertionPoint(op), op.location:
         idx = ir.IndexType.get()
 
@@ -274,8 +287,14 @@ def emit_launch(form: FullReduceForm, plan, mod_name: str, kname: str, io: FullR
             return arith.ConstantOp(idx, v).result
 
         acc_t = ir.Type.parse(form.acc)
-        part = memref.AllocOp(ir.MemRefType.get([max(groups, 1)], acc_t), [], []).result
         one, threads = const(1), const(16)
+        if dynamic:   # one work-group per `rows` rows (2D) / `band` columns (1D), rounded up
+            extent = memref.DimOp(form.src, const(0)).result
+            gv = arith.CeilDivUIOp(extent, const(plan.rows if len(form.shape) == 2 else plan.band)).result
+            part = memref.AllocOp(ir.MemRefType.get([ir.ShapedType.get_dynamic_size()], acc_t), [gv], []).result
+        else:
+            gv = const(groups)
+            part = memref.AllocOp(ir.MemRefType.get([max(groups, 1)], acc_t), [], []).result
 
         def launch(name, gy, args):
             ir.Operation.create(
@@ -284,8 +303,8 @@ def emit_launch(form: FullReduceForm, plan, mod_name: str, kname: str, io: FullR
                             "operandSegmentSizes": ir.DenseI32ArrayAttr.get(
                                 [0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, len(args), 0])})
 
-        if groups:
-            launch(f"{kname}_partials", const(groups), [form.src, part])
+        if dynamic or groups:
+            launch(f"{kname}_partials", gv, [form.src, part])
         # the 0-D output as a 1x1 memref (a host-side view: the kernel sees a plain 2D memref)
         out2 = memref.ReinterpretCastOp(ir.MemRefType.get([1, 1], ir.MemRefType(form.out.type).element_type),
                                         form.out, [], [], [], static_offsets=[0], static_sizes=[1, 1],

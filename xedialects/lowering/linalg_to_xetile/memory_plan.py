@@ -336,12 +336,25 @@ def plan_full_reduction(shape: tuple, elt: str, hw: XeArch) -> MemPlan:
     width = max(1, row_bytes // eb)
     want = hw.xe_cores
     n = shape[-1]
-    step = width * min(4, max(1, n // width))
+    step = width * (4 if n is None else min(4, max(1, n // width)))
     reasons = [f"loop step {step} columns: full-width 2D block rows of {row_bytes} bytes = {width} {elt}, "
                "the last tile exactly as wide as the remainder (no padding, no clamping)",
                "two stages (partials buffer, then one work-group): the same result on every run, no float "
                "or 16-bit atomics needed"]
     rows, band = 8, None
+    if None in shape:
+        reasons[0] = f"loop step {step} columns: full-width 2D block rows of {row_bytes} bytes = {width} {elt}"
+        if len(shape) == 2:
+            band, wg, what = None, (rows, step), f"{rows} rows"
+        else:
+            band = step * 16
+            wg, what = (1, step), f"{band} columns"
+        reasons.append(f"dynamic shape (sums only): stage 1 has one work-group per {what} of the runtime size, "
+                       "edge tiles read zeros past the array (which add nothing)")
+        p = MemPlan("reduce to a scalar", shape[0] if len(shape) == 2 else 1, n, elt, hw.name, wg, (1, 1), wg,
+                    reasons)
+        p.rows, p.band, p.step, p.width = rows, band, step, width
+        return p
     if len(shape) == 2:
         m = shape[0]
         while m // rows < want and rows > 1:

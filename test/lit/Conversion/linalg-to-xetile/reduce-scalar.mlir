@@ -8,6 +8,8 @@
 // RUN: xe-run %s --pipeline xe-gemm-to-xegpu --check --entry total | FileCheck %s --check-prefix=OK
 // RUN: xe-run %s --pipeline xe-gemm-to-xegpu --check --entry vmax | FileCheck %s --check-prefix=OK
 // RUN: xe-run %s --pipeline xe-gemm-to-spirv-portable --backend opencl --check --entry total | FileCheck %s --check-prefix=OK
+// RUN: xe-run %s --pipeline xe-gemm-to-xegpu --check --entry dyn_total --dims A=37x70 | FileCheck %s --check-prefix=OK
+// RUN: xe-opt %s --convert-linalg-to-xetile --verify-diagnostics -o %t
 
 // CHECK-LABEL: func.func @total
 // CHECK:       %[[P:.*]] = memref.alloc() : memref<37xf32>
@@ -15,6 +17,14 @@
 // CHECK:       %[[O:.*]] = memref.reinterpret_cast %{{.*}} to offset: [0], sizes: [1, 1], strides: [1, 1] : memref<f32> to memref<1x1xf32>
 // CHECK:       gpu.launch_func @total_kernels::@total_0_final blocks in (%{{.*}}, %{{.*}}, %{{.*}}) {{.*}} args(%{{.*}} : memref<37x53xf32>, %[[P]] : memref<37xf32>, %[[O]] : memref<1x1xf32>)
 // CHECK:       memref.dealloc %[[P]] : memref<37xf32>
+// CHECK-LABEL: func.func @dyn_total
+// CHECK:       %[[MD:.*]] = memref.dim %{{.*}}, %{{.*}} : memref<?x?xf32>
+// CHECK:       %[[GD:.*]] = arith.ceildivui %[[MD]], %{{.*}} : index
+// CHECK:       %[[PD:.*]] = memref.alloc(%[[GD]]) : memref<?xf32>
+// CHECK:       gpu.launch_func @dyn_total_kernels::@dyn_total_0_partials blocks in (%{{.*}}, %[[GD]], %{{.*}})
+// CHECK:       gpu.launch_func @dyn_total_kernels::@dyn_total_0_final
+// CHECK-LABEL: func.func @dyn_max
+// CHECK:       linalg.reduce
 // CHECK:       gpu.func @total_0_partials(
 // CHECK:         scf.for {{.*}} -> (vector<1x1xf32>)
 // CHECK:           xetile.tile_reduce <add> %{{.*}} [1] {{.*}} : vector<1x48xf32> -> vector<1x1xf32>
@@ -29,6 +39,11 @@
 // CHECK:         arith.extf {{.*}} : vector<1x13xf16> to vector<1x13xf32>
 // CHECK:         xetile.tile_reduce <maximumf>
 // CHECK:         arith.truncf {{.*}} : vector<1x1xf32> to vector<1x1xf16>
+// CHECK:       gpu.func @dyn_total_0_partials(
+// CHECK:         %[[XM:.*]] = memref.dim %arg0, %{{.*}} : memref<?x?xf32>
+// CHECK:         %[[XN:.*]] = memref.dim %arg0, %{{.*}} : memref<?x?xf32>
+// CHECK:         scf.for %{{.*}} = %{{.*}} to %[[XN]] step
+// CHECK:           xetile.init_tile %arg0[%{{.*}}, %{{.*}}], [%[[XM]], %[[XN]]], [%[[XN]], %{{.*}}] : memref<?x?xf32> -> !xetile.tile<8x64xf32
 
 // PLAN:      memory-bound plan [pvc]: reduce to a scalar on 37x53 f32
 // PLAN:        reason: two stages (partials buffer, then one work-group)
@@ -52,6 +67,25 @@ func.func @vmax(%A: memref<77xf16>, %O: memref<f16>) {
     (%x: f16, %acc: f16) {
       %s = arith.maximumf %x, %acc : f16
       linalg.yield %s : f16
+    }
+  return
+}
+
+func.func @dyn_total(%A: memref<?x?xf32>, %O: memref<f32>) {
+  linalg.reduce ins(%A : memref<?x?xf32>) outs(%O : memref<f32>) dimensions = [0, 1]
+    (%x: f32, %acc: f32) {
+      %s = arith.addf %x, %acc : f32
+      linalg.yield %s : f32
+    }
+  return
+}
+
+func.func @dyn_max(%A: memref<?xf32>, %O: memref<f32>) {
+  // expected-remark @+1 {{not lowered to XeTile: 'linalg.reduce' <maximumf> to a scalar with dynamic shapes}}
+  linalg.reduce ins(%A : memref<?xf32>) outs(%O : memref<f32>) dimensions = [0]
+    (%x: f32, %acc: f32) {
+      %s = arith.maximumf %x, %acc : f32
+      linalg.yield %s : f32
     }
   return
 }
