@@ -22,18 +22,16 @@ GEMM = os.path.join(ROOT, "examples", "gemm_bf16.mlir")
 # programs that reach a spirv-val-clean binary
 ROUTE_OK = {"form:plain", "form:generic", "form:batch", "form:dynamic", "form:dynamic_aligned", "form:bf16_f32",
             "form:bf16_bf16", "form:f16_f32", "form:f16_f16", "form:i8_i32", "epilogue:bias_relu",
-            "epilogue:bias_relu_i8", "epilogue:bias_no_fill", "epilogue:bias_relu_f16_out", "epilogue:gelu_tanh",
-            "epilogue:alpha_beta", "epilogue:alpha_beta_args", "epilogue:named_chain", "tensor:bias_relu",
-            "tensor:inout", "tensor:inout_dynamic"}
+            "epilogue:bias_row_dynamic", "epilogue:bias_no_fill", "epilogue:bias_relu_f16_out",
+            "epilogue:bias_relu_i8", "epilogue:gelu_tanh", "epilogue:alpha_beta", "epilogue:alpha_beta_args",
+            "epilogue:alpha_beta_dynamic", "epilogue:named_chain", "epilogue:residual_scale_f16",
+            "tensor:bias_relu", "tensor:inout", "tensor:inout_dynamic"}
 # the others (block access; the scattered fallbacks are not exported at all): where they stop and why
-_XEVM_SIZE = "does not match the expected size"  # upstream XeVM: a load_nd left undistributed / too large
 ROUTE_LEFT = {
     "form:transposed_a": "transpose is only supported for 32 and 64 bit elements",
     "form:transposed_b": "incompatible distribution dimensions",
     "form:f32_tf32": "mlir-opt crashed (signal SIGABRT): unsupported xevm::ElemType",
     "form:tf32": "failed to legalize operation 'xegpu.prefetch_nd'",
-    "epilogue:bias_row_dynamic": _XEVM_SIZE, "epilogue:alpha_beta_dynamic": _XEVM_SIZE,
-    "epilogue:residual_scale_f16": _XEVM_SIZE,
     "epilogue:bias_col_dynamic": "mlir-opt crashed (signal SIGABRT)",
     "epilogue:gelu_erf": "Dialect `math' not found for custom op 'math.erf'",
 }

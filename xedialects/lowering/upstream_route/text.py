@@ -119,14 +119,18 @@ def wide_vectors(ll: str) -> list[int]:
 
 
 _FUNC = re.compile(r"^(\s*)gpu\.func @[\w$.]+\((.*?)\)(?: kernel)?")
-_HOISTABLE = re.compile(r"^\s*(%[\w$.-]+) = memref\.(?:expand_shape|collapse_shape|cast|reinterpret_cast) ")
+_HOISTABLE = re.compile(r"^\s*(%[\w$.-]+) = memref\.(?:expand_shape|collapse_shape|cast|reinterpret_cast|dim) ")
+_CONSTANT = re.compile(r"^\s*(%[\w$.-]+) = arith\.constant ")
 _SSA = re.compile(r"%[\w$.-]+")
+_LOAD = re.compile(r"^\s*(%[\w$.-]+) = memref\.load (%[\w$.-]+)\[")
 
 
 def hoist_views(text: str) -> str:
-    """Move memref views of kernel arguments (expand_shape, collapse_shape, cast) to the top of their
-    gpu.func: upstream's subgroup distribution (LLVM 22) does not distribute an scf.for with such an
-    op between it and the end of the kernel (e.g. the bias row view after the K loop)."""
+    """Move memref views / sizes of kernel arguments (expand_shape, collapse_shape, cast, dim) and
+    scalar loads of read-only arguments (a 0-D scale) after the constants at the top of their gpu.func
+    (operands: arguments, those constants, earlier moved values): upstream's subgroup
+    distribution (LLVM 22) does not distribute an scf.for or block loads with such an op between them
+    and the end of the kernel (e.g. the bias row view after the K loop)."""
     lines = text.split("\n")
     i = 0
     while i < len(lines):
@@ -136,14 +140,29 @@ def hoist_views(text: str) -> str:
             continue
         args = set(re.findall(r"(%[\w$.-]+):", m.group(2)))
         end = m.group(1) + "}"
-        j, moved = i + 1, []
+        top = i + 1  # after the leading constants
+        while top < len(lines) and _CONSTANT.match(lines[top]):
+            args.add(_CONSTANT.match(lines[top]).group(1))
+            top += 1
+        j, moved = top, []
+        k = i + 1
+        while k < len(lines) and lines[k] != end:
+            k += 1
+        body = lines[i + 1:k]
+        # kernel arguments only read by memref.load (a scalar like alpha): their loads may move up too
+        read_only = {a for a in args if a.startswith("%arg")
+                     and all(_LOAD.match(l) for l in body if re.search(re.escape(a) + r"\b", l))}
         while j < len(lines) and lines[j] != end:
             v = _HOISTABLE.match(lines[j])
-            if v and set(_SSA.findall(lines[j])) - {v.group(1)} <= args:
+            ld = _LOAD.match(lines[j])
+            names = set(_SSA.findall(lines[j]))
+            if (v and names - {v.group(1)} <= args) or (ld and ld.group(2) in read_only
+                                                        and names - {ld.group(1)} <= args):
                 moved.append(lines.pop(j))
+                args.add((v or ld).group(1))  # later views may use it
                 continue
             j += 1
-        lines[i + 1:i + 1] = moved
+        lines[top:top] = moved
         i = j + 1
     return "\n".join(lines)
 

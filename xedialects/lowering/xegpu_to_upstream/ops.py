@@ -89,14 +89,15 @@ def load_nd(op, ex) -> str:
                   f"{ex.type(op.result.type)}")
 
 
-# element widths whose loads are split into one load per slice used (upstream's subgroup distribution,
-# LLVM 22, does not distribute a slice of a lane_data = [1, 2] 8-bit A block: the i8 A 8x64 of two K steps)
+# element widths whose sliced loads are split into one load per slice (upstream's subgroup distribution,
+# LLVM 22, does not distribute a slice of a lane_data = [1, 2] 8-bit A block: the i8 A 8x64 of two K steps);
+# loads of any width are split when a slice takes fewer rows (the 32x32 A block of a 32-row subgroup tile)
 SPLIT_LOAD_BITS = (8,)
 
 
 def _split_load(op, td, ex, props):
-    """Offsets form: a plain 2D load used only by unit-stride slices, of SPLIT_LOAD_BITS elements, as one
-    load per slice through a descriptor of the slice's shape on the same source; the slices' lines are
+    """Offsets form: a plain 2D load used only by unit-stride slices, of SPLIT_LOAD_BITS elements or
+    sliced along rows, as one load per slice through a descriptor of the slice's shape on the same source; the slices' lines are
     dropped (`ex.dropped`), their results are the loads'. None when not applicable."""
     if ex.plan is None or any(k == "transpose" for k, _ in props) or _attr(op, "vnni_axis") is not None:
         return None
@@ -106,7 +107,7 @@ def _split_load(op, td, ex, props):
 
     shape, elt = vector_parts(str(op.result.type))
     users = [u.owner for u in op.result.uses]
-    if len(shape) != 2 or element_bits(elt) not in SPLIT_LOAD_BITS or not users:
+    if len(shape) != 2 or not users:
         return None
     slices = []
     for u in users:
@@ -116,6 +117,8 @@ def _split_load(op, td, ex, props):
         if len(offs) != 2 or len(sizes) != 2 or any(x != 1 for x in strides):
             return None
         slices.append((u, offs, sizes))
+    if element_bits(elt) not in SPLIT_LOAD_BITS and all(sz[0] == shape[0] for _, _, sz in slices):
+        return None
     create = ex.plan.base_create(td, op)
     if create is None:
         return None
