@@ -221,3 +221,41 @@ def test_upstream_abort_is_a_located_error():
         import_upstream(src, "abort.mlir")
     d = e.value.diagnostics[0]
     assert d.filename == "abort.mlir" and "upstream MLIR stopped (SIGABRT)" in d.message
+
+
+GATHER = """
+gpu.module @k {
+  gpu.func @f(%a: memref<64xf32>, %c: memref<64xf32>) kernel {
+    %o = arith.constant dense<[0, 4, 2, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30]> : vector<16xindex>
+    %m = arith.constant dense<true> : vector<16xi1>
+    %v = xegpu.load %a[%o], %m <{chunk_size = 2}> : memref<64xf32>, vector<16xindex>, vector<16xi1> -> vector<16x2xf32>
+    %w = arith.addf %v, %v : vector<16x2xf32>
+    xegpu.store %w, %c[%o], %m <{chunk_size = 2, l1_hint = #xegpu.cache_hint<write_back>}> : vector<16x2xf32>, memref<64xf32>, vector<16xindex>, vector<16xi1>
+    xegpu.alloc_nbarrier 2
+    %i = arith.constant 1 : i8
+    %n = arith.constant 1 : i8
+    %nb = xegpu.init_nbarrier %i, %n : i8, i8 -> !xegpu.nbarrier
+    xegpu.nbarrier_arrive %nb : !xegpu.nbarrier
+    xegpu.nbarrier_wait %nb : !xegpu.nbarrier
+    gpu.return
+  }
+}
+func.func @main(%a: memref<64xf32>, %c: memref<64xf32>) {
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  gpu.launch_func @k::@f blocks in (%c1, %c1, %c1) threads in (%c16, %c1, %c1) args(%a : memref<64xf32>, %c : memref<64xf32>)
+  return
+}
+"""
+
+
+def test_subgroup_scattered_chunks_and_named_barriers():
+    """Subgroup-level xegpu.load/store with offsets and chunk_size 2 -> create_tdesc + gather/scatter."""
+    text = to_ours_text(GATHER, "gather.mlir")
+    assert "chunk_size_per_lane = 2" in text and "xegpu.init_nbarrier" in text
+    a = np.arange(64, dtype=np.float32)
+    c = simulate(import_upstream(GATHER, "gather.mlir"), "main", [a, np.zeros(64, np.float32)]).buffers[1]
+    want = np.zeros(64, np.float32)
+    for o in [0, 4, 2, 6] + list(range(8, 31, 2)):
+        want[o:o + 2] = 2 * a[o:o + 2]
+    assert np.array_equal(c, want)
