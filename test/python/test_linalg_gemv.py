@@ -117,6 +117,8 @@ CASES["matvec-bf16-to-f32-70x300"] = named("matvec", 70, 300, "bf16", out="f32")
 CASES["matvec-i32-45x77"] = named("matvec", 45, 77, "i32")
 CASES["matvec-tensor-f32-65x130"] = named("matvec", 65, 130, "f32", tensor=True)
 CASES["vecmat-tensor-f16-33x70"] = named("vecmat", 33, 70, "f16", tensor=True)
+CASES["matvec-bf16-45x256"] = named("matvec", 45, 256, "bf16")     # 16-byte aligned pitches: 2D block loads
+CASES["vecmat-f32-37x64"] = named("vecmat", 37, 64, "f32")
 CASES["matvec-fill-f32-70x45"] = filled(70, 45, "f32")
 CASES["batch_matvec-fill-f16-2x33x40"] = filled(33, 40, "f16", batch=2)
 CASES["ger-f32-5x3"] = ger(5, 3, "f32")
@@ -184,6 +186,32 @@ def test_plan_fills_xe_cores_and_says_why_vector_fmas():
     assert "DPAS would keep up better" in plan_gemv(4096, 4096, 1, 1, "f32", slow).reasons[0]
     batched = plan_gemv(64, 512, 1, 32, "f32", get_arch("pvc"))
     assert "z=32 (batches)" in batched.describe()
+
+
+@pytest.mark.usefixtures("spirv_val")
+@pytest.mark.parametrize("target", ["pvc", "portable"])
+def test_spirv_validates(target):
+    from xedialects.lowering.xegpu_to_spirv.spirv_export import export_spirv, validate
+
+    for name in ("matvec-bf16-to-f32-70x300", "vecmat-f16-37x129", "ger-alpha-acc-bf16-100x70"):
+        binary, _ = export_spirv(_lowered(CASES[name], XEGPU + f", convert-xegpu-to-spirv{{target={target}}}"),
+                                 target=target)
+        validate(binary)
+
+
+@pytest.mark.parametrize("name", ["matvec-bf16-45x256", "vecmat-f32-37x64", "ger-acc-f16-129x257"])
+def test_pvc_binary_on_opencl_matches_cpu(name):
+    """The pvc binary (2D block builtins emulated on the CPU device)."""
+    from opencl_support import RT, assert_opencl_matches_cpu
+    if RT is None:
+        pytest.skip("OpenCL runtime unavailable")
+    from xedialects.runtime.opencl import program_for_module
+
+    case = CASES[name]
+    m = _lowered(case, XEGPU + ", convert-xegpu-to-spirv{target=pvc}")
+    program = program_for_module(m, RT)
+    assert program.emulated
+    assert_opencl_matches_cpu(name + " pvc", case, m, program)
 
 
 @pytest.mark.parametrize("name", ["matvec-f32-100x70", "vecmat-f16-37x129", "batch_matvec-bf16-3x45x77",
