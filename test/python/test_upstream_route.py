@@ -23,7 +23,8 @@ GEMM = os.path.join(ROOT, "examples", "gemm_bf16.mlir")
 ROUTE_OK = {"form:plain", "form:generic", "form:batch", "form:dynamic", "form:dynamic_aligned", "form:bf16_f32",
             "form:bf16_bf16", "form:f16_f32", "form:f16_f16", "form:i8_i32", "epilogue:bias_relu",
             "epilogue:bias_row_dynamic", "epilogue:bias_no_fill", "epilogue:bias_relu_f16_out",
-            "epilogue:bias_relu_i8", "epilogue:gelu_tanh", "epilogue:alpha_beta", "epilogue:alpha_beta_args",
+            "epilogue:bias_relu_i8", "epilogue:gelu_tanh", "epilogue:gelu_erf", "epilogue:alpha_beta",
+            "epilogue:alpha_beta_args",
             "epilogue:alpha_beta_dynamic", "epilogue:named_chain", "epilogue:residual_scale_f16",
             "tensor:bias_relu", "tensor:inout", "tensor:inout_dynamic"}
 # the others (block access; the scattered fallbacks are not exported at all): where they stop and why
@@ -33,7 +34,6 @@ ROUTE_LEFT = {
     "form:f32_tf32": "mlir-opt crashed (signal SIGABRT): unsupported xevm::ElemType",
     "form:tf32": "failed to legalize operation 'xegpu.prefetch_nd'",
     "epilogue:bias_col_dynamic": "mlir-opt crashed (signal SIGABRT)",
-    "epilogue:gelu_erf": "Dialect `math' not found for custom op 'math.erf'",
 }
 
 
@@ -118,12 +118,16 @@ def test_help_lists_the_names():
 
 def test_text_fixups():
     from xedialects.lowering.upstream_route.text import (hoist_allocas, hoist_views, inline_uniform_warps,
-                                                         intrinsics_to_opencl, strip_layouts, wide_vectors)
+                                                         intrinsics_to_opencl, math_to_opencl, strip_layouts,
+                                                         wide_vectors)
 
     ll = ("define void @f() {\nentry:\n  br label %l\nl:\n  %a = alloca [4 x i32], align 4\n  br label %l\n}")
     assert hoist_allocas(ll).split("\n")[2].strip().startswith("%a = alloca")
     assert strip_layouts("%1 = llvm.fadd %a, %b {layout_result_0 = #xegpu.layout<lane_layout = [1, 16]>} : f32") == \
         "%1 = llvm.fadd %a, %b : f32"
+    assert math_to_opencl("  %3 = math.erf %2 : vector<8xf32>").split("\n") == [
+        "  llvm.func spir_funccc @_Z3erfDv8_f(vector<8xf32>) -> vector<8xf32> attributes {no_unwind, will_return}",
+        "  %3 = llvm.call spir_funccc @_Z3erfDv8_f(%2) : (vector<8xf32>) -> vector<8xf32>"]
     assert wide_vectors("<32 x bfloat> <16 x i32> <8 x float> <1 x float>") == [1, 32]
     assert intrinsics_to_opencl("%x = call fast <8 x float> @llvm.exp.v8f32(<8 x float> %a)") == \
         "%x = call fast spir_func <8 x float> @_Z3expDv8_f(<8 x float> %a)"

@@ -51,7 +51,7 @@ def device_module(lowered: str) -> str:
     if left:
         raise RouteTextError(f"upstream's passes left '{left[0].split('(')[0][:80]}' in the kernel; "
                              "only the LLVM dialect translates to LLVM IR")
-    return DEVICE_HEADER + "\n" + strip_layouts("\n".join(body)) + "\n}\n"
+    return DEVICE_HEADER + "\n" + math_to_opencl(strip_layouts("\n".join(body))) + "\n}\n"
 
 
 _LAYOUT_ATTR = re.compile(r"(, )?\b(layout_(?:operand|result)_\d+|layout) = #xegpu\.(?:layout|slice)<")
@@ -76,6 +76,28 @@ def strip_layouts(text: str) -> str:
         pos = j
     out.append(text[pos:])
     return re.sub(r" \{\}", "", "".join(out))
+
+
+# math ops upstream's LLVM lowering leaves (no LLVM intrinsic) -> OpenCL builtin names
+_MATH_LEFT = {"erf": "erf"}
+_MATH_OP = re.compile(r"^(\s*)(%[\w$.-]+) = math\.(" + "|".join(_MATH_LEFT) + r") (%[\w$.-]+)"
+                      r"(?: fastmath<[^>]*>)?(?: \{[^}]*\})? : ((?:vector<(\d+)x)?(f32|f16)>?)$", re.M)
+
+
+def math_to_opencl(text: str) -> str:
+    """`math.erf` on f32 / f16 (scalars or 1D vectors), which convert-to-llvm leaves as is, as a call of
+    the OpenCL builtin (erf(float8): _Z3erfDv8_f) declared in the module."""
+    decls = {}
+
+    def sub(m):
+        indent, res, op, arg, ty, n, elt = m.groups()
+        code = {"f32": "f", "f16": "Dh"}[elt]
+        name = f"_Z{len(_MATH_LEFT[op])}{_MATH_LEFT[op]}" + (f"Dv{n}_{code}" if n else code)
+        decls[name] = f"  llvm.func spir_funccc @{name}({ty}) -> {ty} attributes {{no_unwind, will_return}}"
+        return f"{indent}{res} = llvm.call spir_funccc @{name}({arg}) : ({ty}) -> {ty}"
+
+    out = _MATH_OP.sub(sub, text)
+    return "\n".join(decls.values()) + ("\n" if decls else "") + out
 
 
 def hoist_allocas(ll: str) -> str:
