@@ -7,8 +7,9 @@ Each row is lowered by `xe-gemm-to-xegpu` (the plan captured as `--xe-print-plan
 measured by `xe-kernel-report`'s launch-wide byte count (passes/analysis/kernel_bytes.py):
 work-group tile (subgroup layout), subgroup tile, grid, work-groups per Xe-core, engine (gemv:
 vector FMAs or DPAS, from the plan's reason), bytes accessed by all subgroups (loads + stores,
-edges clipped), HBM bytes (each argument byte once per direction) and the bandwidth bound at the
-arch table's sustained HBM bandwidth. Rows: element-wise, reduce, softmax, gemv (linalg.matvec /
+edges clipped), HBM bytes (each argument byte once per direction), the bandwidth bound at the
+arch table's sustained HBM bandwidth and the performance model's prediction and bound (latency:
+too few loads in flight for the bandwidth, docs/perf-model.md). Rows: element-wise, reduce, softmax, gemv (linalg.matvec /
 vecmat) and ger; a new row is one line of `SWEEP`. Figures only; nothing is asserted.
 """
 import argparse
@@ -152,7 +153,7 @@ def main():
     print(f"memory-bound kernels on {arch.name} ({arch.xe_cores} Xe-cores); bound = HBM bytes / "
           f"{bw['sustained_gbs']:g} GB/s sustained ({bw['source']})")
     head = ("op", "shape", "dtype", "wg tile (sg layout)", "sg tile", "grid", "WG/Xe-core", "engine",
-            "accessed B", "HBM B", "bound us", "count")
+            "accessed B", "HBM B", "bound us", "model us", "count")
     rows = []
     for label, build, shape, t in SWEEP:
         text, r = measure(build, shape, t, arch)
@@ -164,9 +165,10 @@ def main():
             (", HBM>=" if gm["hbm_lower_bound"] else "")
         rows.append((label, "x".join(map(str, shape)), t, wg, sg, grid.group(1) if grid else "1 WG",
                      f"{gm['work_groups'] / arch.xe_cores:.2f}", engine, f"{gm['read'] + gm['write']:,}",
-                     f"{hbm:,}", _us(bandwidth_bound(arch, hbm)["time_s"]), count))
+                     f"{hbm:,}", _us(bandwidth_bound(arch, hbm)["time_s"]),
+                     f"{_us(r['perf']['time_s'])} {r['perf']['bound']}", count))
         if args.describe:
-            rows.append(("", "", "", text.strip().replace("\n", "\n    "), "", "", "", "", "", "", "", ""))
+            rows.append(("", "", "", text.strip().replace("\n", "\n    ")) + ("",) * (len(head) - 4))
     widths = [max(len(str(x[i])) for x in rows + [head] if "\n" not in str(x[i])) for i in range(len(head))]
     print("  ".join(h.ljust(w) for h, w in zip(head, widths)))
     for row in rows:
@@ -176,7 +178,8 @@ def main():
         print("  ".join(str(c).rjust(w) if i >= 6 else str(c).ljust(w) for i, (c, w) in enumerate(zip(row, widths))))
     print("accessed: loads + stores of every subgroup, edges clipped (prefetches not included); HBM: each argument "
           "byte once per direction (re-reads hit L2; HBM>=: an argument read more than once exceeds L2, so "
-          f"re-reads miss and HBM is a lower bound); WG/Xe-core: work-groups / {arch.xe_cores} Xe-cores")
+          f"re-reads miss and HBM is a lower bound); WG/Xe-core: work-groups / {arch.xe_cores} Xe-cores; model: "
+          "xe-kernel-report's prediction")
 
 
 if __name__ == "__main__":
