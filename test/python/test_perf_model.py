@@ -97,3 +97,18 @@ def test_kernel_report_has_prediction():
     text = format_report(r)
     assert "model: predicted" in text and "bound:" in text
     assert "128 Xe-cores" in text and "assumed: no gpu.launch_func" not in text
+
+
+def test_memory_bound_report_uses_launch_bytes():
+    # a kernel without DPAS takes L2 / HBM bytes from the launch-wide count (kernel_bytes.py);
+    # a GEMM keeps the arguments-once HBM and K-loop-loads L2 of the IR counts
+    from xedialects.passes.analysis.perf_model import work_from_report
+
+    gm = {"counted": True, "complete": True, "read": 56000, "write": 28000, "hbm_read": 56000, "hbm_write": 28000}
+    rep = {"known_block_size": (32, 1, 1), "memref_arg_bytes": 84000, "dpas_ops_total": 0, "global_memory": gm}
+    w = work_from_report(rep, ((3, 13, 1), (32, 1, 1)), PVC)
+    assert (w.bytes_l2, w.bytes_hbm, w.work_groups) == (84000, 84000, 39)
+    assert any("memory-bound kernel" in a for a in w.assumptions)
+    gemm = dict(rep, dpas_ops_total=4096, k_loop=True, k_trips=4, per_k_step={"bytes_loaded": 1024, "dpas_ops": 1024})
+    w = work_from_report(gemm, ((1, 1, 1), (16, 1, 1)), PVC)
+    assert (w.bytes_l2, w.bytes_hbm) == (4096, 84000)
