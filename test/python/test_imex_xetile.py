@@ -198,6 +198,35 @@ xetile.store_tile %s, %o : vector<32x32xf32>, {tile}
     np.testing.assert_allclose(out[1], X.T, rtol=1e-6)
 
 
+
+@pytest.mark.parametrize("level", ["subgroup", "workgroup"])
+def test_vector_ops_through_xe_gemm_to_xegpu(level):
+    # IMEX's vector.transpose / broadcast / multi_reduction go through our default pipeline too
+    nsg, wg = (1, "") if level == "subgroup" else (4, f" {{map = {WG}}}")
+    tile = ("!xetile.tile<32x32xf32>" if level == "subgroup" else
+            f"!xetile.tile<32x32xf32, #xetile.tile_attr<wg_map = <sg_layout = [2, 2], sg_data = [16, 16]>>>")
+    red = "" if level == "subgroup" else " {map = #xetile.wg_map<sg_layout = [2, 2], sg_data = [16, 1]>}"
+    body = f"""
+%c0 = arith.constant 0 : index
+%t = xetile.init_tile %X[%c0, %c0] : memref<32x32xf32> -> {tile}
+%v = xetile.load_tile %t : {tile} -> vector<32x32xf32>
+%s = vector.transpose %v, [1, 0]{wg} : vector<32x32xf32> to vector<32x32xf32>
+%z = arith.constant dense<0.0> : vector<32xf32>
+%r = vector.multi_reduction <add>, %s, %z{red} [1] : vector<32x32xf32> to vector<32xf32>
+%c = vector.shape_cast %r{red} : vector<32xf32> to vector<32x1xf32>
+%b = vector.broadcast %c{wg} : vector<32x1xf32> to vector<32x32xf32>
+%w = arith.addf %s, %b{wg} : vector<32x32xf32>
+%o = xetile.init_tile %O[%c0, %c0] : memref<32x32xf32> -> {tile}
+xetile.store_tile %w, %o : vector<32x32xf32>, {tile}
+"""
+    X = _rand(32, 32)
+    args = [("X", "memref<32x32xf32>"), ("O", "memref<32x32xf32>")]
+    want = X.T + X.T.sum(1, keepdims=True)
+    for pipeline in (None, "xe-gemm-to-xegpu"):
+        out = _sim(args, body, [X, np.zeros((32, 32), np.float32)], nsg, pipeline)
+        np.testing.assert_allclose(out[1], want, rtol=1e-5, atol=1e-5)
+
+
 # -- pass names ----------------------------------------------------------------------------------
 
 def test_canonicalization_turns_vector_ops_into_xetile_ops():

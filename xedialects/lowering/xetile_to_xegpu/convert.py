@@ -169,7 +169,7 @@ register_pipeline(
     "xe-gemm-to-xegpu",
     "linalg.matmul (tensors or memrefs) to VC-mode XeGPU (docs/pipeline.md stages 0-4: work-group "
     "XeTile, subgroup XeTile, canonical row-major tiles, blocked XeTile sized to the hardware, XeGPU)",
-    "builtin.module(xe-bufferize, convert-linalg-to-xetile, xetile-wg-to-sg, xetile-canonicalize, "
-    "xetile-blocking, convert-xetile-to-xegpu, canonicalize, cse)")
+    "builtin.module(xe-bufferize, convert-linalg-to-xetile, xetile-canonicalization{vector-ops-only=true}, "
+    "xetile-wg-to-sg, xetile-canonicalization, xetile-blocking, convert-xetile-to-xegpu, canonicalize, cse)")
 
 

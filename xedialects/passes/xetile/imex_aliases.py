@@ -106,10 +106,33 @@ def _multi_reduction(op, ctx):
                              result_types=[_vec(red_shape, elt)], loc=op.location).op
     for k, v in _wg_attrs(op).items():
         red.attributes[k] = v
+    red_t = _vec(red_shape, elt)
+    casts = [u.owner for u in op.result.uses]
+    acc_2d = _splat_like(op.operands[1], red_t, op.location)
+    if casts and acc_2d is not None and all(c.name == "vector.shape_cast" and c.result.type == red_t for c in casts):
+        # the result only goes back to the 2D reduced shape: combine there (no 1D round trip)
+        comb = ir.Operation.create(combine, results=[red_t], operands=[red.result, acc_2d], loc=op.location)
+        for c in casts:
+            _replace(c, comb.result)
+        op.erase()
+        return True
     flat = _shape_cast(red.result, list(rt.shape), elt, op.location)
     acc = ir.Operation.create(combine, results=[rt], operands=[flat, op.operands[1]], loc=op.location)
     _replace(op, acc.result)
     return True
+
+
+def _splat_like(value, vtype, loc):
+    """A splat `arith.constant` of `value`'s splat value with type `vtype`, or None when `value`
+    is not a splat constant."""
+    owner = value.owner
+    if isinstance(owner, ir.Block) or owner.name != "arith.constant":
+        return None
+    dense = ir.DenseElementsAttr(owner.attributes["value"])
+    if not dense.is_splat:
+        return None
+    attr = ir.DenseElementsAttr.get_splat(vtype, dense.get_splat_value())
+    return ir.Operation.create("arith.constant", results=[vtype], attributes={"value": attr}, loc=loc).result
 
 
 def _expand_reduction_size(op):
@@ -157,7 +180,7 @@ def _shape_cast_chain(op, bypassed):
 def vector_ops_to_xetile(root, ctx) -> bool:
     """The first step of IMEX's canonicalization, in place. False if an op had no XeTile form."""
     ops = [o for o in walk(root) if o.name in (
-        "vector.transpose", "vector.broadcast", "vector.multi_reduction", "xetile.tile_reduce", "vector.shape_cast")]
+        "vector.transpose", "vector.broadcast", "vector.multi_reduction", "xetile.tile_reduce")]
     for op in ops:
         with ir.InsertionPoint(op), op.location:
             if op.name == "vector.transpose":
