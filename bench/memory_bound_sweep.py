@@ -9,8 +9,9 @@ work-group tile (subgroup layout), subgroup tile, grid, work-groups per Xe-core,
 vector FMAs or DPAS, from the plan's reason), bytes accessed by all subgroups (loads + stores,
 edges clipped), HBM bytes (each argument byte once per direction), the bandwidth bound at the
 arch table's sustained HBM bandwidth and the performance model's prediction and bound (latency:
-too few loads in flight for the bandwidth, docs/perf-model.md). Rows: element-wise, reduce, softmax, gemv (linalg.matvec /
-vecmat) and ger; a new row is one line of `SWEEP`. Figures only; nothing is asserted.
+too few loads in flight for the bandwidth, docs/perf-model.md). Rows: element-wise, reduce,
+softmax, gemv (linalg.matvec / vecmat) and ger; a new row is one line of `SWEEP`. Figures only;
+nothing is asserted.
 """
 import argparse
 import contextlib
