@@ -142,8 +142,11 @@ def dpas(op, tr) -> list[str]:
     an = tr.name(a)
     if an in tr.loaded:
         a_name, a_t = tr.loaded[an]
+    elif ("a", tr.block, an) in tr.vnni_done:  # reordered once per value and block
+        a_name, a_t = tr.vnni_done[("a", tr.block, an)]
     else:
         a_name, a_t = _reorder_a(an, str(a.type), tr, lines)
+        tr.vnni_done[("a", tr.block, an)] = (a_name, a_t)
     v = max(1, 32 // element_bits(eb))
     b_t = vector_text([kb // v, 1, v] if v > 1 else [kb, 1], eb)
     b_name = _cast(tr.name(b), str(b.type), b_t, tr, lines)
