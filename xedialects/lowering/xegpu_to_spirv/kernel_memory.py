@@ -107,6 +107,26 @@ class MemoryLowering:
             raise LoweringError(op, "memref.dealloc of a buffer that was not allocated in the kernel")
         return []            # work-group memory lives as long as the work-group
 
+    def h_memref_view(self, op):
+        """A typed view of a byte buffer (`memref.view %slm[%shift][sizes]`): the i8 pointer moved by
+        the byte shift and cast to the view's element type, row-major with the view's shape."""
+        m = self.memarg(op.operands[0], op)
+        if m.elt != "i8":
+            raise LoweringError(op, f"memref.view of a buffer of {m.elt} elements (expected i8)")
+        rt = ir.MemRefType(op.results[0].type)
+        elt = str(rt.element_type)
+        dyn = [self.idx_operand(x) for x in list(op.operands)[2:]]
+        sizes = [dyn.pop(0) if d == DYNAMIC else d for d in rt.shape]
+        strides = [1] * len(sizes)
+        for d in range(len(sizes) - 2, -1, -1):
+            strides[d] = self.lanes.mul(strides[d + 1], sizes[d + 1])
+        shift = self.idx_operand(op.operands[1])
+        ptr = m.ptr if isinstance(shift, int) and shift == 0 else self.elem_ptr(m.ptr, storage_type("i8"), shift)
+        space = str(m.ptr.type).rsplit(",", 1)[1].rstrip(">").strip()
+        pt = ir.Type.parse(f"!spirv.ptr<{storage_type(elt)}, {space}>")
+        ptr = ir.Operation.create("spirv.Bitcast", results=[pt], operands=[ptr]).results[0]
+        return [MemArg(ptr, elt, sizes, strides)]
+
     def memarg(self, v, op) -> MemArg:
         m = self.get(v)
         if not isinstance(m, MemArg) or m.shape is None:
