@@ -39,6 +39,20 @@ def named(op, m, n, e, batch=0, out=None, tensor=False):
     return Case(src, ins + [(y, out)], e, k, tensor=tensor)
 
 
+def dynamic(op, m, n, e, static_n=False):
+    """linalg.matvec / vecmat on dynamic memrefs (static_n: only A's rows and y are dynamic)."""
+    a = (None, n) if static_n else (None, None)
+    if op == "matvec":
+        ins, out, shapes = [(a, e), ((n if static_n else None,), e)], ((None,), e), [(m, n), (n,), (m,)]
+    else:
+        ins, out, shapes = [((None,), e), (a, e)], ((n if static_n else None,), e), [(m,), (m, n), (n,)]
+    ta, tb, ty = mr(*ins[0]), mr(*ins[1]), mr(*out)
+    src = (f"func.func @f(%P: {ta}, %Q: {tb}, %Y: {ty}) {{\n"
+           f"  linalg.{op} ins(%P, %Q : {ta}, {tb}) outs(%Y : {ty})\n  return\n}}\n")
+    return Case(src, [(sh, e) for sh in shapes], e, n if op == "matvec" else m,
+                dyn_shapes={i: sh for i, sh in enumerate(shapes)})
+
+
 def generic_alpha(m, n, e, vecmat=False):
     """y += alpha * A x (or x A) as a linalg.generic, alpha a host scalar."""
     ta, tx, ty = mr((m, n), e), mr((m if vecmat else n,), e), mr((n if vecmat else m,), e)
@@ -120,6 +134,9 @@ CASES["vecmat-tensor-f16-33x70"] = named("vecmat", 33, 70, "f16", tensor=True)
 CASES["matvec-bf16-45x256"] = named("matvec", 45, 256, "bf16")     # 16-byte aligned pitches: 2D block loads
 CASES["vecmat-f32-37x64"] = named("vecmat", 37, 64, "f32")
 CASES["matvec-fill-f32-70x45"] = filled(70, 45, "f32")
+CASES["matvec-dynamic-f32-77x45"] = dynamic("matvec", 77, 45, "f32")
+CASES["vecmat-dynamic-f16-37x129"] = dynamic("vecmat", 37, 129, "f16")
+CASES["matvec-dynamic-rows-bf16-100x70"] = dynamic("matvec", 100, 70, "bf16", static_n=True)
 CASES["batch_matvec-fill-f16-2x33x40"] = filled(33, 40, "f16", batch=2)
 CASES["ger-f32-5x3"] = ger(5, 3, "f32")
 CASES["ger-acc-f16-129x257"] = ger(129, 257, "f16", accumulate=True)
@@ -131,7 +148,7 @@ def test_through_vc(name):
 
 
 @pytest.mark.parametrize("name", ["matvec-f16-37x129", "vecmat-bf16-100x70", "batch_matvec-f32-3x45x77",
-                                  "ger-alpha-acc-f32-100x70"])
+                                  "ger-alpha-acc-f32-100x70", "vecmat-dynamic-f16-37x129"])
 def test_through_simt(name):
     assert_ok(CASES[name], "simt", name)
 
@@ -156,14 +173,14 @@ def test_fill_of_y_starts_the_accumulator():
 
 
 def test_unsupported_gemv_is_left_alone():
-    src = """func.func @f(%A: memref<?x?xf32>, %x: memref<?xf32>, %y: memref<?xf32>) {
-  linalg.matvec ins(%A, %x : memref<?x?xf32>, memref<?xf32>) outs(%y : memref<?xf32>)
+    src = """func.func @f(%A: memref<2x?x?xf32>, %x: memref<2x?xf32>, %y: memref<2x?xf32>) {
+  linalg.batch_matvec ins(%A, %x : memref<2x?x?xf32>, memref<2x?xf32>) outs(%y : memref<2x?xf32>)
   return
 }
 """
     m = xedialects.parse(src, "case.mlir")
     run(m, "builtin.module(convert-linalg-to-xetile)")
-    assert "linalg.matvec" in str(m) and "gpu.launch_func" not in str(m)
+    assert "linalg.batch_matvec" in str(m) and "gpu.launch_func" not in str(m)
 
 
 def test_plan_fills_xe_cores_and_says_why_vector_fmas():
@@ -215,7 +232,7 @@ def test_pvc_binary_on_opencl_matches_cpu(name):
 
 
 @pytest.mark.parametrize("name", ["matvec-f32-100x70", "vecmat-f16-37x129", "batch_matvec-bf16-3x45x77",
-                                  "generic-alpha-f32-65x33", "ger-alpha-acc-bf16-100x70"])
+                                  "generic-alpha-f32-65x33", "ger-alpha-acc-bf16-100x70", "vecmat-dynamic-f16-37x129"])
 def test_portable_spirv_on_opencl_matches_cpu(name):
     from opencl_support import RT, assert_opencl_matches_cpu
     if RT is None:

@@ -4,14 +4,15 @@ memory-bound work-group XeTile kernel: a loop over the reduced dimension of A lo
 A tile and the matching slice of x per step, multiplies them (x broadcast with `tile_broadcast`),
 reduces the product with `tile_reduce` into a row (matvec) or column (vecmat) accumulator, and adds
 it to y at the end (or starts at the value of a `linalg.fill` of y just before, which is then
-dropped). Batches run on grid z over `memref.subview`s. Plans: `memory_plan.plan_gemv`."""
+dropped). Batches run on grid z over `memref.subview`s; dynamic sizes (not batched) come from
+`memref.dim`. Plans: `memory_plan.plan_gemv`."""
 from __future__ import annotations
 
 import sys
 from dataclasses import dataclass, field
 
 from mlir import ir
-from mlir.dialects import arith
+from mlir.dialects import arith, memref
 
 from .gemm_epilogue import (NotFusible, _block_ops, _buffer_ok, _defining, _is_constant, _neutral, _scalar_ok,
                             _users_in)
@@ -33,8 +34,8 @@ class GemvForm:
     dim: int            # the reduced dimension of A: 1 (matvec, y = A x) or 0 (vecmat, y = x A)
     batch: int          # 1 when not batched
     batched: bool
-    m: int
-    n: int
+    m: int | None       # None: dynamic
+    n: int | None
     elt_in: str         # A and x
     elt: str            # y and the accumulation
     scalars: list = field(default_factory=list)   # host scalars multiplied into the product
@@ -43,6 +44,10 @@ class GemvForm:
     @property
     def float(self) -> bool:
         return self.elt in _FLOATS
+
+    @property
+    def dynamic(self) -> bool:
+        return self.m is None or self.n is None
 
 
 def _maps(op):
@@ -146,8 +151,8 @@ def match_gemv(op) -> GemvForm:
     ashape, elt_in = _buffer_ok(a, 2 + pre, f"the matrix of '{name}'")
     xshape, xelt = _buffer_ok(x, 1 + pre, f"the vector of '{name}'")
     yshape, elt = _buffer_ok(y, 1 + pre, f"the output of '{name}'")
-    if None in ashape + xshape + yshape:
-        raise NotFusible(f"'{name}' with dynamic shapes (static shapes supported)")
+    if None in ashape + xshape + yshape and batched:
+        raise NotFusible(f"'{name}' with dynamic shapes (static shapes supported for batches)")
     if batched:
         for v, what in ((a, "matrix"), (x, "vector"), (y, "output")):
             if not identity_layout(v):
@@ -163,8 +168,8 @@ def match_gemv(op) -> GemvForm:
         if str(s.type) != elt:
             raise NotFusible(f"the scalar {s.type} in the body of '{name}' is not the output type {elt}")
     m, n = ashape[pre:]
-    if list(xshape[pre:]) != [n if dim == 1 else m] or list(yshape[pre:]) != [m if dim == 1 else n] or \
-            batched and not ashape[0] == xshape[0] == yshape[0]:
+    if None not in ashape + xshape + yshape and (list(xshape[pre:]) != [n if dim == 1 else m] or list(yshape[pre:]) != [m if dim == 1 else n]
+                    or batched and not ashape[0] == xshape[0] == yshape[0]):
         raise NotFusible(f"'{name}' operand shapes do not match")
     seen = []
     for s in scalars:
@@ -211,33 +216,58 @@ def _tile(shape, elt, layout, data) -> str:
 
 
 def _views(form: GemvForm, w) -> dict:
-    """2D views: A (M x N), x as 1 x N (matvec) or M x 1 (vecmat), y as M x 1 or 1 x N; for a batch,
+    """2D views (value, type, init_tile size suffix): A (M x N), x as 1 x N (matvec) or M x 1
+    (vecmat), y as M x 1 or 1 x N; dynamic shapes from memref.dim (%M, %N); for a batch,
     subviews of batch %bz."""
     M, N, Ti, T = form.m, form.n, form.elt_in, form.elt
     rows = form.dim == 1
+    at, xt, yt = (str(v.type) for v in (form.a, form.x, form.y))
     xlen, ylen = (N, M) if rows else (M, N)
+    if not form.batched:
+        xd, yd = (ir.ShapedType.is_dynamic_size(ir.MemRefType(v.type).shape[0]) for v in (form.x, form.y))
+        if M is None or N is None or xd or yd:
+            w("    %c1 = arith.constant 1 : index")
+        if M is None:
+            w(f"    %M = memref.dim %A, %c0 : {at}")
+            M = "%M"
+        if N is None:
+            w(f"    %N = memref.dim %A, %c1 : {at}")
+            N = "%N"
+        xlen, ylen = (N, M) if rows else (M, N)
+        for nm, t, dyn in (("X", xt, xd), ("Y", yt, yd)):
+            if dyn:
+                w(f"    %{nm}n = memref.dim %{nm}, %c0 : {t}")
+        xlen, ylen = ("%Xn" if xd else xlen), ("%Yn" if yd else ylen)
     xs = (1, xlen) if rows else (xlen, 1)
     ys = (ylen, 1) if rows else (1, ylen)
-    at, xt, yt = (str(v.type) for v in (form.a, form.x, form.y))
     if not form.batched:
+        def dims(shape):
+            return "x".join("?" if str(d).startswith("%") else str(d) for d in shape)
+
+        def sizes(shape):
+            if not any(str(d).startswith("%") for d in shape):
+                return ""
+            c = lambda d: "%c1" if d == 1 else d  # noqa: E731
+            return f", [{c(shape[0])}, {c(shape[1])}], [{c(shape[1])}, %c1]"
+
         def expand(name, t, shape, e):
-            mt = f"memref<{shape[0]}x{shape[1]}x{e}>"
+            mt = f"memref<{dims(shape)}x{e}>"
             w(f"    %{name}2 = memref.expand_shape %{name} [[0, 1]] output_shape [{shape[0]}, {shape[1]}] : "
               f"{t} into {mt}")
-            return f"%{name}2", mt
-        return {"A": ("%A", at), "X": expand("X", xt, xs, Ti), "Y": expand("Y", yt, ys, T)}
+            return f"%{name}2", mt, sizes(shape)
+        return {"A": ("%A", at, sizes((M, N))), "X": expand("X", xt, xs, Ti), "Y": expand("Y", yt, ys, T)}
     B = form.batch
     w("    %bz = gpu.block_id z")
     a2 = f"memref<{M}x{N}x{Ti}, strided<[{N}, 1], offset: ?>>"
     w(f"    %A2 = memref.subview %A[%bz, 0, 0] [1, {M}, {N}] [1, 1, 1] : {at} to {a2}")
-    out = {"A": ("%A2", a2)}
+    out = {"A": ("%A2", a2, "")}
     for name, t, shape, e in (("X", xt, xs, Ti), ("Y", yt, ys, T)):
         e3 = f"memref<{B}x{shape[0]}x{shape[1]}x{e}>"
         w(f"    %{name}3 = memref.expand_shape %{name} [[0], [1, 2]] output_shape [{B}, {shape[0]}, {shape[1]}] "
           f": {t} into {e3}")
         s2 = f"memref<{shape[0]}x{shape[1]}x{e}, strided<[{shape[1]}, 1], offset: ?>>"
         w(f"    %{name}2 = memref.subview %{name}3[%bz, 0, 0] [1, {shape[0]}, {shape[1]}] [1, 1, 1] : {e3} to {s2}")
-        out[name] = (f"%{name}2", s2)
+        out[name] = (f"%{name}2", s2, "")
     return out
 
 
@@ -268,12 +298,14 @@ def kernel_text(form: GemvForm, plan, kname: str, io) -> str:
     w(f"    %cstep = arith.constant {step} : index")
     for u in range(1, plan.unroll):
         w(f"    %cu{u} = arith.constant {u * tile} : index")
-    w(f"    %cend = arith.constant {extent} : index")
+    if extent is not None:
+        w(f"    %cend = arith.constant {extent} : index")
     w(f"    %cw = arith.constant {wm if rows else wn} : index")
     w(f"    %bid = gpu.block_id {'y' if rows else 'x'}")
     w("    %p = arith.muli %bid, %cw : index")
     views = _views(form, w)
-    (av, at), (xv, xt), (yv, yt) = views["A"], views["X"], views["Y"]
+    (av, at, asz), (xv, xt, xsz), (yv, yt, ysz) = views["A"], views["X"], views["Y"]
+    end = "%cend" if extent is not None else ("%N" if rows else "%M")
     start = "0.0" if fl else "0"
     if form.fill is not None and io.fill_arg is None:   # a host constant
         a = _defining(form.fill.operands[0]).attributes["value"]
@@ -282,7 +314,7 @@ def kernel_text(form: GemvForm, plan, kname: str, io) -> str:
         w(f"    %acc0 = vector.broadcast %fill {{wg_map = {rwg}}} : {T} to {rvt}")
     else:
         w(f'    %acc0 = "arith.constant"() {{value = dense<{start}> : {rvt}, wg_map = {rwg}}} : () -> {rvt}')
-    w(f"    %red = scf.for %k = %c0 to %cend step %cstep iter_args(%acc = %acc0) -> ({rvt}) {{")
+    w(f"    %red = scf.for %k = %c0 to {end} step %cstep iter_args(%acc = %acc0) -> ({rvt}) {{")
     tile_a = _tile((wm, wn), Ti, lay, (dr, dc))
     xshape, xdata = ((1, wn), (1, dc)) if rows else ((wm, 1), (dr, 1))
     tile_x = _tile(xshape, Ti, lay, xdata)
@@ -294,9 +326,9 @@ def kernel_text(form: GemvForm, plan, kname: str, io) -> str:
         if u:
             w(f"      %k{u} = arith.addi %k, %cu{u} : index")
             k = f"%k{u}"
-        w(f"      %ta{u} = xetile.init_tile {av}{f'[%p, {k}]' if rows else f'[{k}, %p]'} : {at} -> {tile_a}")
+        w(f"      %ta{u} = xetile.init_tile {av}{f'[%p, {k}]' if rows else f'[{k}, %p]'}{asz} : {at} -> {tile_a}")
         w(f"      %va{u} = xetile.load_tile %ta{u} : {tile_a} -> {vti}")
-        w(f"      %tx{u} = xetile.init_tile {xv}{f'[%c0, {k}]' if rows else f'[{k}, %c0]'} : {xt} -> {tile_x}")
+        w(f"      %tx{u} = xetile.init_tile {xv}{f'[%c0, {k}]' if rows else f'[{k}, %c0]'}{xsz} : {xt} -> {tile_x}")
         w(f"      %vx{u} = xetile.load_tile %tx{u} : {tile_x} -> {xvt}")
     acc = "%acc"
     for u in range(unroll):
@@ -317,7 +349,7 @@ def kernel_text(form: GemvForm, plan, kname: str, io) -> str:
         acc = f"%a{u}"
     w(f"      scf.yield {acc} : {rvt}")
     w("    }")
-    w(f"    %ty = xetile.init_tile {yv}{'[%p, %c0]' if rows else '[%c0, %p]'} : {yt} -> {rtile}")
+    w(f"    %ty = xetile.init_tile {yv}{'[%p, %c0]' if rows else '[%c0, %p]'}{ysz} : {yt} -> {rtile}")
     res = "%red"
     if form.fill is None:
         w(f"    %y = xetile.load_tile %ty : {rtile} -> {rvt}")
@@ -337,7 +369,13 @@ def emit_launch(form: GemvForm, plan, mod_name: str, kname: str, io: GemvIO):
         def const(v):
             return arith.ConstantOp(idx, v).result
 
-        gx, gy = (const(g) for g in plan.grid())
+        if plan.grid() is not None:
+            gx, gy = (const(g) for g in plan.grid())
+        else:   # dynamic: tiles over the output length
+            rows = form.dim == 1
+            d = memref.DimOp(form.a, const(0 if rows else 1)).result
+            tiles = arith.CeilDivUIOp(d, const(plan.wg_tile[0] if rows else plan.wg_tile[1])).result
+            gx, gy = (const(1), tiles) if rows else (tiles, const(1))
         gz = const(form.batch)
         one = const(1)
         threads = const(plan.num_subgroups * 16)

@@ -199,50 +199,53 @@ def plan_gemv(m: int, n: int, dim: int, batch: int, elt_in: str, hw: XeArch) -> 
     reasons = [why, f"A streams in full-width 2D block rows of {row_bytes} bytes = {width} {elt_in}"]
     if dim == 1:
         layout, data = [4, 1], [16, width]
-        while batch * -(-m // (layout[0] * data[0])) < want and (layout[0] > 1 or data[0] > 8):
+        while m is not None and batch * -(-m // (layout[0] * data[0])) < want and (layout[0] > 1 or data[0] > 8):
             if data[0] > 8:
                 data[0] //= 2
             else:
                 layout[0] //= 2
         wg = (layout[0] * data[0], width)
-        groups = -(-m // wg[0])
+        groups = -(-m // wg[0]) if m is not None else None
         extent, tile = n, width
         reasons.append(f"{layout[0]} subgroups stacked, {data[0]} whole rows of A each: the dot products stay "
                        "in their subgroup")
     else:
         layout, data = [1, 4], [8, width]
-        while batch * -(-n // (layout[1] * data[1])) < want and layout[1] > 1:
+        while n is not None and batch * -(-n // (layout[1] * data[1])) < want and layout[1] > 1:
             layout[1] //= 2
         wg = (data[0], layout[1] * width)
-        groups = -(-n // wg[1])
+        groups = -(-n // wg[1]) if n is not None else None
         extent, tile = m, data[0]
         reasons.append(f"{layout[1]} subgroups side by side, {width} whole columns of A each: the column sums "
                        "stay in their subgroup; A tiles of 8 rows (an 8-row slice of x stays whole in every "
                        "work-item after SIMT distribution; a 16-row one would be spread across the work-items, "
                        "unlike A's rows)")
-    total = groups * batch
+    total = groups * batch if groups is not None else None
     # loads in flight: `unroll` A tiles per subgroup and step, bounded by a quarter of the register
     # file (the x slices and products need the rest) and by the reduced extent
     target, how = _in_flight_target(hw)
-    per_core = -(-total // want)
+    per_core = -(-total // want) if total is not None else 1   # dynamic: one work-group per Xe-core
     sg_bytes = data[0] * data[1] * eb
     step_bytes = per_core * layout[0] * layout[1] * sg_bytes
     unroll = 1
     while (unroll * step_bytes < target and unroll < 8 and 2 * unroll * sg_bytes <= hw.grf_file_bytes() // 4
-           and 2 * unroll * tile <= -(-extent // tile) * tile):
+           and (extent is None or 2 * unroll * tile <= -(-extent // tile) * tile)):
         unroll *= 2
     what = "columns" if dim == 1 else "rows"
     reasons.append(f"{unroll} A tile{'s' if unroll > 1 else ''} per subgroup and step (the loop steps "
                    f"{unroll * tile} {what}): {unroll * step_bytes / 1024:.1f} KiB in flight per Xe-core for the "
                    f"{target / 1024:.1f} KiB its share of the bandwidth needs ({how})")
-    if total >= want:
+    if total is None:
+        reasons.append("dynamic shape: the grid comes from the runtime sizes")
+    elif total >= want:
         reasons.append(f"{total} work-groups >= {want} Xe-cores of {hw.name}: every Xe-core gets work")
     else:
         reasons.append(f"only {total} work-groups for {want} Xe-cores: too few outputs to fill {hw.name}")
     kind = ("batch " if batch > 1 else "") + ("matvec (y = A x)" if dim == 1 else "vecmat (y = x A)")
     p = GemvPlan(kind, m, n, elt_in, hw.name, wg, tuple(layout), tuple(data), reasons, batch=batch, engine=engine,
                  unroll=unroll)
-    p.fixed_grid = (1, groups) if dim == 1 else (groups, 1)
+    if groups is not None:
+        p.fixed_grid = (1, groups) if dim == 1 else (groups, 1)
     return p
 
 
