@@ -5,8 +5,9 @@ The GEMM planner chooses tiles, subgroup layout, K step, prefetch distance and s
 and type; every choice can be overridden by pass options. A `linalg.fill` of C before the matmul and
 the element-wise linalg ops after it (bias, activations, alpha/beta scaling) are fused into the
 kernel (`gemm_epilogue.py`); temporaries that become dead are erased. Stand-alone memory-bound ops
-(element-wise ops, reductions) get kernels of their own (`memory_bound.py`). Unsupported ops are left
-untouched with a remark (unsupported matmuls are rejected with an error when `strict` is set).
+(element-wise ops, reductions; gemv and ger: `gemv.py`, `ger.py`) get kernels of their own
+(`memory_bound.py`). Unsupported ops are left untouched with a remark (unsupported matmuls are
+rejected with an error when `strict` is set).
 
 Named pipelines: `xe-bufferize` (one-shot bufferization for tensor programs) and
 `xe-linalg-to-xetile` (xe-bufferize, then this pass).

@@ -20,7 +20,8 @@ SUPPORTED_TYPES = {
 }
 
 MATMUL_NAMES = ("linalg.matmul", "linalg.batch_matmul", "linalg.generic")
-# other contractions: reported (not lowered) instead of silently skipped
+# other contractions: reported (not lowered) instead of silently skipped; convert.py sends the gemv
+# ones (matvec, vecmat, batch_matvec, batch_vecmat) to gemv.py first
 OTHER_CONTRACTIONS = frozenset(f"linalg.{n}" for n in (
     "matvec", "vecmat", "batch_matvec", "batch_vecmat", "batch_reduce_matmul", "dot", "contract",
     "quantized_matmul", "quantized_batch_matmul", "mmt4d", "batch_mmt4d", "matmul_transpose_a",
