@@ -253,3 +253,20 @@ def test_ger_is_planned_as_an_outer_product():
     assert gx * gy >= 128
     text = str(_lowered(CASES["ger-alpha-acc-f32-100x70"]))
     assert text.count("tile_broadcast") == 2 and "linalg." not in text.split("gpu.module")[0]
+
+
+def test_strict_unsupported_gemv_is_a_located_error(tmp_path):
+    import subprocess
+
+    src = tmp_path / "g.mlir"
+    src.write_text("""func.func @f(%A: memref<2x?x?xf32>, %x: memref<2x?xf32>, %y: memref<2x?xf32>) {
+  linalg.batch_matvec ins(%A, %x : memref<2x?x?xf32>, memref<2x?xf32>) outs(%y : memref<2x?xf32>)
+  return
+}
+""")
+    out = tmp_path / "out.mlir"
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    r = subprocess.run([sys.executable, os.path.join(root, "tools", "xe-opt.py"), str(src),
+                        "--convert-linalg-to-xetile=strict=1", "-o", str(out)], capture_output=True, text=True)
+    assert r.returncode == 1 and "Traceback" not in r.stderr and not out.exists()
+    assert "g.mlir:2:3: error: not lowered to XeTile: 'linalg.batch_matvec' with dynamic shapes" in r.stderr
