@@ -59,6 +59,9 @@ SCASES = {f"{e}-{m}x{n}": softmax_case((m, n), e) for e, m, n in
 SCASES["f32-3d-3x5x40"] = softmax_case((3, 5, 40), "f32")
 SCASES["f16-1d-77"] = softmax_case((77,), "f16")
 SCASES["f32-tensor-65x130"] = softmax_case((65, 130), "f32", tensor=True)
+SCASES["f32-d0-37x53"] = softmax_case((37, 53), "f32", dim=0)
+SCASES["f16-d0-100x70"] = softmax_case((100, 70), "f16", dim=0)
+SCASES["f32-d0-1000x20"] = softmax_case((1000, 20), "f32", dim=0)      # two passes over row chunks
 SCASES["f16-dynamic-rows-100x53"] = softmax_case((100, 53), "f16", dyn_rows=True)
 SCASES["f32-dynamic-rows-37x1000"] = softmax_case((37, 1000), "f32", dyn_rows=True)
 
@@ -95,12 +98,14 @@ def test_softmax_plan():
 
 
 def test_softmax_other_forms_left_alone():
-    for case in (softmax_case((8, 16), "f32", dim=0), softmax_case((8, 16), "f32", dyn=True)):
+    for case in (softmax_case((2, 8, 16), "f32", dim=1), softmax_case((8, 16), "f32", dyn=True),
+                 softmax_case((8, 16), "f32", dim=0, dyn=True)):
         text = str(_lowered(case))
         assert "linalg.softmax" in text and "gpu.launch_func" not in text
 
 
-@pytest.mark.parametrize("name", ["f32-37x53", "f16-37x70", "f32-20x1000", "f32-3d-3x5x40", "f16-dynamic-rows-100x53"])
+@pytest.mark.parametrize("name", ["f32-37x53", "f16-37x70", "f32-20x1000", "f32-3d-3x5x40", "f16-dynamic-rows-100x53",
+                                  "f16-d0-100x70"])
 def test_softmax_portable_spirv_on_opencl_matches_cpu(name):
     from opencl_support import RT, assert_opencl_matches_cpu
     if RT is None:

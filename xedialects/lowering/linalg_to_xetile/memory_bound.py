@@ -8,7 +8,8 @@ from dataclasses import dataclass
 
 from . import elementwise, full_reduce, reduce, softmax
 from .gemm_epilogue import NotFusible
-from .memory_plan import plan_full_reduction, plan_memory_bound, plan_reduction_sized, plan_softmax
+from .memory_plan import (plan_full_reduction, plan_memory_bound, plan_reduction_sized, plan_softmax,
+                          plan_softmax_columns)
 
 
 @dataclass
@@ -52,7 +53,7 @@ class MemoryBound:
             elif op.name == "linalg.softmax":
                 gen = softmax
                 form = gen.match_softmax(op)
-                plan = plan_softmax(form.m, form.n, form.elt, self.hw)
+                plan = (plan_softmax if form.axis else plan_softmax_columns)(form.m, form.n, form.elt, self.hw)
                 io = gen.SoftmaxIO(form)
             else:
                 return

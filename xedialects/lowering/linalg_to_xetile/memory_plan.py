@@ -381,3 +381,43 @@ def plan_full_reduction(shape: tuple, elt: str, hw: XeArch) -> MemPlan:
     p.fixed_grid = (1, groups)
     p.rows, p.band, p.step, p.width = rows, band, step, width
     return p
+
+
+def plan_softmax_columns(m: int, n: int, elt: str, hw: XeArch) -> MemPlan:
+    """Tiles for a softmax along the columns (dimension 0) of an m x n array: every subgroup owns
+    whole full-width column strips (`sg_layout = [1, C]`); columns are kept in registers when a
+    subgroup's strip in f32 fills at most half of its register file, else two passes over row
+    chunks."""
+    eb = _BYTES.get(elt, 4)
+    row_bytes = max(r.max_row_bytes for r in hw.blocks) if hw.blocks else 64
+    width = max(1, row_bytes // eb)
+    budget = hw.grf_file_bytes() // 2
+    want = hw.xe_cores
+    unit = 8
+    mpad = -(-m // unit) * unit
+    reasons = [f"column strips: full-width 2D block rows of {row_bytes} bytes = {width} {elt}; rows in tiles of "
+               f"{unit}, the last one as high as the remainder (padding never enters the max or the sum)"]
+    layout = 4
+    while -(-n // (layout * width)) < want and layout > 1:
+        layout //= 2
+    chunk = None
+    if mpad * width * 4 <= budget:
+        reasons.append(f"whole columns in registers: {mpad} rows x {width} columns in f32 per subgroup, loaded once")
+    else:
+        chunk = unit
+        while width * chunk * 2 * 4 <= budget // 2 and chunk * 2 <= m:
+            chunk *= 2
+        reasons.append(f"columns of {m} do not fit in registers: two passes over {chunk}-row chunks (online max "
+                       "and sum, then the normalised write)")
+    wg = (chunk or mpad, layout * width)
+    groups = -(-n // wg[1])
+    reasons.append(f"{layout} subgroups side by side, {width} whole columns each: the column max and sum stay "
+                   "in their subgroup")
+    if groups >= want:
+        reasons.append(f"{groups} work-groups >= {want} Xe-cores of {hw.name}: every Xe-core gets work")
+    else:
+        reasons.append(f"only {groups} work-groups for {want} Xe-cores: too few columns to fill {hw.name}")
+    p = MemPlan("softmax along dimension 0", m, n, elt, hw.name, wg, (1, layout), (unit, width), reasons)
+    p.fixed_grid = (groups, 1)
+    p.chunk = chunk
+    return p

@@ -1,8 +1,9 @@
-"""`linalg.softmax` along the last dimension of a 2D memref (f32/f16/bf16, static shapes; 1D and
-3D inputs as 1xN / (B*M)xN views) as a work-group XeTile kernel: every subgroup owns whole rows
-(`sg_layout = [R, 1]`), so the row max and row sum (`xetile.tile_reduce`) and their broadcasts
-back over the row (`xetile.tile_broadcast`) never exchange data between subgroups. f16/bf16 are
-extended to f32 after loading; the result is rounded once before the store.
+"""`linalg.softmax` along the last dimension of a 2D memref (f32/f16/bf16, static row length; 1D
+and 3D inputs as 1xN / (B*M)xN views; 2D also along dimension 0, the same kernel transposed) as
+a work-group XeTile kernel: every subgroup owns whole rows (`sg_layout = [R, 1]`), so the row
+max and row sum (`xetile.tile_reduce`) and their broadcasts back over the row
+(`xetile.tile_broadcast`) never exchange data between subgroups. f16/bf16 are extended to f32
+after loading; the result is rounded once before the store.
 
 Rows that fit in registers are loaded once (max, exp, sum, divide on the loaded tiles); longer
 rows take two passes over column chunks: an online pass keeping the running max m and the sum
@@ -29,6 +30,7 @@ class SoftmaxForm:
     m: int | None     # rows of the 2D view (None: dynamic, 2D only)
     n: int            # row length
     elt: str
+    axis: int = 1     # the softmax dimension of the 2D view: 1 (rows) or 0 (columns, 2D inputs)
 
 
 def match_softmax(op) -> SoftmaxForm:
@@ -41,11 +43,13 @@ def match_softmax(op) -> SoftmaxForm:
     if rank not in (1, 2, 3):
         raise NotFusible(f"'linalg.softmax' on a rank-{rank} memref (ranks 1 to 3 supported)")
     dim = ir.IntegerAttr(op.attributes["dimension"]).value
-    if dim != rank - 1:
-        raise NotFusible(f"'linalg.softmax' along dimension {dim} of a rank-{rank} input (the last dimension "
-                         "supported)")
+    if dim != rank - 1 and not (rank == 2 and dim == 0):
+        raise NotFusible(f"'linalg.softmax' along dimension {dim} of a rank-{rank} input (the last dimension, "
+                         "or either dimension of a 2D input, supported)")
     shape, elt = _buffer_ok(src, rank, "the input of 'linalg.softmax'")
     oshape, oelt = _buffer_ok(out, rank, "the output of 'linalg.softmax'")
+    if dim == 0 and None in shape + oshape:
+        raise NotFusible("'linalg.softmax' along dimension 0 with dynamic shapes (static shapes supported)")
     if shape[-1] is None or oshape[-1] is None or (rank != 2 and None in shape + oshape):
         raise NotFusible("'linalg.softmax' with a dynamic row length (static row lengths supported: the last "
                          "tile of a row is exactly as wide as the remainder; 2D inputs may have dynamic rows)")
@@ -56,7 +60,7 @@ def match_softmax(op) -> SoftmaxForm:
             if not _identity(v):
                 raise NotFusible(f"'linalg.softmax' on {v.type}: rank-{rank} operands need the identity layout")
     m = 1 if rank == 1 else None if shape[0] is None else shape[0] * (shape[1] if rank == 3 else 1)
-    return SoftmaxForm(op, src, out, tuple(shape), m, shape[-1], elt)
+    return SoftmaxForm(op, src, out, tuple(shape), m, shape[-1], elt, 1 if dim == rank - 1 else 0)
 
 
 def _identity(v) -> bool:
@@ -78,14 +82,33 @@ def _pieces(start: int, n: int, width: int):
 
 
 def kernel_text(form: SoftmaxForm, plan, kname: str, io) -> str:
-    T, M, N = form.elt, form.m, form.n
-    W = plan.sg_data[1]            # full-width block row
-    R, dr = plan.sg_layout[0], plan.sg_data[0]
-    wm = R * dr
-    chunk = plan.chunk             # None: whole rows in registers
+    """Row softmax (axis 1: subgroups stacked, each owning whole rows) or column softmax (axis 0,
+    2D only: subgroups side by side, each owning whole columns): the same kernel transposed."""
+    T, M, N, axis = form.elt, form.m, form.n, form.axis
+    (lr, lc), (dr, dc) = plan.sg_layout, plan.sg_data
+    rows = axis == 1
+    wk = lr * dr if rows else lc * dc          # kept extent of a work-group
+    extent = N if rows else M                  # the softmax dimension's extent
+    unit = dc if rows else dr                  # piece unit along it: a full-width block row / 8 rows
+    chunk = plan.chunk                         # None: whole rows (columns) in registers
     narrow = T != "f32"
-    rwg = f"#xetile.wg_map<sg_layout = [{R}, 1], sg_data = [{dr}, 1]>"
-    rv = f"vector<{wm}x1xf32>"
+
+    def o(k, a):
+        """A (kept, along) pair in (row, column) order."""
+        return (k, a) if rows else (a, k)
+
+    def sd(a):
+        return o(dr, a) if rows else o(dc, a)
+
+    def shp(a, t="f32"):
+        r, c = o(wk, a)
+        return f"vector<{r}x{c}x{t}>"
+
+    def wg(a):
+        r, c = sd(a)
+        return f"#xetile.wg_map<sg_layout = [{lr}, {lc}], sg_data = [{r}, {c}]>"
+
+    rwg, rv = wg(1), shp(1)
     view_t = f"memref<{M}x{N}x{T}>"
     src_t, out_t = str(form.src.type), str(form.out.type)
     L = []
@@ -96,12 +119,11 @@ def kernel_text(form: SoftmaxForm, plan, kname: str, io) -> str:
         cnt[0] += 1
         return f"%{p}{cnt[0]}"
 
-    def wg(width):
-        return f"#xetile.wg_map<sg_layout = [{R}, 1], sg_data = [{dr}, {width}]>"
-
-    def tile(width):
-        return f"!xetile.tile<{wm}x{width}x{T}, #xetile.tile_attr<wg_map = <sg_layout = [{R}, 1], " \
-               f"sg_data = [{dr}, {width}]>>>"
+    def tile(a):
+        r, c = o(wk, a)
+        sr, sc = sd(a)
+        return f"!xetile.tile<{r}x{c}x{T}, #xetile.tile_attr<wg_map = <sg_layout = [{lr}, {lc}], " \
+               f"sg_data = [{sr}, {sc}]>>>"
 
     def col(off):
         if isinstance(off, str):
@@ -112,27 +134,30 @@ def kernel_text(form: SoftmaxForm, plan, kname: str, io) -> str:
             w(f"    {name} = arith.constant {off} : index")
         return name
 
-    def load(off, width, ind):
+    def at(off):
+        r, c = o("%p", col(off))
+        return f"[{r}, {c}]"
+
+    def load(off, a, ind):
         base, bt = bases["%X"]
         t = fresh("t")
         v = fresh("v")
-        w(f"{ind}{t} = xetile.init_tile {base}[%p, {col(off)}]{dyn(base)} : {bt} -> {tile(width)}")
-        w(f"{ind}{v} = xetile.load_tile {t} : {tile(width)} -> vector<{wm}x{width}x{T}>")
+        w(f"{ind}{t} = xetile.init_tile {base}{at(off)}{dyn(base)} : {bt} -> {tile(a)}")
+        w(f"{ind}{v} = xetile.load_tile {t} : {tile(a)} -> {shp(a, T)}")
         if narrow:
             x = fresh("x")
-            w(f"{ind}{x} = arith.extf {v} {{wg_map = {wg(width)}}} : vector<{wm}x{width}x{T}> to "
-              f"vector<{wm}x{width}xf32>")
+            w(f"{ind}{x} = arith.extf {v} {{wg_map = {wg(a)}}} : {shp(a, T)} to {shp(a)}")
             v = x
         return v
 
-    def reduce(kind, v, width, ind):
+    def reduce(kind, v, a, ind):
         r = fresh("r")
-        w(f"{ind}{r} = xetile.tile_reduce <{kind}> {v} [1] {{wg_map = {rwg}}} : vector<{wm}x{width}xf32> -> {rv}")
+        w(f"{ind}{r} = xetile.tile_reduce <{kind}> {v} [{axis}] {{wg_map = {rwg}}} : {shp(a)} -> {rv}")
         return r
 
-    def bcast(r, width, ind):
+    def bcast(r, a, ind):
         b = fresh("b")
-        w(f"{ind}{b} = xetile.tile_broadcast {r} [1] {{wg_map = {wg(width)}}} : {rv} -> vector<{wm}x{width}xf32>")
+        w(f"{ind}{b} = xetile.tile_broadcast {r} [{axis}] {{wg_map = {wg(a)}}} : {rv} -> {shp(a)}")
         return b
 
     def binop(name, a, b, vt, wgm, ind):
@@ -145,29 +170,27 @@ def kernel_text(form: SoftmaxForm, plan, kname: str, io) -> str:
         w(f"{ind}{r} = {name} {a} {{wg_map = {wgm}}} : {vt}")
         return r
 
-    def exp_shifted(v, m, width, ind):
-        vt = f"vector<{wm}x{width}xf32>"
-        d = binop("arith.subf", v, bcast(m, width, ind), vt, wg(width), ind)
-        return unop("math.exp", d, vt, wg(width), ind)
+    def exp_shifted(v, m, a, ind):
+        d = binop("arith.subf", v, bcast(m, a, ind), shp(a), wg(a), ind)
+        return unop("math.exp", d, shp(a), wg(a), ind)
 
-    def store(e, s, off, width, ind):
-        vt = f"vector<{wm}x{width}xf32>"
-        q = binop("arith.divf", e, bcast(s, width, ind), vt, wg(width), ind)
+    def store(e, s, off, a, ind):
+        q = binop("arith.divf", e, bcast(s, a, ind), shp(a), wg(a), ind)
         if narrow:
             q2 = fresh("q")
-            w(f"{ind}{q2} = arith.truncf {q} {{wg_map = {wg(width)}}} : {vt} to vector<{wm}x{width}x{T}>")
+            w(f"{ind}{q2} = arith.truncf {q} {{wg_map = {wg(a)}}} : {shp(a)} to {shp(a, T)}")
             q = q2
         base, bt = bases["%O"]
         t = fresh("t")
-        w(f"{ind}{t} = xetile.init_tile {base}[%p, {col(off)}]{dyn(base)} : {bt} -> {tile(width)}")
-        w(f"{ind}xetile.store_tile {q}, {t} : vector<{wm}x{width}x{T}>, {tile(width)}")
+        w(f"{ind}{t} = xetile.init_tile {base}{at(off)}{dyn(base)} : {bt} -> {tile(a)}")
+        w(f"{ind}xetile.store_tile {q}, {t} : {shp(a, T)}, {tile(a)}")
 
-    def online(v, m, s, width, ind):
+    def online(v, m, s, a, ind):
         """(m', s') after folding the chunk v into the running max m and sum s."""
-        mc = reduce("maximumf", v, width, ind)
+        mc = reduce("maximumf", v, a, ind)
         mn = binop("arith.maximumf", m, mc, rv, rwg, ind)
         corr = unop("math.exp", binop("arith.subf", m, mn, rv, rwg, ind), rv, rwg, ind)
-        sc = reduce("add", exp_shifted(v, mn, width, ind), width, ind)
+        sc = reduce("add", exp_shifted(v, mn, a, ind), a, ind)
         sn = binop("arith.addf", binop("arith.mulf", s, corr, rv, rwg, ind), sc, rv, rwg, ind)
         return mn, sn
 
@@ -179,8 +202,8 @@ def kernel_text(form: SoftmaxForm, plan, kname: str, io) -> str:
 
     w(f"  gpu.func @{kname}(%X: {src_t}, %O: {out_t}) kernel attributes "
       f"{{known_block_size = array<i32: {plan.num_subgroups * 16}, 1, 1>, xe.subgroup_size = 16 : i32}} {{")
-    w(f"    %cw = arith.constant {wm} : index")
-    w("    %bid = gpu.block_id y")
+    w(f"    %cw = arith.constant {wk} : index")
+    w(f"    %bid = gpu.block_id {'y' if rows else 'x'}")
     w("    %p = arith.muli %bid, %cw : index")
     bases = {}
     for name, v, vt in (("%X2", "%X", src_t), ("%O2", "%O", out_t)):
@@ -194,23 +217,23 @@ def kernel_text(form: SoftmaxForm, plan, kname: str, io) -> str:
             w(f"    %rows{v[1:]} = memref.dim {v}, {col(0)} : {vt}")
     ind = "    "
     if chunk is None:
-        pieces = _pieces(0, N, W)
-        vals = [load(off, width, ind) for off, width in pieces]
+        pieces = _pieces(0, extent, unit)
+        vals = [load(off, a, ind) for off, a in pieces]
         m = None
-        for v, (_, width) in zip(vals, pieces):
-            r = reduce("maximumf", v, width, ind)
+        for v, (_, a) in zip(vals, pieces):
+            r = reduce("maximumf", v, a, ind)
             m = r if m is None else binop("arith.maximumf", m, r, rv, rwg, ind)
         es, s = [], None
-        for v, (_, width) in zip(vals, pieces):
-            e = exp_shifted(v, m, width, ind)
+        for v, (_, a) in zip(vals, pieces):
+            e = exp_shifted(v, m, a, ind)
             es.append(e)
-            r = reduce("add", e, width, ind)
+            r = reduce("add", e, a, ind)
             s = r if s is None else binop("arith.addf", s, r, rv, rwg, ind)
-        for e, (off, width) in zip(es, pieces):
-            store(e, s, off, width, ind)
+        for e, (off, a) in zip(es, pieces):
+            store(e, s, off, a, ind)
     else:
-        loop_end = N // chunk * chunk
-        pieces = _pieces(loop_end, N, W)
+        loop_end = extent // chunk * chunk
+        pieces = _pieces(loop_end, extent, unit)
         w(f'    %m0 = "arith.constant"() {{value = dense<0xFF800000> : {rv}, wg_map = {rwg}}} : () -> {rv}')
         w(f'    %s0 = "arith.constant"() {{value = dense<0.0> : {rv}, wg_map = {rwg}}} : () -> {rv}')
         w("    %c0 = arith.constant 0 : index")
@@ -222,16 +245,16 @@ def kernel_text(form: SoftmaxForm, plan, kname: str, io) -> str:
         w(f"      scf.yield {mn}, {sn} : {rv}, {rv}")
         w("    }")
         m, s = "%ms#0", "%ms#1"
-        for off, width in pieces:
-            v = load(off, width, ind)
-            m, s = online(v, m, s, width, ind)
+        for off, a in pieces:
+            v = load(off, a, ind)
+            m, s = online(v, m, s, a, ind)
         w("    scf.for %k2 = %c0 to %cend step %cstep {")
         v = load("%k2", chunk, ind + "  ")
         store(exp_shifted(v, m, chunk, ind + "  "), s, "%k2", chunk, ind + "  ")
         w("    }")
-        for off, width in pieces:
-            v = load(off, width, ind)
-            store(exp_shifted(v, m, width, ind), s, off, width, ind)
+        for off, a in pieces:
+            v = load(off, a, ind)
+            store(exp_shifted(v, m, a, ind), s, off, a, ind)
     w("    gpu.return")
     w("  }")
     return "\n".join(L)
@@ -253,7 +276,9 @@ def emit_launch(form: SoftmaxForm, plan, mod_name: str, kname: str, io: SoftmaxI
             return arith.ConstantOp(idx, v).result
 
         one = const(1)
-        if form.m is None:
+        if form.axis == 0:
+            gy = const(-(-form.n // plan.wg_tile[1]))
+        elif form.m is None:
             from mlir.dialects import memref
 
             gy = arith.CeilDivUIOp(memref.DimOp(form.src, const(0)).result, const(plan.wg_tile[0])).result
@@ -262,7 +287,7 @@ def emit_launch(form: SoftmaxForm, plan, mod_name: str, kname: str, io: SoftmaxI
         threads = const(plan.num_subgroups * 16)
         launch = ir.Operation.create(
             "gpu.launch_func",
-            operands=[one, gy, one, threads, one, one] + io.host_args,
+            operands=([gy, one] if form.axis == 0 else [one, gy]) + [one, threads, one, one] + io.host_args,
             attributes={
                 "kernel": ir.SymbolRefAttr.get([mod_name, kname]),
                 "operandSegmentSizes": ir.DenseI32ArrayAttr.get([0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 2, 0]),

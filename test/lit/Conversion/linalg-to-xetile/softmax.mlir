@@ -8,6 +8,7 @@
 // RUN: xe-opt %s --xe-print-plan --convert-linalg-to-xetile -o %t 2>&1 | FileCheck %s --check-prefix=PLAN
 // RUN: xe-run %s --pipeline xe-gemm-to-xegpu --check --entry rows | FileCheck %s --check-prefix=OK
 // RUN: xe-run %s --pipeline xe-gemm-to-xegpu --check --entry long_rows | FileCheck %s --check-prefix=OK
+// RUN: xe-run %s --pipeline xe-gemm-to-xegpu --check --entry columns | FileCheck %s --check-prefix=OK
 // RUN: xe-run %s --pipeline xe-gemm-to-spirv-portable --backend opencl --check --entry rows_f16 | FileCheck %s --check-prefix=OK
 // RUN: xe-run %s --pipeline xe-gemm-to-xegpu --check --entry batch | FileCheck %s --check-prefix=OK
 // RUN: xe-run %S/softmax-tensor.mlir --pipeline xe-linalg-to-xetile,xetile-wg-to-sg,xetile-canonicalize,xetile-blocking,convert-xetile-to-xegpu --check | FileCheck %s --check-prefix=OK
@@ -18,6 +19,8 @@
 // CHECK-NOT:   linalg.softmax
 // CHECK:       gpu.launch_func @rows_kernels::@rows_0 blocks in (%{{.*}}, %{{.*}}, %{{.*}}) threads in {{.*}} args(%{{.*}} : memref<37x53xf32>, %{{.*}} : memref<37x53xf32>)
 // CHECK-LABEL: func.func @columns
+// CHECK:       gpu.launch_func @columns_kernels::@columns_0
+// CHECK-LABEL: func.func @middle
 // CHECK:       linalg.softmax
 // CHECK-LABEL: func.func @dyn_rows
 // CHECK:       %[[M:.*]] = memref.dim %{{.*}}, %{{.*}} : memref<?x53xf32>
@@ -39,6 +42,13 @@
 // CHECK:         arith.divf %[[E]],
 // CHECK:         xetile.store_tile {{.*}} : vector<8x48xf32>
 // CHECK:         xetile.store_tile {{.*}} : vector<8x5xf32>
+// CHECK:       gpu.func @columns_0(
+// CHECK:         %[[BX:.*]] = gpu.block_id x
+// CHECK:         xetile.load_tile {{.*}} -> vector<32x16xf32>
+// CHECK:         xetile.load_tile {{.*}} -> vector<5x16xf32>
+// CHECK:         xetile.tile_reduce <maximumf> %{{.*}} [0] {wg_map = #xetile.wg_map<sg_layout = [1, 1], sg_data = [1, 16]>} : vector<32x16xf32> -> vector<1x16xf32>
+// CHECK:         xetile.tile_broadcast %{{.*}} [0] {wg_map = #xetile.wg_map<sg_layout = [1, 1], sg_data = [32, 16]>} : vector<1x16xf32> -> vector<32x16xf32>
+// CHECK:         xetile.tile_reduce <add> %{{.*}} [0]
 // CHECK:       gpu.func @rows_f16_0(
 // CHECK:         arith.extf {{.*}} : vector<{{[0-9]+}}x64xf16> to vector<{{[0-9]+}}x64xf32>
 // CHECK:         arith.truncf {{.*}} to vector<{{[0-9]+}}x64xf16>
@@ -61,6 +71,8 @@
 
 // PLAN:      memory-bound plan [pvc]: softmax along dimension 1 on 37x53 f32
 // PLAN:        reason: whole rows in registers
+// PLAN:      memory-bound plan [pvc]: softmax along dimension 0 on 37x53 f32
+// PLAN:        reason: whole columns in registers
 // PLAN:      memory-bound plan [pvc]: softmax along dimension 1 on 37x70 f16
 // PLAN:      memory-bound plan [pvc]: softmax along dimension 1 on 20x1000 f32
 // PLAN:        reason: rows of 1000 do not fit in registers: two passes over {{[0-9]+}}-column chunks
@@ -72,9 +84,14 @@ func.func @rows(%A: memref<37x53xf32>, %O: memref<37x53xf32>) {
   return
 }
 
-func.func @columns(%A: memref<8x16xf32>, %O: memref<8x16xf32>) {
-  // expected-remark @+1 {{not lowered to XeTile: 'linalg.softmax' along dimension 0 of a rank-2 input (the last dimension supported)}}
-  linalg.softmax dimension(0) ins(%A : memref<8x16xf32>) outs(%O : memref<8x16xf32>)
+func.func @columns(%A: memref<37x53xf32>, %O: memref<37x53xf32>) {
+  linalg.softmax dimension(0) ins(%A : memref<37x53xf32>) outs(%O : memref<37x53xf32>)
+  return
+}
+
+func.func @middle(%A: memref<2x8x16xf32>, %O: memref<2x8x16xf32>) {
+  // expected-remark @+1 {{not lowered to XeTile: 'linalg.softmax' along dimension 1 of a rank-3 input (the last dimension, or either dimension of a 2D input, supported)}}
+  linalg.softmax dimension(1) ins(%A : memref<2x8x16xf32>) outs(%O : memref<2x8x16xf32>)
   return
 }
 
