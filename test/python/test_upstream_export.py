@@ -279,3 +279,14 @@ def test_8bit_sliced_load_is_one_load_per_slice():
     assert "vector<8x64xi8>" not in text
     loads = [l for l in text.splitlines() if "xegpu.load_nd" in l and "xi8> -> vector<8x32xi8>" in l]
     assert len(loads) == 2, loads
+
+
+def test_transposed_16bit_b_is_loaded_plain_and_transposed_per_slice():
+    """A transposed bf16 B block of two dpas (16x32 after the transpose) is exported as two plain 16x16
+    loads, each `vector.transpose`d (upstream's xegpu-optimize-block-loads then packs them as 32-bit
+    transposed loads); no load_nd keeps a transpose."""
+    text = exported(LL.FORMS["transposed_b"])
+    assert "transpose = array" not in text
+    assert text.count("vector.transpose") >= 2 and "vector<16x32xbf16>" not in text
+    r = mlir_opt(text, "--verify-each")
+    assert r.returncode == 0, r.stderr

@@ -16,11 +16,13 @@ from . import text as T
 from . import tools
 
 # what upstream's gpu-lower-to-xevm-pipeline runs for subgroup-level xegpu (LLVM 22), on the device
-# side only, in two mlir-opt runs: lane layouts and distribution to lanes (no canonicalize before it:
+# side only, in two mlir-opt runs: lane layouts, block-load optimisation (16-bit transposes as 32-bit
+# ones), layouts again and distribution to lanes (no canonicalize before it:
 # it folds the exported constant offsets into literals, which LLVM 22's distribution rejects); the
 # uniform warp ops distribution leaves are inlined (text.py); then XeVM and the LLVM dialect
 # (math-expand-ops / arith-expand: tanh, maximumf without intrinsics the translator lacks)
-DISTRIBUTE = "builtin.module(gpu.module(xegpu-propagate-layout{layout-kind=lane}, xegpu-subgroup-distribute))"
+DISTRIBUTE = ("builtin.module(gpu.module(xegpu-propagate-layout{layout-kind=lane}, xegpu-optimize-block-loads, "
+              "xegpu-propagate-layout{layout-kind=lane}, xegpu-subgroup-distribute))")
 GPU_PASSES = ("canonicalize", "cse",
               "loop-invariant-code-motion", "cse", "xegpu-vector-linearize", "convert-math-to-xevm",
               "math-expand-ops", "arith-expand",

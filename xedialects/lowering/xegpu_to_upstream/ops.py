@@ -81,12 +81,76 @@ def load_nd(op, ex) -> str:
     if _attr(op, "vnni_axis") is not None:
         ex.add_vnni(res, ir.IntegerAttr(op.attributes["vnni_axis"]).value)
     td = op.operands[0]
+    if ex.plan is not None and _transposed_16bit(op, ex):
+        return _transposed_load(op, td, ex, [p for p in props if p[0] != "transpose"])
     split = _split_load(op, td, ex, props)
     if split is not None:
         return split
     pre, ref = _access(op, td, ex)
     return pre + (f"{ex.result(op)} = xegpu.load_nd {ref}{properties(props)} : {ex.type(td.type)} -> "
                   f"{ex.type(op.result.type)}")
+
+
+def _transposed_16bit(op, ex) -> bool:
+    from ...core.typeinfo import element_bits
+
+    if _attr(op, "transpose") is None or _ints(op.attributes["transpose"]) != [1, 0]:
+        return False
+    full = ex.type(op.operands[0].type)
+    shape, elt = vector_parts("vector<" + full[len("!xegpu.tensor_desc<"):].split(",")[0].rstrip(">") + ">")
+    return len(shape) == 2 and element_bits(elt) == 16
+
+
+def _transposed_load(op, td, ex, props) -> str:
+    """Offsets form, a transposed 16-bit load (upstream XeVM transposes only 32/64-bit elements, and its
+    layout propagation expects no transpose on load_nd): the plain block loaded and `vector.transpose`d,
+    which upstream's `xegpu-optimize-block-loads` turns into a 32-bit transposed load of packed pairs.
+    Sliced results are loaded per slice (the transposed B of two dpas: two 16x16 blocks), each slice
+    [a:a+h, b:b+w] of the result being the transpose of the source block [b:b+w, a:a+h]."""
+    from .offsets import LITERAL_OFFSETS
+
+    rshape, elt = vector_parts(ex.type(op.result.type))
+    axis = ex.vnni_axis(str(op.result.type))
+    users = [u.owner for u in op.result.uses]
+    slices = []
+    for u in users:
+        if u.name != "vector.extract_strided_slice":
+            slices = None
+            break
+        offs, sizes, strides = (_ints_any(u.attributes[k]) for k in ("offsets", "sizes", "strides"))
+        if axis is not None and len(offs) == 3 and offs[2] == 0 and sizes[2] == vnni_factor(elt):
+            v = vnni_factor(elt)
+            offs = [offs[0] * v, offs[1]] if axis == 0 else [offs[0], offs[1] * v]
+            sizes, strides = flatten_vnni(sizes, axis), strides[:2]
+            ex.add_vnni(str(u.result.type), axis)
+        if len(offs) != 2 or any(x != 1 for x in strides):
+            slices = None
+            break
+        slices.append((u, offs, sizes))
+    create = ex.plan.base_create(td, op)
+    if not slices or create is None:
+        pre, ref = _access(op, td, ex)
+        plain, full = ex.plan.fresh(), ex.type(td.type)
+        src = vector_text([rshape[1], rshape[0]], elt)
+        return pre + (f"{plain} = xegpu.load_nd {ref}{properties(props)} : {full} -> {src}\n"
+                      f"{ex.result(op)} = vector.transpose {plain}, [1, 0] : {src} to {ex.type(op.result.type)}")
+    full = ex.type(td.type)
+    _, syms = ex.plan.get(td, op)
+    head = create_nd_tdesc(create, ex).rpartition(" -> ")[0].split(" = ", 1)[1]
+    lines, descs = [], {}
+    for u, (a, b), (h, w) in slices:
+        narrow = full.replace(f"<{rshape[1]}x{rshape[0]}x{elt}", f"<{w}x{h}x{elt}", 1)
+        if narrow not in descs:
+            descs[narrow] = ex.plan.fresh()
+            lines.append(f"{descs[narrow]} = {head} -> {narrow}")
+        row, lr = ex.plan.materialize((syms[0][0], syms[0][1] + b), literal_ok=LITERAL_OFFSETS)
+        col, lc = ex.plan.materialize((syms[1][0], syms[1][1] + a), literal_ok=LITERAL_OFFSETS)
+        plain, src = ex.plan.fresh(), vector_text([w, h], elt)
+        lines += lr + lc + [f"{plain} = xegpu.load_nd {descs[narrow]}[{row}, {col}]{properties(props)} : "
+                            f"{narrow} -> {src}",
+                            f"{ex.result(u)} = vector.transpose {plain}, [1, 0] : {src} to {ex.type(u.result.type)}"]
+        ex.dropped.add((ex.scope, ex.result(u)))
+    return "\n".join(lines)
 
 
 # element widths whose sliced loads are split into one load per slice (upstream's subgroup distribution,
