@@ -30,12 +30,14 @@ def _ours(case):
     return mod
 
 
+@pytest.mark.parametrize("form", ["offsets", "descriptors"])
 @pytest.mark.parametrize("name", ROUND_TRIP)
-def test_round_trip_is_bit_identical(name):
-    """export -> import -> simulate == simulate our VC-mode XeGPU, buffer by buffer, bit for bit."""
+def test_round_trip_is_bit_identical(name, form):
+    """export (either form) -> import -> simulate == simulate our VC-mode XeGPU, buffer by buffer,
+    bit for bit."""
     case = UE.PROGRAMS[name]
     mod = _ours(case)
-    text = export_upstream(mod)
+    text = export_upstream(mod, form=form)
     assert looks_upstream(text)
     back = import_upstream(text, f"{name}.up.mlir")
     args = case.inputs()
