@@ -95,14 +95,14 @@ def test_descriptor_form_verifies(name):
     assert r.returncode == 0, r.stderr
 
 
-# upstream xegpu-subgroup-distribute (after propagation) fails on a transposed bf16 B ("incompatible
-# distribution dimensions from 'vector<16x32xbf16>'")
-DISTRIBUTE_FAILS = PROPAGATE_FAILS | {"form:transposed_b"}
+# upstream xegpu-subgroup-distribute (after propagation) distributes every program upstream propagates
+# layouts for (the transposed bf16 B is exported as plain loads + vector.transpose per dpas slice)
+DISTRIBUTE_FAILS = PROPAGATE_FAILS
 # ... and these lower completely to XeVM (convert-xegpu-to-xevm leaves no xegpu op); the others stop
 # at upstream XeVM limits (transposed 16-bit loads; block loads larger than one XeVM block load)
 REACH_XEVM = {"form:plain", "form:generic", "form:batch", "form:dynamic", "form:dynamic_aligned", "form:bf16_f32",
-              "form:f16_f32", "form:bf16_bf16", "form:f16_f16", "epilogue:gelu_tanh", "epilogue:gelu_erf", "epilogue:alpha_beta",
-              "epilogue:alpha_beta_args", "tensor:inout", "tensor:inout_dynamic"}
+              "form:f16_f32", "form:bf16_bf16", "form:f16_f16", "form:i8_i32", "epilogue:gelu_tanh", "epilogue:gelu_erf",
+              "epilogue:alpha_beta", "epilogue:alpha_beta_args", "tensor:inout", "tensor:inout_dynamic"}
 PROPAGATE = "--xegpu-propagate-layout=layout-kind=lane"
 
 
