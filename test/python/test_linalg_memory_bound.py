@@ -182,6 +182,34 @@ for e in ("f32", "f16", "bf16"):
 RCASES["addi-d1-i32-45x77"] = reduce_case((45, 77), "i32", 1, "arith.addi")
 RCASES["maxsi-d0-i32-45x77"] = reduce_case((45, 77), "i32", 0, "arith.maxsi")
 RCASES["addf-d1-f32-tensor-65x130"] = reduce_case((65, 130), "f32", 1, "arith.addf", tensor=True)
+
+
+def reduce_ext_case(shape, e, eo, dim, comb, full=False):
+    """A reduce whose body extends the input to the init's type first (bf16 -> f32, i8 -> i32)."""
+    ext = "arith.extf" if eo == "f32" else "arith.extsi"
+    ti = mr(shape, e)
+    if full:
+        to, dims, oshape = f"memref<{eo}>", ", ".join(str(i) for i in range(len(shape))), ()
+    else:
+        oshape = (shape[1 - dim],)
+        to, dims = mr(oshape, eo), str(dim)
+    src = f"""func.func @f(%A: {ti}, %O: {to}) {{
+  linalg.reduce ins(%A : {ti}) outs(%O : {to}) dimensions = [{dims}]
+    (%x: {e}, %acc: {eo}) {{
+      %w = {ext} %x : {e} to {eo}
+      %s = {comb} %w, %acc : {eo}
+      linalg.yield %s : {eo}
+    }}
+  return
+}}
+"""
+    k = shape[0] * shape[1] if full and len(shape) == 2 else shape[0] if full else shape[dim]
+    return Case(src, [(shape, e), (oshape, eo)], e, k)
+
+
+RCASES["ext-addf-d1-bf16-f32-100x70"] = reduce_ext_case((100, 70), "bf16", "f32", 1, "arith.addf")
+RCASES["ext-maximumf-d0-f16-f32-37x129"] = reduce_ext_case((37, 129), "f16", "f32", 0, "arith.maximumf")
+RCASES["ext-addi-d1-i8-i32-45x77"] = reduce_ext_case((45, 77), "i8", "i32", 1, "arith.addi")
 RCASES["addf-d1-f32-dynamic-100x70"] = reduce_case((100, 70), "f32", 1, "arith.addf", dyn=(0, 1))
 RCASES["addf-d0-f16-dynamic-37x129"] = reduce_case((37, 129), "f16", 0, "arith.addf", dyn=(0, 1))
 RCASES["maximumf-d1-f32-dynamic-rows-300x33"] = reduce_case((300, 33), "f32", 1, "arith.maximumf", dyn=(0,))
@@ -255,6 +283,8 @@ FCASES = {f"{comb[6:]}-{e}-{'x'.join(map(str, shape))}": full_case(shape, e, com
     ("arith.minimumf", "f32", (3, 5)), ("arith.addi", "i32", (45, 77)), ("arith.addf", "f32", (5000,)),
     ("arith.maximumf", "f16", (77,)), ("arith.maxsi", "i32", (2000,))]}
 FCASES["addf-f32-tensor-65x130"] = full_case((65, 130), "f32", "arith.addf", tensor=True)
+FCASES["ext-addf-bf16-f32-100x70"] = reduce_ext_case((100, 70), "bf16", "f32", None, "arith.addf", full=True)
+FCASES["ext-addi-i8-i32-3000"] = reduce_ext_case((3000,), "i8", "i32", None, "arith.addi", full=True)
 FCASES["addf-f16-dynamic-37x70"] = full_case((37, 70), "f16", "arith.addf", dyn=True)
 FCASES["addf-f32-dynamic-3000"] = full_case((3000,), "f32", "arith.addf", dyn=True)
 FCASES["addi-i32-dynamic-45x53"] = full_case((45, 53), "i32", "arith.addi", dyn=True)

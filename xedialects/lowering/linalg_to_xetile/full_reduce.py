@@ -20,7 +20,7 @@ from mlir import ir
 from mlir.dialects import arith
 
 from .gemm_epilogue import NotFusible, _buffer_ok
-from .reduce import KINDS, _FLOATS, _IMIN, _NEG_INF, _POS_INF
+from .reduce import KINDS, _FLOATS, _IMIN, _NEG_INF, _POS_INF, body_name, match_body
 from .softmax import _pieces
 
 
@@ -32,11 +32,15 @@ class FullReduceForm:
     shape: tuple      # the input's shape (1D or 2D)
     combiner: str
     kind: str
-    elt: str
+    elt: str                  # the input's element type
+    out_elt: str = ""         # the output's (a body may extend the input first: bf16 -> f32, i8 -> i32)
+
+    def __post_init__(self):
+        self.out_elt = self.out_elt or self.elt
 
     @property
     def acc(self) -> str:
-        return "f32" if self.elt in ("f16", "bf16") else self.elt
+        return "f32" if self.out_elt in ("f16", "bf16") else self.out_elt
 
 
 def is_full(op) -> bool:
@@ -58,28 +62,12 @@ def match_full_reduce(op) -> FullReduceForm:
     if rank == 1 and not _identity(src):
         raise NotFusible(f"the input of 'linalg.reduce' ({src.type}) needs the identity layout")
     oshape, oelt = _buffer_ok(out, 0, "the init of 'linalg.reduce'")
-    if any(s is None for s in shape) and KINDS.get(_body_name(op)) not in (None, "add"):
-        raise NotFusible(f"'linalg.reduce' <{KINDS[_body_name(op)]}> to a scalar with dynamic shapes (sums "
+    if any(s is None for s in shape) and KINDS.get(body_name(op)) not in (None, "add"):
+        raise NotFusible(f"'linalg.reduce' <{KINDS[body_name(op)]}> to a scalar with dynamic shapes (sums "
                          "supported: their zero-padded edge tiles add nothing; a max/min would need the "
                          "remainder tiles of a static shape)")
-    if oelt != elt:
-        raise NotFusible(f"'linalg.reduce' from {elt} into {oelt} (same element type supported)")
-    block = op.regions[0].blocks[0]
-    body = [o.operation for o in block.operations]
-    if len(body) != 2 or body[0].name not in KINDS:
-        found = ", ".join(o.name for o in body[:-1])
-        raise NotFusible(f"'linalg.reduce' body ({found}) is not one of {', '.join(sorted(KINDS))}")
-    comb = body[0]
-    if set(comb.operands) != set(block.arguments) or body[1].operands[0] != comb.results[0]:
-        raise NotFusible("'linalg.reduce' body does not combine its two arguments and yield the result")
-    if (elt in _FLOATS) != comb.name.endswith("f"):
-        raise NotFusible(f"'{comb.name}' on {elt}")
-    return FullReduceForm(op, src, out, tuple(shape), comb.name, KINDS[comb.name], elt)
-
-
-def _body_name(op) -> str:
-    ops = [o.operation for o in op.regions[0].blocks[0].operations]
-    return ops[0].name if ops else ""
+    comb, _ = match_body(op, elt, oelt)
+    return FullReduceForm(op, src, out, tuple(shape), comb.name, KINDS[comb.name], elt, oelt)
 
 
 def _identity(v) -> bool:
@@ -144,7 +132,8 @@ class _Writer:
         self.w(f"{ind}{v} = xetile.load_tile {t} : {tt} -> vector<{h}x{wd}x{T}>")
         if A != T:
             x = self.fresh("x")
-            self.w(f"{ind}{x} = arith.extf {v} {{wg_map = {self.wgm.format(h, wd)}}} : vector<{h}x{wd}x{T}> to "
+            ext = "arith.extf" if A in _FLOATS else "arith.extsi"
+            self.w(f"{ind}{x} = {ext} {v} {{wg_map = {self.wgm.format(h, wd)}}} : vector<{h}x{wd}x{T}> to "
                    f"vector<{h}x{wd}x{A}>")
             v = x
         r = self.fresh("r")
@@ -212,7 +201,7 @@ def kernel_text(form: FullReduceForm, plan, kname: str, io) -> str:
 
         return kernel_text_dynamic(form, plan, kname, _Writer)
     groups, covered = split(form, plan)
-    A, T = form.acc, form.elt
+    A, T = form.acc, form.out_elt
     pt = f"memref<{max(groups, 1)}x{A}>"
     pv = f"memref<1x{max(groups, 1)}x{A}>"
     out = []

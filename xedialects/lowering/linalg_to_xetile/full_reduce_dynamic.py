@@ -6,7 +6,7 @@ from __future__ import annotations
 
 
 def kernel_text_dynamic(form, plan, kname: str, writer_cls) -> str:
-    A, T = form.acc, form.elt
+    A, T = form.acc, form.out_elt
     step, two_d = plan.step, len(form.shape) == 2
     src_t = str(form.src.type)
     pt, pv = f"memref<?x{A}>", f"memref<1x?x{A}>"
@@ -22,7 +22,7 @@ def kernel_text_dynamic(form, plan, kname: str, writer_cls) -> str:
             xm, xn = names
             return "%X", src_t, f", [{xm}, {xn}], [{xn}, {wr.const(1)}]", xm, xn
         wr.w(f"    %xn = memref.dim %X, {wr.const(0)} : {src_t}")
-        vt = f"memref<1x?x{T}>"
+        vt = f"memref<1x?x{form.elt}>"
         wr.w(f"    %X2 = memref.expand_shape %X [[0, 1]] output_shape [1, %xn] : {src_t} into {vt}")
         return "%X2", vt, f", [{wr.const(1)}, %xn], [%xn, {wr.const(1)}]", None, "%xn"
 

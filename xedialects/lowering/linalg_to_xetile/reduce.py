@@ -34,11 +34,46 @@ class ReduceForm:
     kind: str         # tile_reduce kind
     m: int
     n: int
-    elt: str
+    elt: str                  # the input's element type
+    out_elt: str | None = None  # the init's (accumulator's) type when the body extends the input first
+    ext: str | None = None      # that extension (arith.extf / arith.extsi)
+
+    def __post_init__(self):
+        self.out_elt = self.out_elt or self.elt
 
     @property
     def idempotent(self) -> bool:
         return self.kind != "add"
+
+
+_EXTS = {("f16", "f32"): "arith.extf", ("bf16", "f32"): "arith.extf", ("i8", "i32"): "arith.extsi",
+         ("i16", "i32"): "arith.extsi"}
+
+
+def match_body(op, elt: str, oelt: str):
+    """(combiner op, extension op name or None) of a reduce body `yield comb(x, acc)`, or with the
+    input extended to the init's type first (`yield comb(ext(x), acc)`); NotFusible otherwise."""
+    block = op.regions[0].blocks[0]
+    body = [o.operation for o in block.operations]
+    args = list(block.arguments)
+    ext = None
+    if len(body) == 3 and body[0].name in ("arith.extf", "arith.extsi"):
+        ext, body = body[0], body[1:]
+        if _EXTS.get((elt, oelt)) != ext.name or ext.operands[0] != args[0]:
+            raise NotFusible(f"'linalg.reduce' body extends its input with {ext.name} from {elt} into {oelt} "
+                             f"(supported: {', '.join(f'{a}->{b}' for a, b in _EXTS)} of the input value)")
+    elif oelt != elt:
+        raise NotFusible(f"'linalg.reduce' from {elt} into {oelt} without an extension of the input in the body")
+    if len(body) != 2 or body[0].name not in KINDS:
+        found = ", ".join(o.name for o in body[:-1])
+        raise NotFusible(f"'linalg.reduce' body ({found}) is not one of {', '.join(sorted(KINDS))}")
+    comb = body[0]
+    want = {ext.results[0], args[1]} if ext is not None else set(args)
+    if set(comb.operands) != want or body[1].operands[0] != comb.results[0]:
+        raise NotFusible("'linalg.reduce' body does not combine its two arguments and yield the result")
+    if (oelt in _FLOATS) != comb.name.endswith("f"):
+        raise NotFusible(f"'{comb.name}' on {oelt}")
+    return comb, (ext.name if ext is not None else None)
 
 
 def match_reduce(op) -> ReduceForm:
@@ -56,25 +91,14 @@ def match_reduce(op) -> ReduceForm:
     if KINDS.get(body_name(op)) not in (None, "add") and shape[dims[0]] is None:
         raise NotFusible(f"'linalg.reduce' <{KINDS[body_name(op)]}> over a dynamic extent (max/min clamp their "
                          "last tile inside the array: the reduced extent must be static)")
-    if oelt != elt:
-        raise NotFusible(f"'linalg.reduce' from {elt} into {oelt} (same element type supported)")
-    block = op.regions[0].blocks[0]
-    body = [o.operation for o in block.operations]
-    if len(body) != 2 or body[0].name not in KINDS:
-        found = ", ".join(o.name for o in body[:-1])
-        raise NotFusible(f"'linalg.reduce' body ({found}) is not one of {', '.join(sorted(KINDS))}")
-    comb = body[0]
-    args = list(block.arguments)
-    if set(comb.operands) != set(args) or body[1].operands[0] != comb.results[0]:
-        raise NotFusible("'linalg.reduce' body does not combine its two arguments and yield the result")
-    if (elt in _FLOATS) != comb.name.endswith("f"):
-        raise NotFusible(f"'{comb.name}' on {elt}")
-    form = ReduceForm(op, src, out, dims[0], comb.name, KINDS[comb.name], shape[0], shape[1], elt)
-    return form
+    comb, ext = match_body(op, elt, oelt)
+    return ReduceForm(op, src, out, dims[0], comb.name, KINDS[comb.name], shape[0], shape[1], elt, oelt, ext)
 
 
 def body_name(op) -> str:
+    """The combiner's name (after an extension of the input, if any)."""
     ops = [o.operation for o in op.regions[0].blocks[0].operations]
+    ops = ops[1:] if ops and ops[0].name in ("arith.extf", "arith.extsi") else ops
     return ops[0].name if ops else ""
 
 
@@ -84,11 +108,12 @@ def output_dims(form: ReduceForm):
 
 
 def _identity(form: ReduceForm) -> str:
+    t = form.out_elt
     if form.kind == "add":
-        return "0.0" if form.elt in _FLOATS else "0"
-    if form.elt in _FLOATS:
-        return (_NEG_INF if "max" in form.kind else _POS_INF)[form.elt]
-    lo = _IMIN[form.elt]
+        return "0.0" if t in _FLOATS else "0"
+    if t in _FLOATS:
+        return (_NEG_INF if "max" in form.kind else _POS_INF)[t]
+    lo = _IMIN[t]
     return str(lo if "max" in form.kind else -lo - 1)
 
 
@@ -101,7 +126,7 @@ def check_plan(form: ReduceForm, plan) -> None:
 
 
 def kernel_text(form: ReduceForm, plan, kname: str, io) -> str:
-    T, M, N = form.elt, form.m, form.n
+    T, M, N, OT = form.elt, form.m, form.n, form.out_elt
     wm, wn = plan.wg_tile
     (lr, lc), (dr, dc) = plan.sg_layout, plan.sg_data
     rows = form.dim == 1
@@ -111,9 +136,10 @@ def kernel_text(form: ReduceForm, plan, kname: str, io) -> str:
     rshape = (wm, 1) if rows else (1, wn)
     rdata = (dr, 1) if rows else (1, dc)
     rwg = f"#xetile.wg_map<sg_layout = [{lr}, {lc}], sg_data = [{rdata[0]}, {rdata[1]}]>"
-    rtile = (f"!xetile.tile<{rshape[0]}x{rshape[1]}x{T}, #xetile.tile_attr<wg_map = <sg_layout = [{lr}, {lc}], "
+    rtile = (f"!xetile.tile<{rshape[0]}x{rshape[1]}x{OT}, #xetile.tile_attr<wg_map = <sg_layout = [{lr}, {lc}], "
              f"sg_data = [{rdata[0]}, {rdata[1]}]>>>")
-    vt, rvt = f"vector<{wm}x{wn}x{T}>", f"vector<{rshape[0]}x{rshape[1]}x{T}>"
+    vt, rvt = f"vector<{wm}x{wn}x{T}>", f"vector<{rshape[0]}x{rshape[1]}x{OT}>"
+    twg = f"#xetile.wg_map<sg_layout = [{lr}, {lc}], sg_data = [{dr}, {dc}]>"
     extent, step = (N, wn) if rows else (M, wm)
     L = []
     w = L.append
@@ -148,12 +174,16 @@ def kernel_text(form: ReduceForm, plan, kname: str, io) -> str:
     off = f"[%p, {k}]" if rows else f"[{k}, %p]"
     w(f"      %t = xetile.init_tile %X{off}{xs} : {src_t} -> {tile}")
     w(f"      %v = xetile.load_tile %t : {tile} -> {vt}")
-    w(f"      %s = xetile.tile_reduce <{form.kind}> %v [{1 if rows else 0}] {{wg_map = {rwg}}} : {vt} -> {rvt}")
+    v = "%v"
+    if form.ext:
+        w(f"      %vx = {form.ext} %v {{wg_map = {twg}}} : {vt} to vector<{wm}x{wn}x{OT}>")
+        v, vt = "%vx", f"vector<{wm}x{wn}x{OT}>"
+    w(f"      %s = xetile.tile_reduce <{form.kind}> {v} [{1 if rows else 0}] {{wg_map = {rwg}}} : {vt} -> {rvt}")
     w(f"      %a = {form.combiner} %acc, %s {{wg_map = {rwg}}} : {rvt}")
     w(f"      scf.yield %a : {rvt}")
     w("    }")
     d = lambda x: "?" if x is None else str(x)  # noqa: E731
-    o2 = f"memref<{d(M)}x1x{T}>" if rows else f"memref<1x{d(N)}x{T}>"
+    o2 = f"memref<{d(M)}x1x{OT}>" if rows else f"memref<1x{d(N)}x{OT}>"
     kept = M if rows else N
     if kept is None:
         w(f"    %ckept = memref.dim %O, %c0d : {out_t}")

@@ -10,6 +10,7 @@
 // RUN: xe-run %s --pipeline xe-gemm-to-xegpu --check --entry col_max | FileCheck %s --check-prefix=OK
 // RUN: xe-run %s --pipeline xe-gemm-to-spirv-portable --backend opencl --check --entry col_max | FileCheck %s --check-prefix=OK
 // RUN: xe-run %s --pipeline xe-gemm-to-xegpu --check --entry dyn_row_sum --dims A=70x45,O=70 | FileCheck %s --check-prefix=OK
+// RUN: xe-run %s --pipeline xe-gemm-to-xegpu --check --entry widen | FileCheck %s --check-prefix=OK
 // RUN: xe-opt %s --convert-linalg-to-xetile --verify-diagnostics -o %t
 
 // CHECK-LABEL: func.func @row_sum
@@ -22,6 +23,10 @@
 // CHECK:       %[[G:.*]] = arith.ceildivui %[[M]], %{{.*}} : index
 // CHECK:       gpu.launch_func @dyn_row_sum_kernels::@dyn_row_sum_0 blocks in (%{{.*}}, %[[G]], %{{.*}})
 // CHECK-LABEL: func.func @dyn_max
+// CHECK:       linalg.reduce
+// CHECK-LABEL: func.func @widen
+// CHECK:       gpu.launch_func @widen_kernels::@widen_0
+// CHECK-LABEL: func.func @narrow_init
 // CHECK:       linalg.reduce
 // CHECK:       gpu.func @row_sum_0(
 // CHECK:         scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %{{.*}}) -> (vector<8x1xf32>)
@@ -40,6 +45,11 @@
 // CHECK:         scf.for %{{.*}} = %{{.*}} to %[[XN]] step
 // CHECK:           xetile.init_tile %arg0[%{{.*}}, %{{.*}}], [%[[XM]], %[[XN]]], [%[[XN]], %{{.*}}] : memref<?x?xf32>
 // CHECK:         memref.expand_shape {{.*}} : memref<?xf32> into memref<?x1xf32>
+// CHECK:       gpu.func @widen_0(
+// CHECK:         scf.for {{.*}} -> (vector<{{[0-9]+}}x1xf32>)
+// CHECK:           %[[V:.*]] = xetile.load_tile {{.*}} -> vector<{{[0-9]+}}x32xbf16>
+// CHECK:           %[[W:.*]] = arith.extf %[[V]] {{.*}} : vector<{{[0-9]+}}x32xbf16> to vector<{{[0-9]+}}x32xf32>
+// CHECK:           xetile.tile_reduce <add> %[[W]] [1]
 
 // PLAN:      memory-bound plan [pvc]: reduce dimension 1 on 1000x70 f32
 // PLAN:        reason: reduced-dimension step: full-width 2D block rows of 64 bytes = 16 f32
@@ -90,6 +100,27 @@ func.func @dyn_max(%A: memref<40x?xf32>, %O: memref<40xf32>) {
     (%x: f32, %acc: f32) {
       %s = arith.maximumf %x, %acc : f32
       linalg.yield %s : f32
+    }
+  return
+}
+
+func.func @widen(%A: memref<100x70xbf16>, %O: memref<100xf32>) {
+  linalg.reduce ins(%A : memref<100x70xbf16>) outs(%O : memref<100xf32>) dimensions = [1]
+    (%x: bf16, %acc: f32) {
+      %w = arith.extf %x : bf16 to f32
+      %s = arith.addf %w, %acc : f32
+      linalg.yield %s : f32
+    }
+  return
+}
+
+func.func @narrow_init(%A: memref<100x70xf32>, %O: memref<100xf16>) {
+  // expected-remark @+1 {{not lowered to XeTile: 'linalg.reduce' from f32 into f16 without an extension of the input in the body}}
+  linalg.reduce ins(%A : memref<100x70xf32>) outs(%O : memref<100xf16>) dimensions = [1]
+    (%x: f32, %acc: f16) {
+      %t = arith.truncf %x : f32 to f16
+      %s = arith.addf %t, %acc : f16
+      linalg.yield %s : f16
     }
   return
 }
