@@ -274,15 +274,21 @@ def plan_softmax(m, n: int, elt: str, hw: XeArch) -> MemPlan:
     reasons = [f"column tiles: full-width 2D block rows of {row_bytes} bytes = {width} {elt}, the last one as "
                "wide as the remainder (padding never enters the max or the sum)"]
     layout, rows = 4, 8
+    engines = hw.xe_cores * hw.vector_engines_per_core
+    if m is not None and -(-m // rows) < engines:
+        while rows > 2 and -(-m // rows) < engines:
+            rows //= 2
+        reasons.append(f"{rows} rows per subgroup: {-(-m // rows)} subgroups for the {engines} vector engines "
+                       "(more loads in flight)")
     while m is not None and -(-m // (layout * rows)) < want and layout > 1:
         layout //= 2
-    chunk = None
+    chunk, fitted = None, False
     if rows * npad * 4 > budget:
         fit = rows
         while fit > 2 and fit * npad * 4 > budget:
             fit //= 2
         if fit * npad * 4 <= budget:
-            rows = fit
+            rows, fitted = fit, True
             reasons.append(f"{rows} rows per subgroup: whole rows of {n} in f32 fit in half the register file "
                            f"({budget} bytes)")
         else:
@@ -291,7 +297,7 @@ def plan_softmax(m, n: int, elt: str, hw: XeArch) -> MemPlan:
                 chunk *= 2
             reasons.append(f"rows of {n} do not fit in registers: two passes over {chunk}-column chunks "
                            "(online max and sum, then the normalised write)")
-    if chunk is None and not any("rows per subgroup" in r for r in reasons):
+    if chunk is None and not fitted:
         reasons.append(f"whole rows in registers: {rows} rows x {npad} columns in f32 per subgroup, loaded once")
     wg = (layout * rows, chunk or npad)
     reasons.append(f"{layout} subgroups stacked, {rows} whole rows each: the row max and sum stay in their "
