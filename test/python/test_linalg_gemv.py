@@ -270,3 +270,23 @@ def test_strict_unsupported_gemv_is_a_located_error(tmp_path):
                         "--convert-linalg-to-xetile=strict=1", "-o", str(out)], capture_output=True, text=True)
     assert r.returncode == 1 and "Traceback" not in r.stderr and not out.exists()
     assert "g.mlir:2:3: error: not lowered to XeTile: 'linalg.batch_matvec' with dynamic shapes" in r.stderr
+
+
+@pytest.mark.parametrize("name,case,layout", [
+    ("matvec-bmg-f32-1000x100", named("matvec", 1000, 100, "f32"), (4, 1)),
+    ("vecmat-bmg-f32-100x1000", named("vecmat", 100, 1000, "f32"), (1, 2))])
+def test_several_subgroups_on_bmg(name, case, layout):
+    """Plans with several subgroups per work-group (bmg has 20 Xe-cores), numerically."""
+    from xedialects.arch import get_arch as arch_of
+    from xedialects.lowering.linalg_to_xetile import gemv as gemv_mod
+
+    m = xedialects.parse(case.src, "case.mlir")
+    op = next(o.operation for o in m.body.operations[0].regions[0].blocks[0].operations
+              if o.operation.name.startswith("linalg."))
+    form = gemv_mod.match_gemv(op)
+    assert plan_gemv(form.m, form.n, form.dim, 1, form.elt_in, arch_of("bmg")).sg_layout == layout
+    run(m, "builtin.module(xe-gemm-to-xegpu{arch=bmg})")
+    assert_ok(case, "vc", name, module=m)
+    simt = xedialects.parse(case.src, "case.mlir")
+    run(simt, "builtin.module(xe-gemm-to-xegpu{arch=bmg}, xegpu-simt-distribute)")
+    assert_ok(case, "simt", name + " simt", module=simt)
