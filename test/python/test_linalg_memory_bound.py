@@ -285,6 +285,16 @@ FCASES = {f"{comb[6:]}-{e}-{'x'.join(map(str, shape))}": full_case(shape, e, com
 FCASES["addf-f32-tensor-65x130"] = full_case((65, 130), "f32", "arith.addf", tensor=True)
 FCASES["ext-addf-bf16-f32-100x70"] = reduce_ext_case((100, 70), "bf16", "f32", None, "arith.addf", full=True)
 FCASES["ext-addi-i8-i32-3000"] = reduce_ext_case((3000,), "i8", "i32", None, "arith.addi", full=True)
+FCASES["maximumf-f32-strided-37x53"] = Case("""func.func @f(%A: memref<37x64xf32>, %O: memref<f32>) {
+  %s = memref.subview %A[0, 0] [37, 53] [1, 1] : memref<37x64xf32> to memref<37x53xf32, strided<[64, 1]>>
+  linalg.reduce ins(%s : memref<37x53xf32, strided<[64, 1]>>) outs(%O : memref<f32>) dimensions = [0, 1]
+    (%x: f32, %acc: f32) {
+      %r = arith.maximumf %x, %acc : f32
+      linalg.yield %r : f32
+    }
+  return
+}
+""", [((37, 64), "f32"), ((), "f32")], "f32", 37 * 53)      # not contiguous: bands of whole rows
 FCASES["addf-f16-dynamic-37x70"] = full_case((37, 70), "f16", "arith.addf", dyn=True)
 FCASES["addf-f32-dynamic-3000"] = full_case((3000,), "f32", "arith.addf", dyn=True)
 FCASES["addi-i32-dynamic-45x53"] = full_case((45, 53), "i32", "arith.addi", dyn=True)

@@ -1,9 +1,10 @@
 """`linalg.reduce` over every dimension of a 1D or 2D memref into a 0-D memref (a sum, max or min
 to a scalar) as two work-group XeTile kernels launched one after the other (the two-stage form):
 
-1. `<name>_partials`: work-group g reduces its share of the input (2D: `rows` whole rows; 1D: a
-   band of `band` columns) to one value with `xetile.tile_reduce` and stores it in element g of
-   a temporary buffer the host allocates (`memref.alloc`, freed after the second launch);
+1. `<name>_partials`: work-group g reduces its share of the input (a band of `band` elements of
+   a 1D input or of a contiguous 2D one seen as one row; other 2D inputs: `rows` whole rows) to
+   one value with `xetile.tile_reduce` and stores it in element g of a temporary buffer the
+   host allocates (`memref.alloc`, freed after the second launch);
 2. `<name>_final`: one work-group reduces the partial values and the rows (columns) the grid did
    not cover, combines the result with the output's initial value and stores it.
 
@@ -29,7 +30,7 @@ class FullReduceForm:
     op: object
     src: object
     out: object
-    shape: tuple      # the input's shape (1D or 2D)
+    shape: tuple      # the shape reduced: 1D, or 2D (a static row-major 2D input is flattened to 1D)
     combiner: str
     kind: str
     elt: str                  # the input's element type
@@ -67,6 +68,8 @@ def match_full_reduce(op) -> FullReduceForm:
                          "supported: their zero-padded edge tiles add nothing; a max/min would need the "
                          "remainder tiles of a static shape)")
     comb, _ = match_body(op, elt, oelt)
+    if rank == 2 and None not in shape and _identity(src):
+        shape = [shape[0] * shape[1]]     # contiguous: reduced as one long row (bands fill the device)
     return FullReduceForm(op, src, out, tuple(shape), comb.name, KINDS[comb.name], elt, oelt)
 
 
@@ -190,8 +193,13 @@ class _Writer:
         f = self.form
         if len(f.shape) == 2:
             return "%X", str(f.src.type)
+        src, st = "%X", str(f.src.type)
+        if f.src.type.rank == 2:     # a contiguous 2D input seen as one row
+            st = f"memref<{f.shape[0]}x{f.elt}>"
+            self.w(f"    %X1 = memref.collapse_shape %X [[0, 1]] : {f.src.type} into {st}")
+            src = "%X1"
         vt = f"memref<1x{f.shape[0]}x{f.elt}>"
-        self.w(f"    %X2 = memref.expand_shape %X [[0, 1]] output_shape [1, {f.shape[0]}] : {f.src.type} into {vt}")
+        self.w(f"    %X2 = memref.expand_shape {src} [[0, 1]] output_shape [1, {f.shape[0]}] : {st} into {vt}")
         return "%X2", vt
 
 
