@@ -79,13 +79,14 @@ def generic_alpha(m, n, e, vecmat=False):
 def ger(m, n, e, alpha=False, accumulate=False):
     """C[i, j] = x[i] * y[j] (optionally alpha * ..., optionally C + ...)."""
     tx, ty, tc = mr((m,), e), mr((n,), e), mr((m, n), e)
-    body = [f"%0 = arith.mulf %a, %b : {e}"]
+    f = "f" if e.startswith(("f", "bf")) else "i"
+    body = [f"%0 = arith.mul{f} %a, %b : {e}"]
     last = "%0"
     if alpha:
-        body.append(f"%1 = arith.mulf %alpha, %0 : {e}")
+        body.append(f"%1 = arith.mul{f} %alpha, %0 : {e}")
         last = "%1"
     if accumulate:
-        body.append(f"%2 = arith.addf %c, {last} : {e}")
+        body.append(f"%2 = arith.add{f} %c, {last} : {e}")
         last = "%2"
     body = "\n    ".join(body)
     args = f", %alpha: {e}" if alpha else ""
@@ -139,6 +140,48 @@ CASES["vecmat-dynamic-f16-37x129"] = dynamic("vecmat", 37, 129, "f16")
 CASES["matvec-dynamic-rows-bf16-100x70"] = dynamic("matvec", 100, 70, "bf16", static_n=True)
 CASES["batch_matvec-fill-f16-2x33x40"] = filled(33, 40, "f16", batch=2)
 CASES["ger-f32-5x3"] = ger(5, 3, "f32")
+CASES["ger-acc-i32-33x47"] = ger(33, 47, "i32", accumulate=True)
+CASES["batch_matvec-tensor-f32-2x33x40"] = named("batch_matvec", 33, 40, "f32", batch=2, tensor=True)
+
+
+def ger_beta(m, n, e):
+    """C = alpha x yT + beta C."""
+    tx, ty, tc = mr((m,), e), mr((n,), e), mr((m, n), e)
+    src = f"""func.func @f(%x: {tx}, %y: {ty}, %C: {tc}, %alpha: {e}, %beta: {e}) {{
+  linalg.generic {{indexing_maps = [affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}}
+      ins(%x, %y : {tx}, {ty}) outs(%C : {tc}) {{
+  ^bb0(%a: {e}, %b: {e}, %c: {e}):
+    %0 = arith.mulf %a, %b : {e}
+    %1 = arith.mulf %alpha, %0 : {e}
+    %2 = arith.mulf %beta, %c : {e}
+    %3 = arith.addf %1, %2 : {e}
+    linalg.yield %3 : {e}
+  }}
+  return
+}}
+"""
+    return Case(src, [((m,), e), ((n,), e), ((m, n), e), ("scalar", e, 0.5), ("scalar", e, -2.0)], e, 1)
+
+
+def matvec_x_first(m, n, e):
+    """A matvec generic whose first input is x."""
+    ta, tx, ty = mr((m, n), e), mr((n,), e), mr((m,), e)
+    src = f"""func.func @f(%x: {tx}, %A: {ta}, %y: {ty}) {{
+  linalg.generic {{indexing_maps = [affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]}}
+      ins(%x, %A : {tx}, {ta}) outs(%y : {ty}) {{
+  ^bb0(%b: {e}, %a: {e}, %acc: {e}):
+    %0 = arith.mulf %b, %a : {e}
+    %1 = arith.addf %0, %acc : {e}
+    linalg.yield %1 : {e}
+  }}
+  return
+}}
+"""
+    return Case(src, [((n,), e), ((m, n), e), ((m,), e)], e, n)
+
+
+CASES["ger-alpha-beta-f16-45x70"] = ger_beta(45, 70, "f16")
+CASES["generic-x-first-bf16-50x90"] = matvec_x_first(50, 90, "bf16")
 CASES["ger-acc-f16-129x257"] = ger(129, 257, "f16", accumulate=True)
 
 
