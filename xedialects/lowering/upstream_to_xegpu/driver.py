@@ -16,7 +16,7 @@ from .types import ImportTypeError, rewrite_tdescs
 
 PASS_NAME = "convert-upstream-xegpu"
 _TARGET_LINE = re.compile(r"^\s*(?:%[\w$.#:-]+(?:, %[\w$.#:-]+)* = )?"
-                          r"(?:xegpu\.\w+|gpu\.(?:thread_id|global_id|lane_id))\b")
+                          r"(?:xegpu\.\w+|gpu\.(?:thread_id|global_id|lane_id)\b|vector\.extract )")
 _ALIAS_DEF = re.compile(r"^([#!][\w$.-]+) = (.*)$")
 _SCOPE_LINE = re.compile(r"^\s*(gpu\.module|gpu\.func|func\.func) @([\w$.-]+)")
 _THREAD_OPS = ("gpu.thread_id", "gpu.global_id", "gpu.lane_id")
@@ -113,7 +113,7 @@ def to_ours_text(text: str, filename: str = "-") -> str:
         _strip_layouts(ops)
         state = ir.AsmState(module_op)
         tr = Translator(module_op, state)
-        targets = [op for op in ops if op.name.startswith("xegpu.")
+        targets = [op for op in ops if op.name.startswith("xegpu.") or op.name == "vector.extract"
                    or (op.name in _THREAD_OPS and _kernel_of(op) is not None and _kernel_of(op).name == "gpu.func")]
         buf = io.StringIO()
         module_op.print(state=state, file=buf)
@@ -125,6 +125,7 @@ def to_ours_text(text: str, filename: str = "-") -> str:
                 if m.group(1) == "gpu.module":
                     gmod = m.group(2)
                 else:
+                    tr.scope += 1
                     tr.simt = m.group(1) == "gpu.func" and (gmod, m.group(2)) in level.lane_kernels
             s = line.strip()
             if s.endswith("{") or s.startswith("}") or s.startswith("^"):
@@ -151,7 +152,11 @@ def to_ours_text(text: str, filename: str = "-") -> str:
 
 
 def _translate(op, tr, line: str) -> list[str]:
-    """Lines of one target op: SIMT-mode forms in lane-level kernels (thread ids kept), else VC."""
+    """Lines of one target op: SIMT-mode forms in lane-level kernels (thread ids kept), else VC;
+    a `vector.extract` stays as printed unless a translation replaced it."""
+    if op.name == "vector.extract":
+        repl = tr.replace.get(op)
+        return repl if repl is not None else [rewrite_tdescs(line.strip(), tr.simt)]
     if tr.simt:
         if op.name in _THREAD_OPS:
             return [line.strip()]

@@ -47,6 +47,9 @@ def run(fn, *args, filename: str = "-"):
             os.close(r)
             os.close(er)
             os.dup2(ew, 2)
+            import faulthandler
+
+            faulthandler.disable()  # an abort is reported by the parent, not dumped by the child
             try:
                 res = ("ok", fn(*args))
             except DiagnosticError as e:

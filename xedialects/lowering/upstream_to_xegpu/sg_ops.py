@@ -78,8 +78,11 @@ class Translator:
         self.counter = 0
         self.vnni_done: dict[tuple, str] = {}
         self.block = 0          # id of the printed block being translated (set by the driver)
+        self.scope = 0          # number of the function being translated: value names are per function
         self.simt = False       # lane-level kernel: SIMT mode with sg_map (set by the driver)
         self.loaded: dict[str, tuple[str, str]] = {}  # lane level: load result -> (our fragment, its type)
+        self.vnni_values: dict[str, str] = {}  # loads done in VNNI layout (dpas B only) -> their type
+        self.replace: dict[str, list[str]] = {}  # non-xegpu ops whose line a translation replaced
 
     @property
     def mode(self) -> str:
@@ -253,7 +256,22 @@ def load_nd(op, tr) -> list[str]:
     one = shape[1:] if n > 1 else shape
     one_t = vector_text(one, elt)
     if n == 1:
+        if not tp and _only_dpas_b(op.result) and element_bits(elt) < 32 and len(one) == 2:
+            # B of dpas only: load it in VNNI layout (our load_nd {vnni_axis = 0}), no conversion needed
+            f = 32 // element_bits(elt)
+            vt = vector_text([one[0] // f, one[1], f], elt)
+            lines.append(f"{res} = xegpu.load_nd {descs[0]}{props(op, ['vnni_axis = 0'])} : {view.ours} -> {vt}")
+            tr.vnni_values[(tr.scope, res)] = vt
+            return lines
         lines.append(f"{res} = xegpu.load_nd {descs[0]}{props(op, extra)} : {view.ours} -> {one_t}")
+        return lines
+    parts = _static_extracts(op.result, n)
+    if parts is not None:  # every use is `vector.extract %r[i]`: each takes its block's load directly
+        for i, d in enumerate(descs):
+            part = tr.fresh()
+            lines.append(f"{part} = xegpu.load_nd {d}{props(op, extra)} : {view.ours} -> {one_t}")
+            for user in parts[i]:
+                tr.replace[id_of(user)] = [f"{tr.name(user.result)} = vector.shape_cast {part} : {one_t} to {one_t}"]
         return lines
     acc = tr.fresh()
     full_t = vector_text(shape, elt)
@@ -265,6 +283,31 @@ def load_nd(op, tr) -> list[str]:
         lines.append(f"{nxt} = vector.insert {part}, {acc} [{i}] : {one_t} into {full_t}")
         acc = nxt
     return lines
+
+
+def _only_dpas_b(v) -> bool:
+    uses = list(v.uses)
+    return bool(uses) and all(u.owner.name == "xegpu.dpas" and u.operand_number == 1 for u in uses)
+
+
+def id_of(op):
+    """A dict key for an op (operations hash and compare by identity, whatever the Python wrapper)."""
+    return op.operation if hasattr(op, "operation") else op
+
+
+def _static_extracts(v, n):
+    """The `vector.extract %v[i]` users per block i when every use of `v` is one, else None."""
+    parts = [[] for _ in range(n)]
+    for u in v.uses:
+        user = u.owner
+        pos = attr(user, "static_position")
+        if user.name != "vector.extract" or pos is None or len(user.operands) != 1:
+            return None
+        idx = ints(pos)
+        if len(idx) != 1:
+            return None
+        parts[idx[0]].append(user)
+    return parts
 
 
 def store_nd(op, tr) -> list[str]:
@@ -316,7 +359,10 @@ def dpas(op, tr) -> list[str]:
     for x in (a, op.result):
         if len(vector_parts(x.type)[0]) != 2:
             raise ImportOpError(f"'xegpu.dpas' operand {x.type}: expected 2D vectors at subgroup level")
-    bn, bt = vnni_b(b, tr, lines, tr.block)
+    if (tr.scope, tr.name(b)) in tr.vnni_values:
+        bn, bt = tr.name(b), tr.vnni_values[(tr.scope, tr.name(b))]
+    else:
+        bn, bt = vnni_b(b, tr, lines, tr.block)
     names = [tr.name(a), bn] + [tr.name(c) for c in list(op.operands)[2:]]
     types = [str(a.type), bt] + [str(c.type) for c in list(op.operands)[2:]]
     lines.append(f"{tr.name(op.result)} = xegpu.dpas {', '.join(names)} {{mode = vc}} : {', '.join(types)} -> "

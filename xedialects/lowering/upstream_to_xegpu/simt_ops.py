@@ -59,7 +59,7 @@ def load_nd(op, tr) -> list[str]:
             lines[-1] = lines[-1].replace(f"{parts[0]} = ", f"{res} = ", 1)
         else:
             lines.append(f"{res} = vector.shape_cast {parts[0]} : {frag_t} to {op.result.type}")
-            tr.loaded[res] = (parts[0], frag_t)
+            tr.loaded[(tr.scope, res)] = (parts[0], frag_t)
         return lines
     stack_t = vector_text([n] + frag, elt)
     acc = tr.fresh()
@@ -140,8 +140,8 @@ def dpas(op, tr) -> list[str]:
     (kb,), eb = vector_parts(b.type)
     (mc,), er = vector_parts(op.result.type)
     an = tr.name(a)
-    if an in tr.loaded:
-        a_name, a_t = tr.loaded[an]
+    if (tr.scope, an) in tr.loaded:
+        a_name, a_t = tr.loaded[(tr.scope, an)]
     elif ("a", tr.block, an) in tr.vnni_done:  # reordered once per value and block
         a_name, a_t = tr.vnni_done[("a", tr.block, an)]
     else:

@@ -2,6 +2,8 @@
 // simulates it; the host checks C = A x B against its own loops. A is loaded as one array_length = 2
 // block pair, B as two 16x16 blocks (put in VNNI layout by the import), C read, accumulated, stored.
 // RUN: xe-run %s -e main --entry-point-result=void | FileCheck %s
+// The imported VC-mode kernel also goes through our own SIMT distribution:
+// RUN: xe-run %s -e main --entry-point-result=void --pipeline=xegpu-simt-distribute | FileCheck %s
 // CHECK: [ALLCLOSE: TRUE]
 
 module attributes {gpu.container_module} {

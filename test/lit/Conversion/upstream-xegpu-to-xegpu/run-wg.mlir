@@ -7,7 +7,7 @@
 // CHECK: [ALLCLOSE: TRUE]
 // SG:       gpu.subgroup_id
 // SG-COUNT-4: xegpu.load_nd %{{.*}} {mode = vc} : !xegpu.tensor_desc<8x16xf16> -> vector<8x16xf16>
-// SG-COUNT-2: xegpu.load_nd %{{.*}} {mode = vc} : !xegpu.tensor_desc<16x16xf16> -> vector<16x16xf16>
+// SG-COUNT-2: xegpu.load_nd %{{.*}} {mode = vc, vnni_axis = 0} : !xegpu.tensor_desc<16x16xf16> -> vector<8x16x2xf16>
 // SG-COUNT-4: xegpu.dpas %{{.*}} {mode = vc} : vector<8x16xf16>, vector<8x16x2xf16>, vector<8x16xf32> -> vector<8x16xf32>
 // SG-NOT:   sg_layout
 

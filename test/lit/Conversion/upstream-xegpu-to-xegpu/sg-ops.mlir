@@ -1,8 +1,8 @@
 // Subgroup-level upstream xegpu (LLVM 22 syntax) imported into our VC-mode XeGPU, op by op:
 // descriptors without offsets start at 0, offsets on an access become a descriptor at those offsets,
-// array_length = 2 becomes two single-block loads stacked by vector.insert, dpas B <K x N> is put in
-// VNNI layout, cache hints become our enum values, layouts are dropped, gpu.thread_id becomes the
-// subgroup's first lane.
+// array_length = 2 becomes two single-block loads (each `vector.extract` of the pair takes its own),
+// a B block used only by dpas is loaded in VNNI layout (vnni_axis = 0), cache hints become our enum
+// values, layouts are dropped, gpu.thread_id becomes the subgroup's first lane.
 // RUN: xe-opt --convert-upstream-xegpu %s | FileCheck %s
 
 gpu.module @k {
@@ -34,16 +34,12 @@ gpu.module @k {
 // CHECK-NEXT: xegpu.prefetch_nd %[[P]] {mode = vc, l1_hint = cached} : !xegpu.tensor_desc<16x16xf16>
 // CHECK:      %[[A0:.*]] = xegpu.create_nd_tdesc %arg0[%arg3, %c0] {mode = vc}
 // CHECK:      %[[A1:.*]] = xegpu.create_nd_tdesc %arg0[%arg3, %{{.*}}] {mode = vc}
-// CHECK:      %[[Z:.*]] = arith.constant dense<0.000000e+00> : vector<2x8x16xf16>
 // CHECK:      %[[L0:.*]] = xegpu.load_nd %[[A0]] {mode = vc, l1_hint = cached, l2_hint = uncached} : !xegpu.tensor_desc<8x16xf16> -> vector<8x16xf16>
-// CHECK:      %[[S0:.*]] = vector.insert %[[L0]], %[[Z]] [0] : vector<8x16xf16> into vector<2x8x16xf16>
-// CHECK:      %[[L1:.*]] = xegpu.load_nd %[[A1]] {mode = vc, l1_hint = cached, l2_hint = uncached}
-// CHECK:      %[[VA:.*]] = vector.insert %[[L1]], %[[S0]] [1]
-// CHECK:      %[[VB:.*]] = xegpu.load_nd %{{.*}} {mode = vc} : !xegpu.tensor_desc<16x16xf16> -> vector<16x16xf16>
+// CHECK:      xegpu.load_nd %[[A1]] {mode = vc, l1_hint = cached, l2_hint = uncached}
+// CHECK:      %[[X0:.*]] = vector.shape_cast %[[L0]] : vector<8x16xf16> to vector<8x16xf16>
+// CHECK:      %[[VB:.*]] = xegpu.load_nd %{{.*}} {mode = vc, vnni_axis = 0} : !xegpu.tensor_desc<16x16xf16> -> vector<8x16x2xf16>
 // CHECK:      %[[VC:.*]] = xegpu.load_nd %[[TC]] {mode = vc} : !xegpu.tensor_desc<8x16xf32> -> vector<8x16xf32>
-// CHECK:      %[[SC:.*]] = vector.shape_cast %[[VB]] : vector<16x16xf16> to vector<8x2x16xf16>
-// CHECK-NEXT: %[[VNNI:.*]] = vector.transpose %[[SC]], [0, 2, 1] : vector<8x2x16xf16> to vector<8x16x2xf16>
-// CHECK-NEXT: %[[D:.*]] = xegpu.dpas %{{.*}}, %[[VNNI]], %[[VC]] {mode = vc} : vector<8x16xf16>, vector<8x16x2xf16>, vector<8x16xf32> -> vector<8x16xf32>
+// CHECK-NEXT: %[[D:.*]] = xegpu.dpas %[[X0]], %[[VB]], %[[VC]] {mode = vc} : vector<8x16xf16>, vector<8x16x2xf16>, vector<8x16xf32> -> vector<8x16xf32>
 // CHECK:      %[[TC2:.*]] = xegpu.update_nd_offset %[[TC]], [%c0, %c16] {mode = vc} : !xegpu.tensor_desc<8x16xf32>
 // CHECK:      xegpu.store_nd %[[D]], %[[TC2]] {mode = vc, l1_hint = write_back}
 // CHECK:      gpu.subgroup_id
