@@ -151,7 +151,8 @@ def kernel_text(form: ReduceForm, plan, kname: str, io) -> str:
         w("    %c0d = arith.constant 0 : index")
         w("    %c1d = arith.constant 1 : index")
         for i, (nm, ext) in enumerate((("%xm", M), ("%xn", N))):
-            w(f"    {nm} = memref.dim %X, %c{i}d : {src_t}" if ext is None else f"    {nm} = arith.constant {ext} : index")
+            w(f"    {nm} = memref.dim %X, %c{i}d : {src_t}" if ext is None
+              else f"    {nm} = arith.constant {ext} : index")
         xs = ", [%xm, %xn], [%xn, %c1d]"
     w(f"    %cstep = arith.constant {step} : index")
     cend = ("%xn" if rows else "%xm") if extent is None else "%cend"
