@@ -168,8 +168,9 @@ def match_gemv(op) -> GemvForm:
         if str(s.type) != elt:
             raise NotFusible(f"the scalar {s.type} in the body of '{name}' is not the output type {elt}")
     m, n = ashape[pre:]
-    if None not in ashape + xshape + yshape and (list(xshape[pre:]) != [n if dim == 1 else m] or list(yshape[pre:]) != [m if dim == 1 else n]
-                    or batched and not ashape[0] == xshape[0] == yshape[0]):
+    lengths = (list(xshape[pre:]), list(yshape[pre:]))
+    want = ([n], [m]) if dim == 1 else ([m], [n])
+    if None not in ashape + xshape + yshape and (lengths != want or batched and not ashape[0] == xshape[0] == yshape[0]):
         raise NotFusible(f"'{name}' operand shapes do not match")
     seen = []
     for s in scalars:
