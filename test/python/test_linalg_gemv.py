@@ -180,7 +180,45 @@ def matvec_x_first(m, n, e):
     return Case(src, [((n,), e), ((m, n), e), ((m,), e)], e, n)
 
 
+def batch_generic_alpha(b, m, n, e):
+    """y[b] += alpha * A[b] x[b] as a 3-loop linalg.generic."""
+    ta, tx, ty = mr((b, m, n), e), mr((b, n), e), mr((b, m), e)
+    src = f"""func.func @f(%A: {ta}, %x: {tx}, %y: {ty}, %alpha: {e}) {{
+  linalg.generic {{indexing_maps = [affine_map<(b, i, j) -> (b, i, j)>, affine_map<(b, i, j) -> (b, j)>, affine_map<(b, i, j) -> (b, i)>],
+                  iterator_types = ["parallel", "parallel", "reduction"]}}
+      ins(%A, %x : {ta}, {tx}) outs(%y : {ty}) {{
+  ^bb0(%a: {e}, %v: {e}, %acc: {e}):
+    %0 = arith.mulf %a, %v : {e}
+    %1 = arith.mulf %0, %alpha : {e}
+    %2 = arith.addf %acc, %1 : {e}
+    linalg.yield %2 : {e}
+  }}
+  return
+}}
+"""
+    return Case(src, [((b, m, n), e), ((b, n), e), ((b, m), e), ("scalar", e, 1.5)], e, n)
+
+
+def ger_tensor(m, n, e):
+    """C = x yT on tensors (C from tensor.empty: written only)."""
+    tx, ty, tc = f"tensor<{m}x{e}>", f"tensor<{n}x{e}>", f"tensor<{m}x{n}x{e}>"
+    src = f"""func.func @f(%x: {tx}, %y: {ty}) -> {tc} {{
+  %e = tensor.empty() : {tc}
+  %r = linalg.generic {{indexing_maps = [affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}}
+      ins(%x, %y : {tx}, {ty}) outs(%e : {tc}) {{
+  ^bb0(%a: {e}, %b: {e}, %c: {e}):
+    %0 = arith.mulf %a, %b : {e}
+    linalg.yield %0 : {e}
+  }} -> {tc}
+  return %r : {tc}
+}}
+"""
+    return Case(src, [((m,), e), ((n,), e)], e, 1, tensor=True)
+
+
 CASES["ger-alpha-beta-f16-45x70"] = ger_beta(45, 70, "f16")
+CASES["batch-generic-alpha-bf16-3x20x50"] = batch_generic_alpha(3, 20, 50, "bf16")
+CASES["ger-tensor-f32-33x65"] = ger_tensor(33, 65, "f32")
 CASES["generic-x-first-bf16-50x90"] = matvec_x_first(50, 90, "bf16")
 CASES["ger-acc-f16-129x257"] = ger(129, 257, "f16", accumulate=True)
 
