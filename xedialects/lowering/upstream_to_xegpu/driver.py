@@ -114,7 +114,7 @@ def to_ours_text(text: str, filename: str = "-") -> str:
         state = ir.AsmState(module_op)
         tr = Translator(module_op, state)
         targets = [op for op in ops if op.name.startswith("xegpu.") or op.name == "vector.extract"
-                   or (op.name in _THREAD_OPS and _kernel_of(op) is not None and _kernel_of(op).name == "gpu.func")]
+                   or op.name in _THREAD_OPS]
         buf = io.StringIO()
         module_op.print(state=state, file=buf)
         lines = _expand_aliases(buf.getvalue().splitlines())
@@ -157,9 +157,9 @@ def _translate(op, tr, line: str) -> list[str]:
     if op.name == "vector.extract":
         repl = tr.replace.get(op)
         return repl if repl is not None else [rewrite_tdescs(line.strip(), tr.simt)]
+    if op.name in _THREAD_OPS and (tr.simt or _kernel_of(op) is None or _kernel_of(op).name != "gpu.func"):
+        return [line.strip()]  # lane-level kernels and host code (gpu.launch bodies) keep their thread ids
     if tr.simt:
-        if op.name in _THREAD_OPS:
-            return [line.strip()]
         fn = simt_ops.TABLE.get(op.name)
         if fn is not None:
             try:
