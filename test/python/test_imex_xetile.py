@@ -227,6 +227,41 @@ xetile.store_tile %w, %o : vector<32x32xf32>, {tile}
         np.testing.assert_allclose(out[1], want, rtol=1e-5, atol=1e-5)
 
 
+
+def _segmented_body(src_data):
+    tile = f"!xetile.tile<64x32xf32, #xetile.tile_attr<wg_map = <sg_layout = [2, 2], sg_data = {src_data}>>>"
+    res = "#xetile.wg_map<sg_layout = [2, 2], sg_data = [1, 16]>"
+    otile = f"!xetile.tile<2x32xf32, #xetile.tile_attr<wg_map = <sg_layout = [2, 2], sg_data = [1, 16]>>>"
+    return f"""
+%c0 = arith.constant 0 : index
+%t = xetile.init_tile %X[%c0, %c0] : memref<64x32xf32> -> {tile}
+%v = xetile.load_tile %t : {tile} -> vector<64x32xf32>
+%z = arith.constant {{map = {res}}} dense<1.0> : vector<2x32xf32>
+%s = vector.shape_cast %v {{map = #xetile.wg_map<sg_layout = [2, 2], sg_data = {src_data}>}} : vector<64x32xf32> to vector<2x32x32xf32>
+%r = vector.multi_reduction <maximumf>, %s, %z {{map = {res}}} [1] : vector<2x32x32xf32> to vector<2x32xf32>
+%o = xetile.init_tile %O[%c0, %c0] : memref<2x32xf32> -> {otile}
+xetile.store_tile %r, %o : vector<2x32xf32>, {otile}
+"""
+
+
+def test_work_group_segmented_reduction():
+    # IMEX's wg_reduction form: groups of 32 rows reduced (shape_cast to 3D + multi_reduction [1]),
+    # each subgroup owning whole groups; as written and through both pipelines
+    X = _rand(64, 32)
+    args = [("X", "memref<64x32xf32>"), ("O", "memref<2x32xf32>")]
+    want = np.maximum(X.reshape(2, 32, 32).max(axis=1), 1.0)
+    for pipeline in (None, LOWER, "xe-gemm-to-xegpu"):
+        out = _sim(args, _segmented_body("[32, 16]"), [X, np.zeros((2, 32), np.float32)], 4, pipeline)
+        np.testing.assert_array_equal(out[1], want)
+
+
+def test_work_group_segmented_reduction_not_local_is_a_located_error():
+    m = _module([("X", "memref<64x32xf32>"), ("O", "memref<2x32xf32>")], _segmented_body("[16, 16]"), nsg=4)
+    with pytest.raises(PassFailure) as e:
+        run(m, f"builtin.module({LOWER})")
+    assert "imex.mlir:" in str(e.value) and "is not local to each subgroup" in str(e.value)
+
+
 # -- pass names ----------------------------------------------------------------------------------
 
 def test_canonicalization_turns_vector_ops_into_xetile_ops():

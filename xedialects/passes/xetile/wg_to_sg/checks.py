@@ -11,6 +11,7 @@ from ...utils.ir_walk import walk
 from ...analysis.tile_uses import is_elementwise
 from .common import COMBINE, RFC_MMA, PassError, elt_type, is_tile, is_vector, short_map, tile_layout, vshape
 from .distribution import Layout, distribution_errors
+from .segmented_reduce import segment_cast_user, segment_pattern
 
 _VECTOR_OPS = ("xetile.tile_mma", "xetile.tile_transpose", "xetile.tile_reduce", "xetile.tile_broadcast",
                "xetile.tile_conv_layout")
@@ -104,6 +105,11 @@ class DistributionChecks:
                 raise PassError(op, f"work-group value of rank {len(lay.shape)}: wg_map distributes 2D values only")
             self._check_layout(op, lay, "tile" if is_tile(v.type) else "vector")
         if name in ("xetile.load_tile", "xetile.store_tile", "xetile.prefetch_tile", "xetile.update_tile_offset"):
+            return
+        if name == "vector.shape_cast" and segment_cast_user(op) is not None:
+            return
+        if name == "vector.multi_reduction" and segment_pattern(op) is not None:
+            self._segment_plan(op)
             return
         if name in _VECTOR_OPS and any(is_vector(v.type) and len(vshape(v)) != 2 for v in operands + results):
             raise PassError(op, f"'{name}' on blocked (4D) work-group vectors: only load/store/element-wise ops "

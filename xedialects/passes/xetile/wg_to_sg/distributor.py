@@ -16,13 +16,14 @@ from .elementwise_rules import ElementwiseRules
 from .layout_analysis import LayoutAnalysis
 from .mma_rules import MmaRules
 from .slm_exchange import SlmExchange
+from .segmented_reduce import SegmentedReduceRules
 from .subgroup_ids import SubgroupIndexing
 from .tile_rules import TileRules
 from .vector_layout_rules import VectorLayoutRules
 
 
 class WgToSg(DistributionChecks, SubgroupIndexing, SlmExchange, TileRules, MmaRules, ElementwiseRules,
-             VectorLayoutRules, ControlFlowRules):
+             VectorLayoutRules, SegmentedReduceRules, ControlFlowRules):
     """Distribution of one function: `run()` reports through `ctx` and returns False on failure.
     `la` is the LayoutAnalysis, `rb` the Rebuilder, `sg` the subgroup id; the rules are the `h_*`
     methods of the mixins, picked by `handlers()`."""
@@ -114,6 +115,8 @@ class WgToSg(DistributionChecks, SubgroupIndexing, SlmExchange, TileRules, MmaRu
             "arith.constant": self.h_materializable,
             "vector.broadcast": self.h_materializable,
             "vector.splat": self.h_materializable,
+            "vector.shape_cast": self.h_segment_cast,
+            "vector.multi_reduction": self.h_segment_reduce,
             "scf.for": self.h_for,
             "scf.if": self.h_if,
         }

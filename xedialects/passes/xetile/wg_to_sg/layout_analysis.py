@@ -16,6 +16,7 @@ from ....xetile.ops import LoadTileOp, TileBroadcastOp, TileConvLayoutOp, TileMm
 from ...analysis.tile_uses import is_elementwise
 from .common import is_vector, short_map, tile_layout, vshape
 from .distribution import Layout
+from .segmented_reduce import derived_result, result_map, segment_pattern
 
 _MATERIALIZABLE = ("arith.constant", "vector.broadcast", "vector.splat")
 
@@ -47,6 +48,7 @@ class LayoutAnalysis:
         self.cls: dict = {}
         self.requirements = []  # (value, layout, op, message prefix): checked after resolution
         self.deriving = []      # (op, source value, result value, derive fn)
+        self.segments = []      # (multi_reduction, 2D source, S) of segmented reductions without a map
         self.layout: dict = {}
         self._walk_block_ops(func)
         self._resolve()
@@ -160,6 +162,16 @@ class LayoutAnalysis:
             if cv.wg_map_source is not None:
                 self._require(op.operands[0], Layout.of(vshape(op.operands[0]), cv.wg_map_source), op, True,
                               "the source of tile_conv_layout (wg_map_source)")
+        elif name == "vector.multi_reduction" and segment_pattern(op) is not None:
+            _cast, src, S = segment_pattern(op)
+            res = op.results[0]
+            self._find(src)
+            self._union(res, op.operands[1], op)     # the accumulator is distributed as the result
+            wgm = result_map(op)
+            if wgm is not None:
+                self._fix(res, Layout.of(vshape(res), wgm), op)
+            else:
+                self.segments.append((op, src, S))
         elif name in _MATERIALIZABLE:
             if op.results and is_vector(op.results[0].type):
                 self._find(op.results[0])
@@ -246,6 +258,15 @@ class LayoutAnalysis:
                 src_lay = self._class_layout(self.cls[self._find(src)])
                 if src_lay is not None and len(src_lay.shape) == 2:
                     self._fix(res, self._derive_result(op, src_lay), op)
+                    changed = True
+            for op, src, S in self.segments:
+                res = op.results[0]
+                if self.cls[self._find(res)].fixed is not None:
+                    continue
+                src_lay = self._class_layout(self.cls[self._find(src)])
+                lay = derived_result(src_lay, vshape(res), S) if src_lay is not None else None
+                if lay is not None:
+                    self._fix(res, lay, op)
                     changed = True
         for v in self.parent:
             lay = self._class_layout(self.cls[self._find(v)])
