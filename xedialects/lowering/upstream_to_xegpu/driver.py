@@ -103,7 +103,7 @@ def _expand_aliases(lines: list[str]) -> list[str]:
 
 
 def to_ours_text(text: str, filename: str = "-") -> str:
-    """Our-syntax text (VC-mode XeGPU) of an upstream xegpu program."""
+    """Our-syntax text of an upstream xegpu program (subgroup level: VC mode; lane level: SIMT mode)."""
     ctx, module_op = parse_upstream(text, filename)
     with ctx, ir.Location.unknown():
         level = levels.classify(module_op, filename)
