@@ -62,6 +62,14 @@ SCASES["f32-tensor-65x130"] = softmax_case((65, 130), "f32", tensor=True)
 SCASES["f32-d0-37x53"] = softmax_case((37, 53), "f32", dim=0)
 SCASES["f16-d0-100x70"] = softmax_case((100, 70), "f16", dim=0)
 SCASES["f32-d0-1000x20"] = softmax_case((1000, 20), "f32", dim=0)      # two passes over row chunks
+SCASES["f32-strided-37x53"] = Case("""#s = strided<[64, 1]>
+func.func @f(%A: memref<37x64xf32>, %O: memref<37x64xf32>) {
+  %s = memref.subview %A[0, 0] [37, 53] [1, 1] : memref<37x64xf32> to memref<37x53xf32, #s>
+  %t = memref.subview %O[0, 0] [37, 53] [1, 1] : memref<37x64xf32> to memref<37x53xf32, #s>
+  linalg.softmax dimension(1) ins(%s : memref<37x53xf32, #s>) outs(%t : memref<37x53xf32, #s>)
+  return
+}
+""", [((37, 64), "f32"), ((37, 64), "f32")], "f32", 53)
 SCASES["f16-dynamic-rows-100x53"] = softmax_case((100, 53), "f16", dyn_rows=True)
 SCASES["f32-dynamic-rows-37x1000"] = softmax_case((37, 1000), "f32", dyn_rows=True)
 
