@@ -62,6 +62,8 @@ SCASES["f32-tensor-65x130"] = softmax_case((65, 130), "f32", tensor=True)
 SCASES["f32-d0-37x53"] = softmax_case((37, 53), "f32", dim=0)
 SCASES["f16-d0-100x70"] = softmax_case((100, 70), "f16", dim=0)
 SCASES["f32-d0-1000x20"] = softmax_case((1000, 20), "f32", dim=0)      # two passes over row chunks
+SCASES["f32-3d-d1-4x33x21"] = softmax_case((4, 33, 21), "f32", dim=1)    # per batch (grid z)
+SCASES["f16-3d-d0-3x37x20"] = softmax_case((3, 37, 20), "f16", dim=0)    # B x (M*N) view
 SCASES["f32-strided-37x53"] = Case("""#s = strided<[64, 1]>
 func.func @f(%A: memref<37x64xf32>, %O: memref<37x64xf32>) {
   %s = memref.subview %A[0, 0] [37, 53] [1, 1] : memref<37x64xf32> to memref<37x53xf32, #s>
@@ -106,14 +108,14 @@ def test_softmax_plan():
 
 
 def test_softmax_other_forms_left_alone():
-    for case in (softmax_case((2, 8, 16), "f32", dim=1), softmax_case((8, 16), "f32", dyn=True),
+    for case in (softmax_case((2, 8, 16), "f32", dim=1, dyn=True), softmax_case((8, 16), "f32", dyn=True),
                  softmax_case((8, 16), "f32", dim=0, dyn=True)):
         text = str(_lowered(case))
         assert "linalg.softmax" in text and "gpu.launch_func" not in text
 
 
 @pytest.mark.parametrize("name", ["f32-37x53", "f16-37x70", "f32-20x1000", "f32-3d-3x5x40", "f16-dynamic-rows-100x53",
-                                  "f16-d0-100x70"])
+                                  "f16-d0-100x70", "f32-3d-d1-4x33x21"])
 def test_softmax_portable_spirv_on_opencl_matches_cpu(name):
     from opencl_support import RT, assert_opencl_matches_cpu
     if RT is None:

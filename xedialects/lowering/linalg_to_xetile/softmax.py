@@ -1,5 +1,6 @@
 """`linalg.softmax` along the last dimension of a 2D memref (f32/f16/bf16, static row length; 1D
-and 3D inputs as 1xN / (B*M)xN views; 2D also along dimension 0, the same kernel transposed) as
+and 3D inputs as 1xN / (B*M)xN views), or along another dimension (static shapes) with the same
+kernel transposed (2D along 0; 3D along 0 as a B x (M*N) view, along 1 per batch on grid z), as
 a work-group XeTile kernel: every subgroup owns whole rows (`sg_layout = [R, 1]`), so the row
 max and row sum (`xetile.tile_reduce`) and their broadcasts back over the row
 (`xetile.tile_broadcast`) never exchange data between subgroups. f16/bf16 are extended to f32
@@ -30,7 +31,9 @@ class SoftmaxForm:
     m: int | None     # rows of the 2D view (None: dynamic, 2D only)
     n: int            # row length
     elt: str
-    axis: int = 1     # the softmax dimension of the 2D view: 1 (rows) or 0 (columns, 2D inputs)
+    axis: int = 1     # the softmax dimension of the 2D view: 1 (rows) or 0 (columns)
+    dim: int = -1     # the softmax dimension of the input
+    batch: int = 1    # 3D along dimension 1: one 2D column softmax per batch (grid z)
 
 
 def match_softmax(op) -> SoftmaxForm:
@@ -43,13 +46,13 @@ def match_softmax(op) -> SoftmaxForm:
     if rank not in (1, 2, 3):
         raise NotFusible(f"'linalg.softmax' on a rank-{rank} memref (ranks 1 to 3 supported)")
     dim = ir.IntegerAttr(op.attributes["dimension"]).value
-    if dim != rank - 1 and not (rank == 2 and dim == 0):
-        raise NotFusible(f"'linalg.softmax' along dimension {dim} of a rank-{rank} input (the last dimension, "
-                         "or either dimension of a 2D input, supported)")
+    if dim != rank - 1 and rank == 1:
+        raise NotFusible(f"'linalg.softmax' along dimension {dim} of a rank-1 input")
     shape, elt = _buffer_ok(src, rank, "the input of 'linalg.softmax'")
     oshape, oelt = _buffer_ok(out, rank, "the output of 'linalg.softmax'")
-    if dim == 0 and None in shape + oshape:
-        raise NotFusible("'linalg.softmax' along dimension 0 with dynamic shapes (static shapes supported)")
+    if dim != rank - 1 and None in shape + oshape:
+        raise NotFusible(f"'linalg.softmax' along dimension {dim} of a rank-{rank} input with dynamic shapes (static "
+                         "shapes supported)")
     if shape[-1] is None or oshape[-1] is None or (rank != 2 and None in shape + oshape):
         raise NotFusible("'linalg.softmax' with a dynamic row length (static row lengths supported: the last "
                          "tile of a row is exactly as wide as the remainder; 2D inputs may have dynamic rows)")
@@ -59,8 +62,14 @@ def match_softmax(op) -> SoftmaxForm:
         for v in (src, out):
             if not _identity(v):
                 raise NotFusible(f"'linalg.softmax' on {v.type}: rank-{rank} operands need the identity layout")
-    m = 1 if rank == 1 else None if shape[0] is None else shape[0] * (shape[1] if rank == 3 else 1)
-    return SoftmaxForm(op, src, out, tuple(shape), m, shape[-1], elt, 1 if dim == rank - 1 else 0)
+    if dim == rank - 1:   # rows of a 1xN / MxN / (B*M)xN view
+        m = 1 if rank == 1 else None if shape[0] is None else shape[0] * (shape[1] if rank == 3 else 1)
+        return SoftmaxForm(op, src, out, tuple(shape), m, shape[-1], elt, 1, dim)
+    if rank == 2:         # columns of the MxN input
+        return SoftmaxForm(op, src, out, tuple(shape), shape[0], shape[1], elt, 0, dim)
+    if dim == 0:          # columns of a B x (M*N) view
+        return SoftmaxForm(op, src, out, tuple(shape), shape[0], shape[1] * shape[2], elt, 0, dim)
+    return SoftmaxForm(op, src, out, tuple(shape), shape[1], shape[2], elt, 0, dim, shape[0])   # per batch
 
 
 def _identity(v) -> bool:
@@ -206,11 +215,17 @@ def kernel_text(form: SoftmaxForm, plan, kname: str, io) -> str:
     w(f"    %bid = gpu.block_id {'y' if rows else 'x'}")
     w("    %p = arith.muli %bid, %cw : index")
     bases = {}
+    if form.batch > 1:
+        w("    %bz = gpu.block_id z")
+        view_t = f"memref<{M}x{N}x{T}, strided<[{N}, 1], offset: ?>>"
     for name, v, vt in (("%X2", "%X", src_t), ("%O2", "%O", out_t)):
         if len(form.shape) == 1:
             w(f"    {name} = memref.expand_shape {v} [[0, 1]] output_shape [1, {N}] : {vt} into {view_t}")
+        elif form.batch > 1:
+            w(f"    {name} = memref.subview {v}[%bz, 0, 0] [1, {M}, {N}] [1, 1, 1] : {vt} to {view_t}")
         elif len(form.shape) == 3:
-            w(f"    {name} = memref.collapse_shape {v} [[0, 1], [2]] : {vt} into {view_t}")
+            groups = "[[0, 1], [2]]" if rows else "[[0], [1, 2]]"
+            w(f"    {name} = memref.collapse_shape {v} {groups} : {vt} into {view_t}")
         bases[v] = (v, vt) if len(form.shape) == 2 else (name, view_t)
         if M is None:
             col(N), col(1)    # defined before any loop that uses them
@@ -287,7 +302,8 @@ def emit_launch(form: SoftmaxForm, plan, mod_name: str, kname: str, io: SoftmaxI
         threads = const(plan.num_subgroups * 16)
         launch = ir.Operation.create(
             "gpu.launch_func",
-            operands=([gy, one] if form.axis == 0 else [one, gy]) + [one, threads, one, one] + io.host_args,
+            operands=([gy, one] if form.axis == 0 else [one, gy]) + [const(form.batch), threads, one, one]
+            + io.host_args,
             attributes={
                 "kernel": ir.SymbolRefAttr.get([mod_name, kname]),
                 "operandSegmentSizes": ir.DenseI32ArrayAttr.get([0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 2, 0]),

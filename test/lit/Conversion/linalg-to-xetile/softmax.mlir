@@ -9,6 +9,7 @@
 // RUN: xe-run %s --pipeline xe-gemm-to-xegpu --check --entry rows | FileCheck %s --check-prefix=OK
 // RUN: xe-run %s --pipeline xe-gemm-to-xegpu --check --entry long_rows | FileCheck %s --check-prefix=OK
 // RUN: xe-run %s --pipeline xe-gemm-to-xegpu --check --entry columns | FileCheck %s --check-prefix=OK
+// RUN: xe-run %s --pipeline xe-gemm-to-xegpu --check --entry middle | FileCheck %s --check-prefix=OK
 // RUN: xe-run %s --pipeline xe-gemm-to-spirv-portable --backend opencl --check --entry rows_f16 | FileCheck %s --check-prefix=OK
 // RUN: xe-run %s --pipeline xe-gemm-to-xegpu --check --entry batch | FileCheck %s --check-prefix=OK
 // RUN: xe-run %S/softmax-tensor.mlir --pipeline xe-linalg-to-xetile,xetile-wg-to-sg,xetile-canonicalize,xetile-blocking,convert-xetile-to-xegpu --check | FileCheck %s --check-prefix=OK
@@ -21,6 +22,8 @@
 // CHECK-LABEL: func.func @columns
 // CHECK:       gpu.launch_func @columns_kernels::@columns_0
 // CHECK-LABEL: func.func @middle
+// CHECK:       gpu.launch_func @middle_kernels::@middle_0 blocks in (%{{.*}}, %{{.*}}, %[[B:.*]]) threads
+// CHECK-LABEL: func.func @middle_dyn
 // CHECK:       linalg.softmax
 // CHECK-LABEL: func.func @dyn_rows
 // CHECK:       %[[M:.*]] = memref.dim %{{.*}}, %{{.*}} : memref<?x53xf32>
@@ -49,6 +52,10 @@
 // CHECK:         xetile.tile_reduce <maximumf> %{{.*}} [0] {wg_map = #xetile.wg_map<sg_layout = [1, 1], sg_data = [1, 16]>} : vector<32x16xf32> -> vector<1x16xf32>
 // CHECK:         xetile.tile_broadcast %{{.*}} [0] {wg_map = #xetile.wg_map<sg_layout = [1, 1], sg_data = [32, 16]>} : vector<1x16xf32> -> vector<32x16xf32>
 // CHECK:         xetile.tile_reduce <add> %{{.*}} [0]
+// CHECK:       gpu.func @middle_0(
+// CHECK:         %[[BZ:.*]] = gpu.block_id z
+// CHECK:         memref.subview %arg0[%[[BZ]], 0, 0] [1, 33, 21] [1, 1, 1] : memref<4x33x21xf32> to memref<33x21xf32, strided<[21, 1], offset: ?>>
+// CHECK:         xetile.tile_reduce <maximumf> %{{.*}} [0]
 // CHECK:       gpu.func @rows_f16_0(
 // CHECK:         arith.extf {{.*}} : vector<{{[0-9]+}}x64xf16> to vector<{{[0-9]+}}x64xf32>
 // CHECK:         arith.truncf {{.*}} to vector<{{[0-9]+}}x64xf16>
@@ -89,9 +96,14 @@ func.func @columns(%A: memref<37x53xf32>, %O: memref<37x53xf32>) {
   return
 }
 
-func.func @middle(%A: memref<2x8x16xf32>, %O: memref<2x8x16xf32>) {
-  // expected-remark @+1 {{not lowered to XeTile: 'linalg.softmax' along dimension 1 of a rank-3 input (the last dimension, or either dimension of a 2D input, supported)}}
-  linalg.softmax dimension(1) ins(%A : memref<2x8x16xf32>) outs(%O : memref<2x8x16xf32>)
+func.func @middle(%A: memref<4x33x21xf32>, %O: memref<4x33x21xf32>) {
+  linalg.softmax dimension(1) ins(%A : memref<4x33x21xf32>) outs(%O : memref<4x33x21xf32>)
+  return
+}
+
+func.func @middle_dyn(%A: memref<?x8x16xf32>, %O: memref<?x8x16xf32>) {
+  // expected-remark @+1 {{not lowered to XeTile: 'linalg.softmax' along dimension 1 of a rank-3 input with dynamic shapes (static shapes supported)}}
+  linalg.softmax dimension(1) ins(%A : memref<?x8x16xf32>) outs(%O : memref<?x8x16xf32>)
   return
 }
 
