@@ -24,6 +24,7 @@ from ...core.kinds import DYNAMIC
 from ...passes.utils.ir_walk import attr_dict as _attr_dict, owner_op
 from .kernel_block_io import BlockIOLowering
 from .kernel_dpas import DpasLowering
+from .kernel_index import IndexLowering
 from .kernel_memory import MemoryLowering
 from .kernel_reduction import ReductionLowering
 from .kernel_scattered import ScatteredLowering
@@ -39,7 +40,7 @@ _MODELESS = ("xegpu.alloc_nbarrier", "xegpu.create_nbarrier", "xegpu.nbarrier_ar
 
 
 class KernelLowering(MemoryLowering, BlockIOLowering, DpasLowering, ScatteredLowering, VectorLowering,
-                     ReductionLowering, SyncLowering):
+                     ReductionLowering, SyncLowering, IndexLowering):
     """Lower one gpu.func (VC-mode XeGPU) in place: a new gpu.func replaces it."""
 
     def __init__(self, func, target: str, declare, surface=None):

@@ -107,6 +107,18 @@ class MemoryLowering:
             raise LoweringError(op, "memref.dealloc of a buffer that was not allocated in the kernel")
         return []            # work-group memory lives as long as the work-group
 
+    def h_memref_reinterpret_cast(self, op):
+        """A view of a kernel argument with explicit offset, sizes and strides (in elements)."""
+        if op.operands[0].owner is not None and not isinstance(op.operands[0].owner, ir.Block):
+            raise LoweringError(op, "memref.reinterpret_cast of a buffer that is not a kernel argument")
+        m = self.memarg(op.operands[0], op)
+        _src, offs_o, sizes_o, strides_o = operand_groups(op)
+        offset = self.idx_operand(mixed_indices(op, offs_o, "static_offsets")[0])
+        sizes = [self.idx_operand(x) for x in mixed_indices(op, sizes_o, "static_sizes")]
+        strides = [self.idx_operand(x) for x in mixed_indices(op, strides_o, "static_strides")]
+        ptr = m.ptr if isinstance(offset, int) and offset == 0 else self.elem_ptr(m.ptr, storage_type(m.elt), offset)
+        return [MemArg(ptr, m.elt, sizes, strides)]
+
     def h_memref_view(self, op):
         """A typed view of a byte buffer (`memref.view %slm[%shift][sizes]`): the i8 pointer moved by
         the byte shift and cast to the view's element type, row-major with the view's shape."""

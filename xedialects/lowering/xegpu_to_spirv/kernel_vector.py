@@ -207,6 +207,23 @@ class VectorLowering:
                 vals[s] = arith.SelectOp(L.lane_in(lanes), moved.vals[s], vals[s]).result
         return DVal(dest.layout, vals, dest.elt)
 
+    def h_vector_create_mask(self, op):
+        """Element (i, j, ..) is set when every coordinate is below its bound: per register, the
+        lanes' coordinates (lane tables) compared with the scalar bounds."""
+        shape = vector_shape(op.results[0].type)
+        bounds = [self.scalar(v, op) for v in op.operands]
+        lay = Layout.canonical(shape)
+        vals = []
+        for s in range(lay.nslots):
+            elems = lay.lane_elements(s)
+            cond = None
+            for d, bound in enumerate(bounds):
+                coords = {ln: lay.coords(e)[d] for ln, e in elems.items()}
+                c = arith.CmpIOp(arith.CmpIPredicate.slt, self.lanes.lane_table(coords, bound.type), bound).result
+                cond = c if cond is None else arith.AndIOp(cond, c).result
+            vals.append(cond)
+        return [DVal(lay, vals, "i1")]
+
     def h_vector_from_elements(self, op):
         shape = vector_shape(op.results[0].type)
         elt = elt_name(op.results[0].type)
