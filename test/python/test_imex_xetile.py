@@ -262,6 +262,46 @@ def test_work_group_segmented_reduction_not_local_is_a_located_error():
     assert "imex.mlir:" in str(e.value) and "is not local to each subgroup" in str(e.value)
 
 
+
+def test_work_group_kernel_with_named_barrier_in_k_loop():
+    # IMEX's wg_gemm_4k_8x4_sg_layout in small: a work-group level VC kernel whose 4 subgroups meet
+    # at a named barrier (init_nbarrier with 4 participants) in every step of a loop; as written
+    # (one batch element per work-group acts for its subgroups) and lowered (per subgroup)
+    tile = f"!xetile.tile<32x32xf32, #xetile.tile_attr<wg_map = <sg_layout = [2, 2], sg_data = [16, 16]>>>"
+    body = f"""
+%c0 = arith.constant 0 : index
+%c1 = arith.constant 1 : index
+%c3 = arith.constant 3 : index
+%c0_i8 = arith.constant 0 : i8
+%c4_i8 = arith.constant 4 : i8
+%t = xetile.init_tile %X[%c0, %c0] : memref<32x96xf32> -> {tile}
+%z = arith.constant {{map = {WG}}} dense<0.0> : vector<32x32xf32>
+xegpu.alloc_nbarrier 1
+%nb = xegpu.init_nbarrier %c0_i8, %c4_i8 : i8, i8 -> !xegpu.nbarrier
+%r:2 = scf.for %k = %c0 to %c3 step %c1 iter_args(%acc = %z, %tk = %t) -> (vector<32x32xf32>, {tile}) {{
+  xegpu.nbarrier_arrive %nb : !xegpu.nbarrier
+  %v = xetile.load_tile %tk : {tile} -> vector<32x32xf32>
+  %s = arith.addf %acc, %v : vector<32x32xf32>
+  %tn = xetile.update_tile_offset %tk, [%c0, 32] : {tile}
+  xegpu.nbarrier_wait %nb : !xegpu.nbarrier
+  scf.yield %s, %tn : vector<32x32xf32>, {tile}
+}}
+%o = xetile.init_tile %O[%c0, %c0] : memref<32x32xf32> -> {tile}
+xetile.store_tile %r#0, %o : vector<32x32xf32>, {tile}
+"""
+    args = [("X", "memref<32x96xf32>"), ("O", "memref<32x32xf32>")]
+    text = single_kernel_module(args, body, block=(4, 1, 1)).replace(
+        ") kernel {", ") kernel attributes {VectorComputeFunctionINTEL} {", 1)
+    X = _rand(32, 96)
+    want = X[:, :32] + X[:, 32:64] + X[:, 64:]
+    for pipeline in (None, LOWER, "xe-gemm-to-xegpu"):
+        m = xedialects.parse(text, "nbar.mlir")
+        if pipeline:
+            run(m, f"builtin.module({pipeline})")
+        out = simulate(m, "main", [X.copy(), np.zeros((32, 32), np.float32)]).buffers
+        np.testing.assert_allclose(out[1], want, rtol=1e-6)
+
+
 # -- pass names ----------------------------------------------------------------------------------
 
 def test_canonicalization_turns_vector_ops_into_xetile_ops():
