@@ -157,8 +157,12 @@ def _translate(op, tr, line: str) -> list[str]:
     if op.name == "vector.extract":
         repl = tr.replace.get(op)
         return repl if repl is not None else [rewrite_tdescs(line.strip(), tr.simt)]
-    if op.name in _THREAD_OPS and (tr.simt or _kernel_of(op) is None or _kernel_of(op).name != "gpu.func"):
-        return [line.strip()]  # lane-level kernels and host code (gpu.launch bodies) keep their thread ids
+    if op.name in _THREAD_OPS:
+        k = _kernel_of(op)
+        if tr.simt or k is None or k.name != "gpu.func" or "VectorComputeFunctionINTEL" in k.attributes:
+            # lane-level kernels, host code (gpu.launch bodies) and IMEX's VC kernels (threads are
+            # subgroups; xe-run's normalize_vc_launches rewrites them) keep their thread ids
+            return [line.strip()]
     if tr.simt:
         fn = simt_ops.TABLE.get(op.name)
         if fn is not None:

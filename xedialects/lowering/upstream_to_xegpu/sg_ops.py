@@ -336,6 +336,8 @@ def vnni_b(v, tr, lines, block) -> tuple[str, str]:
     bits = element_bits(elt)
     if bits >= 32:
         return tr.name(v), str(v.type)
+    if len(shape) == 3:  # already in VNNI layout <K/v x N x v> (IMEX's VC-mode programs)
+        return tr.name(v), str(v.type)
     if len(shape) != 2:
         raise ImportOpError(f"dpas B operand {v.type}: expected a 2D <K x N> vector at subgroup level")
     f = 32 // bits
@@ -404,14 +406,69 @@ def fence(op, tr) -> list[str]:
 
 
 def _mask_and_offsets(op, tr, value_first: bool):
-    """Scattered `xegpu.load/store %src[%offsets], %mask`: (source, offsets, mask) values."""
+    """Scattered `xegpu.load/store %src[%offsets], %mask`: (source, offsets, mask) values, or None for
+    the descriptor form (`xegpu.load %tdesc, %mask`)."""
     ops = list(op.operands)
     if value_first:
         ops = ops[1:]
+    if len(ops) == 2 and str(ops[0].type).startswith("!xegpu.tensor_desc<"):
+        return None
     if len(ops) != 3:
-        raise ImportOpError(f"'{op.name}' on a scattered tensor_desc (create_tdesc form) is not imported; use the "
-                            "offsets form `xegpu.load %src[%offsets], %mask`")
+        raise ImportOpError(f"'{op.name}' with {len(ops)} operands is not imported")
     return ops
+
+
+def _scattered_view(v) -> str:
+    td = _tdesc_of(v)
+    if not td.scattered:
+        raise ImportOpError(f"expected a scattered tensor_desc, got {v.type}")
+    return ours(td)
+
+
+def create_tdesc(op, tr) -> list[str]:
+    check_attrs(op, ())
+    src, offs = op.operands
+    if not isinstance(offs.type, ir.VectorType):
+        raise ImportOpError("'xegpu.create_tdesc' with scalar offsets (lane level) is not imported")
+    return [f"{tr.name(op.result)} = xegpu.create_tdesc {tr.name(src)}, {tr.name(offs)} {{mode = vc}} : {src.type}, "
+            f"{offs.type} -> {_scattered_view(op.result)}"]
+
+
+def update_offset(op, tr) -> list[str]:
+    check_attrs(op, ())
+    t, delta = op.operands
+    return [f"{tr.name(op.result)} = xegpu.update_offset {tr.name(t)}, {tr.name(delta)} {{mode = vc}} : "
+            f"{_scattered_view(t)}, {delta.type}"]
+
+
+def prefetch(op, tr) -> list[str]:
+    check_attrs(op, ("offset_align_byte",) + HINTS)
+    ops = list(op.operands)
+    lines: list[str] = []
+    if len(ops) == 1:
+        d, tdt = tr.name(ops[0]), _scattered_view(ops[0])
+    else:
+        d, tdt, _ = _scatter_desc(op, ops[0], ops[1], tr, lines)
+    lines.append(f"xegpu.prefetch {d}{props(op)} : {tdt}")
+    return lines
+
+
+# arith::AtomicRMWKind by value (the kind attribute prints as its integer)
+RMW_KINDS = {0: "addf", 1: "addi", 2: "andi", 3: "assign", 4: "maximumf", 5: "maxnumf", 6: "maxs", 7: "maxu",
+             8: "minimumf", 9: "minnumf", 10: "mins", 11: "minu", 12: "mulf", 13: "muli", 14: "ori"}
+OUR_RMW_KINDS = ("addf", "addi", "assign", "maximumf", "maxs", "maxu", "minimumf", "mins", "minu", "mulf", "muli",
+                 "ori", "andi")
+
+
+def atomic_rmw(op, tr) -> list[str]:
+    check_attrs(op, ("kind",))
+    t, mask, value = op.operands
+    a = op.attributes["kind"]
+    kind = RMW_KINDS.get(ir.IntegerAttr(a).value) if isinstance(a, ir.IntegerAttr) else _enum(a)
+    if kind not in OUR_RMW_KINDS:
+        raise ImportOpError(f"'xegpu.atomic_rmw' kind {kind or a} has no equivalent in our xegpu")
+    return [f"{tr.name(op.result)} = xegpu.atomic_rmw {kind} {tr.name(value)}, {tr.name(t)}, {tr.name(mask)} "
+            f"{{mode = vc}} : {value.type}, {_scattered_view(t)}, {mask.type} -> {op.result.type}"]
 
 
 def _scatter_desc(op, src, offs, tr, lines) -> tuple[str, str, int]:
@@ -432,9 +489,14 @@ def _scatter_desc(op, src, offs, tr, lines) -> tuple[str, str, int]:
 
 def load(op, tr) -> list[str]:
     check_attrs(op, ("chunk_size",) + HINTS)
-    src, offs, mask = _mask_and_offsets(op, tr, False)
+    found = _mask_and_offsets(op, tr, False)
     lines: list[str] = []
-    d, tdt, chunk = _scatter_desc(op, src, offs, tr, lines)
+    if found is None:
+        t, mask = op.operands
+        d, tdt = tr.name(t), _scattered_view(t)
+    else:
+        src, offs, mask = found
+        d, tdt, chunk = _scatter_desc(op, src, offs, tr, lines)
     lines.append(f"{tr.name(op.result)} = xegpu.load_gather {d}, {tr.name(mask)}{props(op)} : {tdt}, {mask.type} -> "
                  f"{op.result.type}")
     return lines
@@ -442,9 +504,14 @@ def load(op, tr) -> list[str]:
 
 def store(op, tr) -> list[str]:
     check_attrs(op, ("chunk_size",) + HINTS)
-    src, offs, mask = _mask_and_offsets(op, tr, True)
+    found = _mask_and_offsets(op, tr, True)
     lines: list[str] = []
-    d, tdt, chunk = _scatter_desc(op, src, offs, tr, lines)
+    if found is None:
+        _, t, mask = op.operands
+        d, tdt = tr.name(t), _scattered_view(t)
+    else:
+        src, offs, mask = found
+        d, tdt, chunk = _scatter_desc(op, src, offs, tr, lines)
     v = op.operands[0]
     lines.append(f"xegpu.store_scatter {tr.name(v)}, {d}, {tr.name(mask)}{props(op)} : {v.type}, {tdt}, {mask.type}")
     return lines
@@ -495,6 +562,10 @@ TABLE = {
     "xegpu.fence": fence,
     "xegpu.load": load,
     "xegpu.store": store,
+    "xegpu.create_tdesc": create_tdesc,
+    "xegpu.update_offset": update_offset,
+    "xegpu.prefetch": prefetch,
+    "xegpu.atomic_rmw": atomic_rmw,
     "gpu.thread_id": thread_id,
     "gpu.global_id": thread_id,
     "gpu.lane_id": lane_id,
@@ -502,11 +573,6 @@ TABLE = {
 
 # LLVM 22 xegpu ops without a translation, and why (located error naming the op)
 NOT_IMPORTED = {
-    "xegpu.create_tdesc": "scattered descriptors of the create_tdesc form (the offsets form of xegpu.load/store "
-                          "is imported)",
-    "xegpu.update_offset": "scattered descriptors of the create_tdesc form",
-    "xegpu.prefetch": "scattered prefetch",
-    "xegpu.atomic_rmw": "upstream's atomic_rmw on a scattered descriptor",
     "xegpu.create_mem_desc": "shared-local-memory matrices (mem_desc) have no equivalent in our xegpu",
     "xegpu.load_matrix": "shared-local-memory matrices (mem_desc) have no equivalent in our xegpu",
     "xegpu.store_matrix": "shared-local-memory matrices (mem_desc) have no equivalent in our xegpu",

@@ -148,11 +148,13 @@ def ours(td: TDesc, simt: bool = False) -> str:
     parts = []
     if td.memory_space == "slm":
         parts.append("memory_scope = slm")
-    if not td.boundary_check:
-        parts.append("boundary_check = false")
     shape = list(td.shape)
+    if not td.boundary_check or (len(shape) == 1 and not td.scattered):  # ours: 1D blocks are unchecked
+        parts.append("boundary_check = false")
     if td.scattered:
         parts.append("scattered = true")
+        if td.chunk_size > 1:
+            parts.append(f"chunk_size_per_lane = {td.chunk_size}")
     if simt and td.extra:
         raise ImportTypeError(f"'#xegpu.slice' layout of a lane-level tensor_desc<{td.block}> is not imported")
     if simt:

@@ -12,9 +12,10 @@ gpu.module @k {
 // -----
 
 gpu.module @k {
-  gpu.func @scattered(%b: memref<512xf16>, %o: vector<16xindex>) kernel {
-    // expected-error @+1 {{'xegpu.create_tdesc' is not imported}}
-    %s = xegpu.create_tdesc %b, %o : memref<512xf16>, vector<16xindex> -> !xegpu.tensor_desc<16xf16, #xegpu.scatter_tdesc_attr<>>
+  gpu.func @rmw(%b: memref<64xf32>, %o: vector<16xindex>, %m: vector<16xi1>, %v: vector<16xf32>) kernel {
+    %t = xegpu.create_tdesc %b, %o : memref<64xf32>, vector<16xindex> -> !xegpu.tensor_desc<16xf32, #xegpu.scatter_tdesc_attr<>>
+    // expected-error @+1 {{'xegpu.atomic_rmw' kind maxnumf has no equivalent in our xegpu}}
+    %r = xegpu.atomic_rmw maxnumf %t, %m, %v : !xegpu.tensor_desc<16xf32, #xegpu.scatter_tdesc_attr<>>, vector<16xi1>, vector<16xf32> -> vector<16xf32>
     gpu.return
   }
 }
