@@ -306,3 +306,38 @@ def test_scattered_descriptor_form():
     want[:32] = a[:32]
     want[1:32:2] += 1.0        # atomic add at offsets + 1
     assert np.array_equal(c, want)
+
+
+LANE_TRANSPOSED_B = """
+gpu.module @k {
+  gpu.func @f(%a: memref<8x16xf16>, %bt: memref<16x8xf32>, %c: memref<8x16xf32>) kernel {
+    %ta = xegpu.create_nd_tdesc %a : memref<8x16xf16> -> !xegpu.tensor_desc<8x16xf16>
+    %tb = xegpu.create_nd_tdesc %bt : memref<16x8xf32> -> !xegpu.tensor_desc<16x8xf32>
+    %tc = xegpu.create_nd_tdesc %c : memref<8x16xf32> -> !xegpu.tensor_desc<8x16xf32>
+    %va = xegpu.load_nd %ta[0, 0] : !xegpu.tensor_desc<8x16xf16> -> vector<8xf16>
+    %vb32 = xegpu.load_nd %tb[0, 0] <{transpose = array<i64: 1, 0>}> : !xegpu.tensor_desc<16x8xf32> -> vector<8xf32>
+    %vb = vector.bitcast %vb32 : vector<8xf32> to vector<16xf16>
+    %d = xegpu.dpas %va, %vb : vector<8xf16>, vector<16xf16> -> vector<8xf32>
+    xegpu.store_nd %d, %tc[0, 0] : vector<8xf32>, !xegpu.tensor_desc<8x16xf32>
+    gpu.return
+  }
+}
+func.func @main(%a: memref<8x16xf16>, %bt: memref<16x8xf32>, %c: memref<8x16xf32>) {
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  gpu.launch_func @k::@f blocks in (%c1, %c1, %c1) threads in (%c16, %c1, %c1) args(%a : memref<8x16xf16>, %bt : memref<16x8xf32>, %c : memref<8x16xf32>)
+  return
+}
+"""
+
+
+def test_lane_transposed_b_load():
+    """IMEX's transposed-B idiom at lane level: B^T (N x K f16) read as 32-bit words by a transposed
+    load (lane n gets row n: our sg_map wi_layout [16, 1]), bitcast to f16 pairs, used as dpas B."""
+    text = to_ours_text(LANE_TRANSPOSED_B, "tb.mlir")
+    assert "wi_layout = [16, 1]" in text and "transpose = [1, 0]" in text
+    a, b = _ab(8, 16, 16, seed=3)
+    bt = np.ascontiguousarray(b.T).view(np.float32)         # 16 x 8 words of f16 pairs
+    c = simulate(import_upstream(LANE_TRANSPOSED_B, "tb.mlir"), "main",
+                 [a, bt, np.zeros((8, 16), np.float32)]).buffers[2]
+    assert np.array_equal(c, a.astype(np.float32) @ b.astype(np.float32))

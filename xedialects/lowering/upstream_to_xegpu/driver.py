@@ -127,6 +127,7 @@ def to_ours_text(text: str, filename: str = "-") -> str:
                 else:
                     tr.scope += 1
                     tr.simt = m.group(1) == "gpu.func" and (gmod, m.group(2)) in level.lane_kernels
+                    tr.rows_types = frozenset(level.rows_types.get((gmod, m.group(2)), ()))
             s = line.strip()
             if s.endswith("{") or s.startswith("}") or s.startswith("^"):
                 depth_id += 1
@@ -143,7 +144,7 @@ def to_ours_text(text: str, filename: str = "-") -> str:
                     _fail(op.location, str(e), filename)
                 continue
             try:
-                out.append(rewrite_tdescs(line, tr.simt) if "!xegpu." in line else line)
+                out.append(rewrite_tdescs(line, tr.simt, tr.rows_types) if "!xegpu." in line else line)
             except ImportTypeError as e:
                 _fail(module_op.location, str(e), filename)
         if k != len(targets):

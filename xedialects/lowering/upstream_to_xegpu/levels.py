@@ -18,6 +18,8 @@ class Level:
     workgroup: bool = False
     lane: bool = False
     lane_kernels: set = field(default_factory=set)   # (gpu.module, gpu.func) names of lane-level kernels
+    # lane-level kernel -> descriptor types it loads transposed (their lanes hold rows: sg_map [16, 1])
+    rows_types: dict = field(default_factory=dict)
 
 
 def _walk(op, fn):
@@ -60,6 +62,8 @@ def classify(module_op, filename: str) -> Level:
             k = kernel_key(op)
             if k is not None:
                 lvl.lane_kernels.add(k)
+                if op.name == "xegpu.load_nd" and "transpose" in op.attributes:
+                    lvl.rows_types.setdefault(k, set()).add(str(op.operands[0].type))
 
     _walk(module_op, visit)
     return lvl

@@ -80,6 +80,7 @@ class Translator:
         self.block = 0          # id of the printed block being translated (set by the driver)
         self.scope = 0          # number of the function being translated: value names are per function
         self.simt = False       # lane-level kernel: SIMT mode with sg_map (set by the driver)
+        self.rows_types = frozenset()  # lane level: descriptor types loaded transposed (lane i: row i)
         self.loaded: dict[str, tuple[str, str]] = {}  # lane level: load result -> (our fragment, its type)
         self.vnni_values: dict[str, str] = {}  # loads done in VNNI layout (dpas B only) -> their type
         self.replace: dict[str, list[str]] = {}  # non-xegpu ops whose line a translation replaced
@@ -179,16 +180,16 @@ def _shift(offsets, dim_delta, tr, lines):
 
 
 class TDescView:
-    def __init__(self, value, simt: bool = False):
+    def __init__(self, value, simt: bool = False, rows: bool = False):
         self.td = _tdesc_of(value)
         one = parse_tdesc(str(value.type))
         one.array_length = 1
-        self.ours = ours(one, simt)
+        self.ours = ours(one, simt, rows)
 
 
 def _blocks(op, td_value, tr, lines, n_td=1):
     """Descriptor names for each of the array_length blocks of an access."""
-    view = TDescView(td_value, tr.simt)
+    view = TDescView(td_value, tr.simt, str(td_value.type) in tr.rows_types)
     offsets = _access_offsets(op, tr, n_td)
     n = view.td.array_length
     if n == 1:
@@ -223,14 +224,14 @@ def create_nd_tdesc(op, tr) -> list[str]:
     one = parse_tdesc(str(op.result.type))
     one.array_length = 1
     return [f"{tr.name(op.result)} = xegpu.create_nd_tdesc {src}[{', '.join(offs)}]{extra}{tr.mode} : {srct} "
-            f"-> {ours(one, tr.simt)}"]
+            f"-> {ours(one, tr.simt, str(op.result.type) in tr.rows_types)}"]
 
 
 def update_nd_offset(op, tr) -> list[str]:
     check_attrs(op, ("const_offsets",))
     names = [tr.name(v) for v in op.operands]
     offs = mixed(names[1:], ints(attr(op, "const_offsets")))
-    view = TDescView(op.operands[0], tr.simt)
+    view = TDescView(op.operands[0], tr.simt, str(op.operands[0].type) in tr.rows_types)
     return [f"{tr.name(op.result)} = xegpu.update_nd_offset {names[0]}, [{', '.join(offs)}]{tr.mode} : "
             f"{view.ours}"]
 

@@ -36,13 +36,21 @@ def _cast(src: str, src_t: str, dst_t: str, tr, lines) -> str:
 
 def load_nd(op, tr) -> list[str]:
     check_attrs(op, ("const_offsets", "packed", "transpose", "transpose_bit_width") + HINTS)
-    if ints(attr(op, "transpose")) or attr(op, "transpose_bit_width") is not None:
-        raise ImportOpError("'xegpu.load_nd' with transpose at lane level is not imported (our SIMT transposed loads "
-                            "distribute differently)")
+    tp = ints(attr(op, "transpose"))
+    if attr(op, "transpose_bit_width") is not None or tp not in ([], [1, 0]):
+        raise ImportOpError("'xegpu.load_nd' with transpose_bit_width or a transpose other than [1, 0] at lane level "
+                            "is not imported")
     lines: list[str] = []
     view, descs = _blocks(op, op.operands[0], tr, lines)
     shape, elt = vector_parts(op.result.type)
     frag = _fragment(view.td.shape)
+    extra = []
+    if tp:  # lane i loads row i of the block (sg_map [16, 1]) and holds it as the transposed column
+        if len(view.td.shape) != 2 or view.td.shape[0] != 16 or view.td.array_length != 1:
+            raise ImportOpError(f"lane-level transposed load of tensor_desc<{view.td.block}>: only 16-row blocks "
+                                "(one row per lane) are imported")
+        frag = [1, view.td.shape[1]]
+        extra = ["transpose = [1, 0]"]
     frag_t = vector_text(frag, elt)
     n = view.td.array_length
     if _count(shape) != _count(frag) * n:
@@ -52,7 +60,7 @@ def load_nd(op, tr) -> list[str]:
     parts = []
     for d in descs:
         part = tr.fresh()
-        lines.append(f"{part} = xegpu.load_nd {d}{props(op, mode=None)} : {view.ours} -> {frag_t}")
+        lines.append(f"{part} = xegpu.load_nd {d}{props(op, extra, mode=None)} : {view.ours} -> {frag_t}")
         parts.append(part)
     if n == 1:
         if frag_t == str(op.result.type):

@@ -143,7 +143,7 @@ def parse_tdesc(text: str) -> TDesc:
     return td
 
 
-def ours(td: TDesc, simt: bool = False) -> str:
+def ours(td: TDesc, simt: bool = False, rows: bool = False) -> str:
     """Our spelling of a tensor descriptor (one block: array_length is handled by the accesses)."""
     parts = []
     if td.memory_space == "slm":
@@ -163,7 +163,9 @@ def ours(td: TDesc, simt: bool = False) -> str:
         lay = td.layout
         if lay is not None and lay.lane_layout is not None and _two_d(lay.lane_layout, 1) != [1, 16]:
             raise ImportTypeError(f"lane layout {lay.lane_layout} of tensor_desc<{td.block}>: only [1, 16] is imported")
-        parts.append("sg_map = <wi_layout = [1, 16], wi_data = [1, 1]>")
+        # a block loaded transposed gives lane i its row i (the column of the transposed block)
+        parts.append("sg_map = <wi_layout = [16, 1], wi_data = [1, 1]>" if rows else
+                     "sg_map = <wi_layout = [1, 16], wi_data = [1, 1]>")
     body = "x".join(str(d) for d in shape) + f"x{td.elt}"
     if not parts:
         return f"!xegpu.tensor_desc<{body}>"
@@ -177,7 +179,7 @@ def _two_d(v: list[int], pad: int) -> list[int]:
 _OTHER_TYPE = re.compile(r"!xegpu\.(?!tensor_desc<|nbarrier\b)[\w.]+")
 
 
-def rewrite_tdescs(text: str, simt: bool = False) -> str:
+def rewrite_tdescs(text: str, simt: bool = False, rows_types=frozenset()) -> str:
     """Every upstream `!xegpu.tensor_desc<...>` in `text` in our spelling (other xegpu types: error)."""
     other = _OTHER_TYPE.search(text)
     if other:
@@ -190,7 +192,7 @@ def rewrite_tdescs(text: str, simt: bool = False) -> str:
             return "".join(out)
         j = find_end(text, i)
         out.append(text[pos:i])
-        out.append(ours(parse_tdesc(text[i:j]), simt))
+        out.append(ours(parse_tdesc(text[i:j]), simt, text[i:j] in rows_types))
         pos = j
 
 
