@@ -140,6 +140,7 @@ def plan_reduction(m: int, n: int, dim: int, elt: str, hw: XeArch) -> MemPlan:
     p.fixed_grid = (1, groups) if dim == 1 else (groups, 1)
     return p
 
+
 @dataclass
 class GemvPlan(MemPlan):
     """A gemv plan: a reduction plan over A (per batch) plus the engine choice."""
@@ -316,6 +317,7 @@ def plan_softmax(m, n: int, elt: str, hw: XeArch) -> MemPlan:
     p.fixed_grid = (1, groups)
     p.chunk = chunk
     return p
+
 
 
 def plan_reduction_sized(m, n, dim: int, elt: str, hw: XeArch) -> MemPlan:
