@@ -216,7 +216,32 @@ def ger_tensor(m, n, e):
     return Case(src, [((m,), e), ((n,), e)], e, 1, tensor=True)
 
 
+def gemv_alpha_beta(m, n, e):
+    """y = alpha A x + beta y as two ops: y *= beta (a 1D element-wise kernel), then y += alpha A x."""
+    ta, tx, ty = mr((m, n), e), mr((n,), e), mr((m,), e)
+    src = f"""func.func @f(%A: {ta}, %x: {tx}, %y: {ty}, %alpha: {e}, %beta: {e}) {{
+  linalg.generic {{indexing_maps = [affine_map<(i) -> (i)>], iterator_types = ["parallel"]}} outs(%y : {ty}) {{
+  ^bb0(%v: {e}):
+    %0 = arith.mulf %beta, %v : {e}
+    linalg.yield %0 : {e}
+  }}
+  linalg.generic {{indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i)>],
+                  iterator_types = ["parallel", "reduction"]}}
+      ins(%A, %x : {ta}, {tx}) outs(%y : {ty}) {{
+  ^bb0(%a: {e}, %b: {e}, %acc: {e}):
+    %0 = arith.mulf %a, %b : {e}
+    %1 = arith.mulf %alpha, %0 : {e}
+    %2 = arith.addf %acc, %1 : {e}
+    linalg.yield %2 : {e}
+  }}
+  return
+}}
+"""
+    return Case(src, [((m, n), e), ((n,), e), ((m,), e), ("scalar", e, 0.75), ("scalar", e, -0.5)], e, n)
+
+
 CASES["ger-alpha-beta-f16-45x70"] = ger_beta(45, 70, "f16")
+CASES["gemv-alpha-beta-f32-77x45"] = gemv_alpha_beta(77, 45, "f32")
 CASES["batch-generic-alpha-bf16-3x20x50"] = batch_generic_alpha(3, 20, 50, "bf16")
 CASES["ger-tensor-f32-33x65"] = ger_tensor(33, 65, "f32")
 CASES["generic-x-first-bf16-50x90"] = matvec_x_first(50, 90, "bf16")
@@ -245,6 +270,12 @@ def test_one_kernel_with_tile_reduce():
     host, kernels = text.split("gpu.module")
     assert "linalg." not in host and host.count("gpu.launch_func") == 1
     assert "tile_reduce" in kernels and "tile_broadcast" in kernels
+
+
+def test_alpha_beta_gemv_is_two_kernels():
+    text = str(_lowered(CASES["gemv-alpha-beta-f32-77x45"]))
+    host = text.split("gpu.module")[0]
+    assert host.count("gpu.launch_func") == 2 and "linalg." not in host
 
 
 def test_fill_of_y_starts_the_accumulator():
