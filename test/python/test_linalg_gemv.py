@@ -240,6 +240,8 @@ def gemv_alpha_beta(m, n, e):
     return Case(src, [((m, n), e), ((n,), e), ((m,), e), ("scalar", e, 0.75), ("scalar", e, -0.5)], e, n)
 
 
+CASES["vecmat-split-f32-1000x40"] = named("vecmat", 1000, 40, "f32")   # 8 slices of 128 rows, atomics
+CASES["vecmat-split-i32-700x33"] = named("vecmat", 700, 33, "i32")
 CASES["ger-alpha-beta-f16-45x70"] = ger_beta(45, 70, "f16")
 CASES["gemv-alpha-beta-f32-77x45"] = gemv_alpha_beta(77, 45, "f32")
 CASES["batch-generic-alpha-bf16-3x20x50"] = batch_generic_alpha(3, 20, 50, "bf16")
@@ -254,7 +256,8 @@ def test_through_vc(name):
 
 
 @pytest.mark.parametrize("name", ["matvec-f16-37x129", "vecmat-bf16-100x70", "batch_matvec-f32-3x45x77",
-                                  "ger-alpha-acc-f32-100x70", "vecmat-dynamic-f16-37x129"])
+                                  "ger-alpha-acc-f32-100x70", "vecmat-dynamic-f16-37x129",
+                                  "vecmat-split-f32-1000x40", "vecmat-split-i32-700x33"])
 def test_through_simt(name):
     assert_ok(CASES[name], "simt", name)
 
@@ -276,6 +279,16 @@ def test_alpha_beta_gemv_is_two_kernels():
     text = str(_lowered(CASES["gemv-alpha-beta-f32-77x45"]))
     host = text.split("gpu.module")[0]
     assert host.count("gpu.launch_func") == 2 and "linalg." not in host
+
+
+def test_split_reduction_for_few_outputs():
+    pvc = get_arch("pvc")
+    p = plan_gemv(1000, 40, 0, 1, "f32", pvc, can_split=True)
+    assert p.slices == 8 and p.grid() == (3, 8) and "(K slices)" in p.describe()
+    assert plan_gemv(1000, 40, 0, 1, "f32", pvc).slices == 1                      # f16/bf16 y, a fill: no atomics
+    assert "not split" in " ".join(plan_gemv(24, 1000, 1, 1, "f32", pvc).reasons)  # matvec: column atomics
+    text = str(_lowered(CASES["vecmat-split-f32-1000x40"]))
+    assert "atomic_rmw_tile" in text and text.count("gpu.block_id") == 2
 
 
 def test_fill_of_y_starts_the_accumulator():
@@ -328,7 +341,8 @@ def test_spirv_validates(target):
         validate(binary)
 
 
-@pytest.mark.parametrize("name", ["matvec-bf16-45x256", "vecmat-f32-37x64", "ger-acc-f16-129x257"])
+@pytest.mark.parametrize("name", ["matvec-bf16-45x256", "vecmat-f32-37x64", "ger-acc-f16-129x257",
+                                  "vecmat-split-f32-1000x40"])
 def test_pvc_binary_on_opencl_matches_cpu(name):
     """The pvc binary (2D block builtins emulated on the CPU device)."""
     from opencl_support import RT, assert_opencl_matches_cpu
@@ -344,7 +358,8 @@ def test_pvc_binary_on_opencl_matches_cpu(name):
 
 
 @pytest.mark.parametrize("name", ["matvec-f32-100x70", "vecmat-f16-37x129", "batch_matvec-bf16-3x45x77",
-                                  "generic-alpha-f32-65x33", "ger-alpha-acc-bf16-100x70", "vecmat-dynamic-f16-37x129"])
+                                  "generic-alpha-f32-65x33", "ger-alpha-acc-bf16-100x70", "vecmat-dynamic-f16-37x129",
+                                  "vecmat-split-f32-1000x40"])
 def test_portable_spirv_on_opencl_matches_cpu(name):
     from opencl_support import RT, assert_opencl_matches_cpu
     if RT is None:

@@ -304,9 +304,19 @@ def kernel_text(form: GemvForm, plan, kname: str, io) -> str:
     w(f"    %cw = arith.constant {wm if rows else wn} : index")
     w(f"    %bid = gpu.block_id {'y' if rows else 'x'}")
     w("    %p = arith.muli %bid, %cw : index")
+    start_k = "%c0"
+    if plan.slices > 1:   # this work-group's slice of the reduced dimension
+        w(f"    %sid = gpu.block_id {'x' if rows else 'y'}")
+        w(f"    %cchunk = arith.constant {plan.chunk} : index")
+        w("    %kb = arith.muli %sid, %cchunk : index")
+        w("    %kc = arith.addi %kb, %cchunk : index")
+        w("    %ke = arith.minsi %kc, %cend : index")
+        start_k = "%kb"
     views = _views(form, w)
     (av, at, asz), (xv, xt, xsz), (yv, yt, ysz) = views["A"], views["X"], views["Y"]
     end = "%cend" if extent is not None else ("%N" if rows else "%M")
+    if plan.slices > 1:
+        end = "%ke"
     start = "0.0" if fl else "0"
     if form.fill is not None and io.fill_arg is None:   # a host constant
         a = _defining(form.fill.operands[0]).attributes["value"]
@@ -315,7 +325,7 @@ def kernel_text(form: GemvForm, plan, kname: str, io) -> str:
         w(f"    %acc0 = vector.broadcast %fill {{wg_map = {rwg}}} : {T} to {rvt}")
     else:
         w(f'    %acc0 = "arith.constant"() {{value = dense<{start}> : {rvt}, wg_map = {rwg}}} : () -> {rvt}')
-    w(f"    %red = scf.for %k = %c0 to {end} step %cstep iter_args(%acc = %acc0) -> ({rvt}) {{")
+    w(f"    %red = scf.for %k = {start_k} to {end} step %cstep iter_args(%acc = %acc0) -> ({rvt}) {{")
     tile_a = _tile((wm, wn), Ti, lay, (dr, dc))
     xshape, xdata = ((1, wn), (1, dc)) if rows else ((wm, 1), (dr, 1))
     tile_x = _tile(xshape, Ti, lay, xdata)
@@ -352,6 +362,12 @@ def kernel_text(form: GemvForm, plan, kname: str, io) -> str:
     w("    }")
     w(f"    %ty = xetile.init_tile {yv}{'[%p, %c0]' if rows else '[%c0, %p]'}{ysz} : {yt} -> {rtile}")
     res = "%red"
+    if plan.slices > 1:   # partial sums: y (holding its initial value) accumulates every slice's
+        kind = "addf" if fl else "addi"
+        w(f"    %old = xetile.atomic_rmw_tile <{kind}> %red, %ty : {rvt}, {rtile} -> {rvt}")
+        w("    gpu.return")
+        w("  }")
+        return "\n".join(L)
     if form.fill is None:
         w(f"    %y = xetile.load_tile %ty : {rtile} -> {rvt}")
         w(f"    %res = {add} %y, %red {{wg_map = {rwg}}} : {rvt}")
@@ -407,7 +423,8 @@ def consider(mb, op, index: int) -> None:
     except NotFusible as e:
         mb.report(op, f"not lowered to XeTile: {e}")
         return
-    plan = plan_gemv(form.m, form.n, form.dim, form.batch, form.elt_in, mb.hw)
+    plan = plan_gemv(form.m, form.n, form.dim, form.batch, form.elt_in, mb.hw,
+                     can_split=form.elt in ("f32", "i32") and form.fill is None and form.dim == 0)
     name = f"{mb.fname}_{index}"
     if mb.printing:
         print(f"// memory-bound plan for {op.name} at {op.location}\n{plan.describe()}", file=sys.stderr)

@@ -147,6 +147,8 @@ class GemvPlan(MemPlan):
     batch: int = 1
     engine: str = "vector"
     unroll: int = 1     # A tiles per subgroup and loop step
+    slices: int = 1     # split reduction: work-groups along the reduced dimension (atomic adds into y)
+    chunk: int = 0      # elements of the reduced dimension per slice (a multiple of the loop step)
 
     def describe(self) -> str:
         text = super().describe()
@@ -154,6 +156,8 @@ class GemvPlan(MemPlan):
             x, y = self.grid()
             text = text.replace(" work-groups\n", f" work-groups per batch, z={self.batch} (batches) = "
                                                  f"{x * y * self.batch} work-groups\n", 1)
+        if self.slices > 1:
+            text = text.replace("(M tiles)", "(K slices)", 1)
         return text
 
 
@@ -176,6 +180,9 @@ def gemv_engine(elt_in: str, hw: XeArch) -> tuple[str, str]:
                       "memory delivers (there is no DPAS gemv kernel)")
 
 
+MIN_GEMV_STEPS_PER_SLICE = 4   # split reduction: loop steps per work-group that amortize its start and atomics
+
+
 def _in_flight_target(hw: XeArch) -> tuple[float, str]:
     """Bytes one Xe-core must have in flight to stream at its share of the sustained bandwidth
     (Little's law: bandwidth per Xe-core x load latency), and how that was computed."""
@@ -186,12 +193,15 @@ def _in_flight_target(hw: XeArch) -> tuple[float, str]:
     return per_core * lat_ns, f"{per_core:.1f} GB/s per Xe-core x {lat_ns:.0f} ns latency"
 
 
-def plan_gemv(m: int, n: int, dim: int, batch: int, elt_in: str, hw: XeArch) -> GemvPlan:
+def plan_gemv(m: int, n: int, dim: int, batch: int, elt_in: str, hw: XeArch, can_split: bool = False) -> GemvPlan:
     """Tiles for y = A x (dim 1: matvec, rows of A reduced) or y = x A (dim 0: vecmat) on an m x n A,
     `batch` times: every subgroup owns whole output rows / columns (tile_reduce stays inside it);
     tiles shrink until batch x tiles fills every Xe-core (subgroups are given up last: each brings
     its own registers for loads in flight); then each loop step loads `unroll` full-width A tiles
-    per subgroup until an Xe-core has the bytes in flight its share of the bandwidth needs."""
+    per subgroup until an Xe-core has the bytes in flight its share of the bandwidth needs. With
+    `can_split` (a vecmat into an f32/i32 y that is not overwritten first), too few outputs to fill
+    the Xe-cores split the reduced dimension over work-groups that add their partial sums into y
+    atomically."""
     eb = _BYTES.get(elt_in, 4)
     row_bytes = max(r.max_row_bytes for r in hw.blocks) if hw.blocks else 64
     width = max(1, row_bytes // eb)
@@ -236,6 +246,24 @@ def plan_gemv(m: int, n: int, dim: int, batch: int, elt_in: str, hw: XeArch) -> 
     reasons.append(f"{unroll} A tile{'s' if unroll > 1 else ''} per subgroup and step (the loop steps "
                    f"{unroll * tile} {what}): {unroll * step_bytes / 1024:.1f} KiB in flight per Xe-core for the "
                    f"{target / 1024:.1f} KiB its share of the bandwidth needs ({how})")
+    slices, chunk = 1, 0
+    step = unroll * tile
+    if can_split and total is not None and total < want and extent is not None:
+        steps = -(-extent // step)
+        slices = max(1, min(-(-want // total), steps // MIN_GEMV_STEPS_PER_SLICE))
+        if slices > 1:
+            chunk = -(-steps // slices) * step
+            slices = -(-extent // chunk)
+            total *= slices
+            reasons.append(f"{slices} slices of {chunk} {what} along the reduced dimension (grid "
+                           f"{'x' if dim == 1 else 'y'}): too few outputs to fill {hw.name} otherwise; each "
+                           "work-group adds its partial sums into y atomically (the summation order varies "
+                           "from run to run)")
+    elif (dim == 1 and total is not None and total < want and extent is not None
+          and -(-extent // step) // MIN_GEMV_STEPS_PER_SLICE >= 2):
+        reasons.append("the reduced dimension is not split over work-groups: adding partial sums into a "
+                       "column of y atomically (one element per row) goes wrong after xegpu-simt-distribute "
+                       "(every work-item of the subgroup adds the element)")
     if total is None:
         reasons.append("dynamic shape: the grid comes from the runtime sizes")
     elif total >= want:
@@ -244,9 +272,9 @@ def plan_gemv(m: int, n: int, dim: int, batch: int, elt_in: str, hw: XeArch) -> 
         reasons.append(f"only {total} work-groups for {want} Xe-cores: too few outputs to fill {hw.name}")
     kind = ("batch " if batch > 1 else "") + ("matvec (y = A x)" if dim == 1 else "vecmat (y = x A)")
     p = GemvPlan(kind, m, n, elt_in, hw.name, wg, tuple(layout), tuple(data), reasons, batch=batch, engine=engine,
-                 unroll=unroll)
+                 unroll=unroll, slices=slices, chunk=chunk)
     if groups is not None:
-        p.fixed_grid = (1, groups) if dim == 1 else (groups, 1)
+        p.fixed_grid = (slices, groups) if dim == 1 else (groups, slices)
     return p
 
 
