@@ -302,6 +302,17 @@ xetile.store_tile %r#0, %o : vector<32x32xf32>, {tile}
         np.testing.assert_allclose(out[1], want, rtol=1e-6)
 
 
+
+def test_vc_kernel_known_block_size_counts_subgroups():
+    # IMEX's kernels give known_block_size in subgroups (threads of a VC kernel): 2 x 2 = 4 subgroups
+    args = [("X", "memref<64x32xf32>"), ("O", "memref<2x32xf32>")]
+    text = single_kernel_module(args, _segmented_body("[32, 16]"), block=(4, 1, 1)).replace(
+        ") kernel {", ") kernel attributes {VectorComputeFunctionINTEL, known_block_size = array<i32: 2, 2, 1>} {", 1)
+    m = xedialects.parse(text, "vc.mlir")
+    run(m, "builtin.module(xetile-canonicalization{vector-ops-only=true}, xetile-wg-to-sg)")
+    assert "wg_map" not in xedialects.print_ir(m)
+
+
 # -- pass names ----------------------------------------------------------------------------------
 
 def test_canonicalization_turns_vector_ops_into_xetile_ops():

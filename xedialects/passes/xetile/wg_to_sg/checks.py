@@ -77,6 +77,8 @@ class DistributionChecks:
             except Exception:
                 pass
         total = dims[0] * dims[1] * dims[2]
+        if "VectorComputeFunctionINTEL" in attrs:   # IMEX's VC kernels count subgroups, not work-items
+            return total
         return total // sg if total % sg == 0 else None
 
     def _check_op(self, op):
