@@ -286,6 +286,8 @@ def test_split_reduction_for_few_outputs():
     p = plan_gemv(1000, 40, 0, 1, "f32", pvc, can_split=True)
     assert p.slices == 8 and p.grid() == (3, 8) and "(K slices)" in p.describe()
     assert plan_gemv(1000, 40, 0, 1, "f32", pvc).slices == 1                      # f16/bf16 y, a fill: no atomics
+    wide = plan_gemv(4096, 4096, 0, 1, "bf16", pvc, can_split=True)       # 128 work-groups, 2 KiB in flight
+    assert wide.slices == 5 and "KiB in flight" in [r for r in wide.reasons if "slices" in r][0]
     assert "not split" in " ".join(plan_gemv(24, 1000, 1, 1, "f32", pvc).reasons)  # matvec: column atomics
     text = str(_lowered(CASES["vecmat-split-f32-1000x40"]))
     assert "atomic_rmw_tile" in text and text.count("gpu.block_id") == 2

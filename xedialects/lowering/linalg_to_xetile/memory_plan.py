@@ -200,8 +200,8 @@ def plan_gemv(m: int, n: int, dim: int, batch: int, elt_in: str, hw: XeArch, can
     its own registers for loads in flight); then each loop step loads `unroll` full-width A tiles
     per subgroup until an Xe-core has the bytes in flight its share of the bandwidth needs. With
     `can_split` (a vecmat into an f32/i32 y that is not overwritten first), too few outputs to fill
-    the Xe-cores split the reduced dimension over work-groups that add their partial sums into y
-    atomically."""
+    the Xe-cores, or too few bytes in flight, split the reduced dimension over work-groups that add
+    their partial sums into y atomically."""
     eb = _BYTES.get(elt_in, 4)
     row_bytes = max(r.max_row_bytes for r in hw.blocks) if hw.blocks else 64
     width = max(1, row_bytes // eb)
@@ -248,17 +248,21 @@ def plan_gemv(m: int, n: int, dim: int, batch: int, elt_in: str, hw: XeArch, can
                    f"{target / 1024:.1f} KiB its share of the bandwidth needs ({how})")
     slices, chunk = 1, 0
     step = unroll * tile
-    if can_split and total is not None and total < want and extent is not None:
+    in_flight = unroll * step_bytes
+    short = total is not None and (total < want or in_flight < target)
+    if can_split and short and extent is not None:
         steps = -(-extent // step)
-        slices = max(1, min(-(-want // total), steps // MIN_GEMV_STEPS_PER_SLICE))
+        need = max(-(-want // total), -(-int(target) // in_flight))
+        slices = max(1, min(need, steps // MIN_GEMV_STEPS_PER_SLICE))
         if slices > 1:
             chunk = -(-steps // slices) * step
             slices = -(-extent // chunk)
             total *= slices
+            why_split = (f"too few outputs to fill {hw.name} otherwise" if total // slices < want else
+                         f"{slices} work-groups per Xe-core put {slices * in_flight / 1024:.1f} KiB in flight")
             reasons.append(f"{slices} slices of {chunk} {what} along the reduced dimension (grid "
-                           f"{'x' if dim == 1 else 'y'}): too few outputs to fill {hw.name} otherwise; each "
-                           "work-group adds its partial sums into y atomically (the summation order varies "
-                           "from run to run)")
+                           f"{'x' if dim == 1 else 'y'}): {why_split}; each work-group adds its partial sums "
+                           "into y atomically (the summation order varies from run to run)")
     elif (dim == 1 and total is not None and total < want and extent is not None
           and -(-extent // step) // MIN_GEMV_STEPS_PER_SLICE >= 2):
         reasons.append("the reduced dimension is not split over work-groups: adding partial sums into a "
