@@ -6,11 +6,12 @@ loaded value are concatenated in the work-item."""
 from __future__ import annotations
 
 import numpy as np
+from mlir import ir
 from mlir.dialects import arith, vector
 
 from .....xegpu.attributes import TensorDescType
 from .....xegpu.ops import AtomicRmwOp, CreateTdescOp, LoadGatherOp, PrefetchOp, StoreScatterOp, UpdateOffsetOp
-from ..common import (SG, SIMT_MAX_LANES, cache_hints, dense_ints, is_vec, tdesc_fields, value_type, vec_elt,
+from ..common import (SG, SIMT_MAX_LANES, SimtError, cache_hints, dense_ints, is_vec, tdesc_fields, value_type, vec_elt,
                       vec_shape, vec_type)
 from ..layouts import Layout
 
@@ -138,13 +139,48 @@ class ScatteredRules:
             StoreScatterOp.build(value=val, tdesc=d, mask=mask, **cache_hints(op))
         return []
 
+    def sc_first_holders(self, tdesc):
+        """[lanes, count] booleans: True where a work-item's access element is not also addressed by
+        a lower work-item (or an earlier position of its own), so each element is accessed once."""
+        tbl = self.sc_access(tdesc).tbl
+        first = np.zeros(tbl.shape, bool)
+        seen = set()
+        for p in range(tbl.shape[1]):
+            for lane in range(tbl.shape[0]):
+                if int(tbl[lane, p]) not in seen:
+                    seen.add(int(tbl[lane, p]))
+                    first[lane, p] = True
+        return first
+
+    def once_mask(self, mask, part_first):
+        """`mask` (a work-item's i1 or vector of i1 of one part) and-ed with `part_first` ([lanes,
+        count]: the work-item is the first to address the element), unchanged when all are."""
+        if part_first.all():
+            return mask
+        i1 = ir.IntegerType.get_signless(1)
+        if not is_vec(mask):
+            return arith.AndIOp(mask, self.lane_pred(np.nonzero(part_first[:, 0])[0])).result
+        n = part_first.shape[1]
+        preds = [self.lane_value(part_first[:, p].astype(np.int64), "i1") for p in range(n)]
+        return arith.AndIOp(mask, vector.from_elements(ir.VectorType.get([n], i1), preds)).result
+
     def r_atomic(self, rb, op):
+        """An atomic read-modify-write: every element is updated once -- a work-item addressing an
+        element a lower work-item also addresses (fewer elements than work-items, a value held
+        whole) has its lane masked off. The old values the atomic returns then reach only the
+        work-item that addressed the element: a result used elsewhere is an error."""
         v, old, res = op.operands[0], op.operands[1], op.results[0]
+        first = self.sc_first_holders(old)
+        if not first.all() and any(True for _ in res.uses):
+            raise SimtError(op, f"the old values of an atomic on {int(np.unique(self.sc_access(old).tbl).size)} "
+                                f"elements addressed by several of the {SG} work-items are used: each element is "
+                                "updated by one work-item only, the others would not receive its old value")
         vals = self.sc_value(rb, op, old, v, "value")
         kind = AtomicRmwOp(op).kind
         pieces = []
-        for d, val, (_, part) in zip(rb.map(old), vals, self.sc_parts(old)):
+        for d, val, (pos, part) in zip(rb.map(old), vals, self.sc_parts(old)):
             mask = self.convert(rb, op.operands[2], self.sc_lanes(old, part), op, "mask")
+            mask = self.once_mask(mask, first[:, pos:pos + part.count])
             pieces.append(AtomicRmwOp.build(kind=kind, value=val, tdesc=d, mask=mask,
                                             result_types=[val.type]).op.results[0])
         return [self.sc_result(res, pieces)]
