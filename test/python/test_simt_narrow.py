@@ -26,3 +26,26 @@ def test_split_matvec_column_atomics_add_once(monkeypatch, m, n):
     case = named("matvec", m, n, "f32")
     assert_ok(case, "vc", "split matvec")
     assert_ok(case, "simt", "split matvec")
+
+
+def _case(name):
+    import test_linalg_memory_bound as mb
+    import test_linalg_softmax as sm
+    import test_linalg_gemv as gv
+    group, key = name.split(":")
+    return {"gemv": gv.CASES, "reduce": mb.RCASES, "full": mb.FCASES, "softmax": sm.SCASES}[group][key]
+
+
+@pytest.mark.parametrize("name", [
+    "gemv:matvec-dynamic-f32-77x45",          # y view of a dynamic matvec: 8x1 block loads and stores
+    "reduce:addf-d1-f32-dynamic-100x70",      # 8x1 row-sum stores of slices some work-items hold none of
+    "full:addf-f32-tensor-65x130",            # 1x4 and 1x1 blocks of a full reduction's partial results
+    "full:maximumf-f32-strided-37x53",        # a 1x5 block
+    "full:maximumf-bf16-45x77",               # gathered 1x9 blocks sharing one zero constant
+    "softmax:f32-37x53",                      # remainder rows narrower than 16 columns, gathered
+    "softmax:f32-5x3",
+])
+def test_narrow_blocks_at_simt_stage(name):
+    """Blocks no sg_map spreads over the 16 work-items: scattered messages per fragment element
+    (block accesses) or held whole by every work-item (gathered blocks)."""
+    assert_ok(_case(name), "simt", name)

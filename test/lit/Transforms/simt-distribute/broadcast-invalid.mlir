@@ -19,19 +19,3 @@ gpu.module @k {
     gpu.return
   }
 }
-
-// -----
-// An 8 x 1 column cannot be a block load in SIMT mode: 8 elements do not cover 16 work-items.
-gpu.module @k {
-  gpu.func @col_block_too_small(%C: memref<64x64xf32>, %bias: memref<64x1xf32>) kernel {
-    %cd = xegpu.create_nd_tdesc %C[0, 0] {mode = vc} : memref<64x64xf32> -> !xegpu.tensor_desc<8x16xf32>
-    %rd = xegpu.create_nd_tdesc %bias[0, 0] {mode = vc} : memref<64x1xf32> -> !xegpu.tensor_desc<8x1xf32>
-    %x = xegpu.load_nd %cd {mode = vc} : !xegpu.tensor_desc<8x16xf32> -> vector<8x16xf32>
-    // expected-error @+1 {{no sg_map distributes the 8x1 block over 16 work-items}}
-    %r = xegpu.load_nd %rd {mode = vc} : !xegpu.tensor_desc<8x1xf32> -> vector<8x1xf32>
-    %rb = vector.broadcast %r : vector<8x1xf32> to vector<8x16xf32>
-    %s = arith.addf %x, %rb : vector<8x16xf32>
-    xegpu.store_nd %s, %cd {mode = vc} : vector<8x16xf32>, !xegpu.tensor_desc<8x16xf32>
-    gpu.return
-  }
-}

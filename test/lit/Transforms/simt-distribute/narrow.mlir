@@ -19,3 +19,59 @@ gpu.module @k {
     gpu.return
   }
 }
+
+// Blocks no sg_map spreads over 16 work-items (8 or 4 elements) are accessed with scattered
+// messages, one per fragment element: work-item l addresses block element l mod n at the block
+// offset of the create_nd_tdesc (its bounds checked against the source's shape); a store masks off
+// the work-items repeating an element.
+gpu.module @k2 {
+  // CHECK-LABEL: gpu.func @column_8x1
+  gpu.func @column_8x1(%Y: memref<?x1xf32>, %i: index, %n: index) kernel {
+    // CHECK: %[[LANE:.*]] = gpu.lane_id
+    // CHECK: %[[ROW:.*]] = arith.addi %{{.*}}, %{{.*}} : index
+    // CHECK: %[[ADDR:.*]] = arith.muli %[[ROW]], %{{.*}} : index
+    // CHECK: arith.cmpi ult, %[[ROW]], %{{.*}} : index
+    // CHECK: %[[IN:.*]] = arith.andi
+    // CHECK: %[[T:.*]] = xegpu.create_tdesc %{{.*}}, %[[ADDR]] : memref<?x1xf32>, index -> !xegpu.tensor_desc<16xf32, #xegpu.tdesc_attr<scattered = true, sg_map = <wi_layout = [1, 16], wi_data = [1, 1]>>>
+    // CHECK: %[[V:.*]] = xegpu.load_gather %[[T]], %[[IN]] : {{.*}}, i1 -> f32
+    // CHECK: %[[FIRST:.*]] = arith.cmpi ult, %[[LANE]], %{{.*}} : index
+    // CHECK: %[[M:.*]] = arith.andi %{{.*}}, %[[FIRST]] : i1
+    // CHECK: xegpu.store_scatter %{{.*}}, %{{.*}}, %[[M]] : f32
+    // CHECK-NOT: load_nd
+    // CHECK-NOT: store_nd
+    %c1 = arith.constant 1 : index
+    %d = xegpu.create_nd_tdesc %Y[%i, 0], [%n, %c1], [%c1, %c1] {mode = vc} : memref<?x1xf32> -> !xegpu.tensor_desc<8x1xf32>
+    %v = xegpu.load_nd %d {mode = vc} : !xegpu.tensor_desc<8x1xf32> -> vector<8x1xf32>
+    %w = arith.addf %v, %v : vector<8x1xf32>
+    xegpu.store_nd %w, %d {mode = vc} : vector<8x1xf32>, !xegpu.tensor_desc<8x1xf32>
+    gpu.return
+  }
+
+  // A bias column every work-item broadcasts along its rows: each work-item loads all 8 elements.
+  // CHECK-LABEL: gpu.func @col_bias_8x1
+  gpu.func @col_bias_8x1(%C: memref<64x64xf32>, %bias: memref<64x1xf32>) kernel {
+    // CHECK-COUNT-8: xegpu.load_gather
+    // CHECK: vector.from_elements {{.*}} : vector<8x1xf32>
+    %cd = xegpu.create_nd_tdesc %C[0, 0] {mode = vc} : memref<64x64xf32> -> !xegpu.tensor_desc<8x16xf32>
+    %rd = xegpu.create_nd_tdesc %bias[0, 0] {mode = vc} : memref<64x1xf32> -> !xegpu.tensor_desc<8x1xf32>
+    %x = xegpu.load_nd %cd {mode = vc} : !xegpu.tensor_desc<8x16xf32> -> vector<8x16xf32>
+    %r = xegpu.load_nd %rd {mode = vc} : !xegpu.tensor_desc<8x1xf32> -> vector<8x1xf32>
+    %rb = vector.broadcast %r : vector<8x1xf32> to vector<8x16xf32>
+    %s = arith.addf %x, %rb : vector<8x16xf32>
+    xegpu.store_nd %s, %cd {mode = vc} : vector<8x16xf32>, !xegpu.tensor_desc<8x16xf32>
+    gpu.return
+  }
+
+  // A 1x4 row (a full reduction's scalar among others) stored by work-items 0..3.
+  // CHECK-LABEL: gpu.func @row_1x4
+  gpu.func @row_1x4(%O: memref<1x4xf32>, %v: vector<1x4xf32>) kernel {
+    // CHECK: %[[LANE:.*]] = gpu.lane_id
+    // CHECK: %[[T:.*]] = xegpu.create_tdesc %{{.*}}, %{{.*}} : memref<1x4xf32>, index
+    // CHECK: arith.cmpi ult, %[[LANE]], %{{.*}} : index
+    // CHECK: %[[M:.*]] = arith.andi
+    // CHECK: xegpu.store_scatter %{{.*}}, %[[T]], %[[M]] : f32
+    %d = xegpu.create_nd_tdesc %O[0, 0] {mode = vc} : memref<1x4xf32> -> !xegpu.tensor_desc<1x4xf32>
+    xegpu.store_nd %v, %d {mode = vc} : vector<1x4xf32>, !xegpu.tensor_desc<1x4xf32>
+    gpu.return
+  }
+}

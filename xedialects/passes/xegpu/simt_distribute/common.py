@@ -108,11 +108,12 @@ def tdesc_fields(tv):
     return fields
 
 
-def is_gathered_block(v) -> bool:
+def is_gathered_block(v, shared_base=False) -> bool:
     """True when `v` is a block assembled in registers from gathered pieces (convert-xetile-to-xegpu's
     scattered form of a block load): a chain of insert_strided_slice / vector.insert of vector pieces
     into a constant, each intermediate block used only by the next insert, at least one piece
-    computed (element-wise, e.g. the select of masked lanes) from an `xegpu.load_gather`."""
+    computed (element-wise, e.g. the select of masked lanes) from an `xegpu.load_gather`;
+    `shared_base`: the constant may be shared with other blocks."""
     gathered = False
     while True:
         o = owner_op(v)
@@ -132,5 +133,6 @@ def is_gathered_block(v) -> bool:
             elif is_elementwise(x):
                 piece.extend(y for y in x.operands if is_vec(y))
         v = o.operands[1]
-        if sum(1 for _ in v.uses) != 1:
+        base = owner_op(v)
+        if sum(1 for _ in v.uses) != 1 and not (shared_base and base is not None and base.name == "arith.constant"):
             return False

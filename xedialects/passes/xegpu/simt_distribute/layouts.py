@@ -154,3 +154,13 @@ def default_sgm(shape) -> SgMap:
     if len(shape) == 1 or H % ly:
         return SgMap((1, SG), (1, 1))
     return SgMap((ly, g), (1, 1))
+
+
+def distributable(shape) -> bool:
+    """True when the block's default sg_map spreads it evenly over the work-items."""
+    sgm = default_sgm(shape)
+    try:
+        lane_coords(tuple(shape), sgm.wl, sgm.wd, SG)
+    except ValueError:
+        return False
+    return True

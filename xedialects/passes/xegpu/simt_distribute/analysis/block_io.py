@@ -5,6 +5,7 @@ and the result layouts of block loads, VNNI and transposed loads (docs/simt.md, 
 from __future__ import annotations
 
 import numpy as np
+from mlir import ir
 
 from .....arch import elem_bits
 from ....utils.ir_walk import as_op, walk
@@ -65,8 +66,57 @@ def descriptor_chains(func):
     return out
 
 
+def narrow_block(tdesc) -> bool:
+    """True when no sg_map spreads the block of `tdesc` over the work-items (its element count is not
+    a multiple of the subgroup size: a one-row block narrower than 16, a column of 8): its accesses
+    become scattered ones, each work-item addressing the elements its fragment holds."""
+    return int(np.prod(TensorDescType(tdesc.type).shape)) % SG != 0
+
+
+def narrow_layout(shape) -> Layout:
+    """The default layout of a narrow block: work-item l holds elements (l + 16 p) mod n (fewer
+    elements than work-items: replicated, each element held by several)."""
+    n = int(np.prod(shape))
+    count = -(-n // SG)
+    tbl = (np.arange(SG).reshape(SG, 1) + SG * np.arange(count).reshape(1, count)) % n
+    lane_shape = (count,) if len(shape) == 1 else ((count, 1) if shape[1] == 1 else (1, count))
+    return Layout(tuple(shape), tbl.astype(np.int64), lane_shape, "gen")
+
+
 class BlockIOLayouts:
     """Layout rules of descriptor chains and block loads / stores."""
+
+    def check_narrow(self, op, tdesc):
+        """A narrow block's descriptor must come straight from its create_nd_tdesc (its accesses are
+        rewritten to scattered ones addressed from the create's offsets)."""
+        shape = tuple(TensorDescType(tdesc.type).shape)
+        src = tdesc.owner
+        src = None if isinstance(src, ir.Block) else as_op(src)
+        if src is None or src.name != "xegpu.create_nd_tdesc":
+            raise SimtError(op, f"no sg_map distributes the {'x'.join(map(str, shape))} block over {SG} work-items, "
+                                "and its scattered form needs the descriptor straight from its create_nd_tdesc "
+                                "(not moved by update_nd_offset or carried by a loop)")
+        for u in src.results[0].uses:
+            if as_op(u.owner).name not in ("xegpu.load_nd", "xegpu.store_nd", "xegpu.prefetch_nd"):
+                raise SimtError(op, f"no sg_map distributes the {'x'.join(map(str, shape))} block over {SG} "
+                                    f"work-items, and its scattered form cannot follow '{as_op(u.owner).name}'")
+        if op.name == "xegpu.load_nd":
+            ld = LoadNdOp(op)
+            if ld.transpose is not None or (ld.vnni_axis is not None and len(vec_shape(op.results[0])) == 3):
+                raise SimtError(op, f"no sg_map distributes the {'x'.join(map(str, shape))} block over {SG} "
+                                    "work-items, and a transposed or VNNI load has no scattered form here")
+
+    def narrow_store_layout(self, v) -> Layout:
+        """Access layout of a narrow block store: the stored value's own (each work-item stores the
+        elements it holds; an element held by several is stored by the first), the default narrow
+        layout for values recomputable in any layout; a slice some work-items hold none of stays a
+        view of its source's fragments (those work-items store nothing of it)."""
+        lv = self.lay.get(v)
+        if lv is not None and lv.form == "sparse":
+            return lv       # a view of the source fragments: -1 where a work-item holds none
+        if lv is None or lv.special or self.remat_able(v):
+            return narrow_layout(vec_shape(v))
+        return lv
 
     def chain_layout_sgm(self, op, tdesc, res_form=None, res_want=None, fallbacks=None, legal=None):
         """The sg_map of a descriptor chain: fixed by its first access, from `res_want` (what the
@@ -156,6 +206,11 @@ class BlockIOLayouts:
         res = op.results[0]
         rs = vec_shape(res)
         w = self.want.get(res)
+        if narrow_block(op.operands[0]):
+            self.check_narrow(op, op.operands[0])
+            want = self.want_layout(res)
+            self.set_lay(res, want if want is not None and not want.special else narrow_layout(rs))
+            return
         if ld.transpose is not None:
             lay = self.fwd_transposed_load(op, ld, res, w)
         elif ld.vnni_axis == 1 and len(rs) == 3 and elem_bits(vec_elt(res)) < 32:
@@ -185,6 +240,11 @@ class BlockIOLayouts:
         """A block store: the stored fragment must be in the chain's layout (or recomputable in it)."""
         v, d = op.operands[0], op.operands[1]
         lv = self.lay_of(op, v)
+        if narrow_block(d):
+            self.check_narrow(op, d)
+            if lv.form == "partial":
+                raise SimtError(op, f"stored value {v.get_name()} is {lv.describe()}")
+            return
         sgm = self.chain_layout_sgm(op, d, res_want=lv.sgm if lv.form in ("plain", "1d") else None)
         need = Layout.plain(vec_shape(v), sgm)
         if not need.same(lv) and not self.convertible(v, need):

@@ -4,12 +4,12 @@ then a forward walk gives every vector value its `Layout`, dispatching each op t
 family (block IO, DPAS, scattered, vector ops, reductions) and handling scf control flow here."""
 from __future__ import annotations
 
-from ....utils.ir_walk import owner_op, walk
+from ....utils.ir_walk import as_op, owner_op, walk
 from ..common import (SCATTERED_OPS, SG, SimtError, is_elementwise, is_gathered_block, is_vec, int_list,
                       vec_shape, vec_elt)
-from .block_io import descriptor_chains
+from .block_io import descriptor_chains, narrow_block
 from ..fragment_index import piece_layout, uniform_positions
-from ..layouts import Layout, SgMap, default_sgm
+from ..layouts import Layout, SgMap, default_sgm, distributable
 from ..reduction_math import COMBINE_KIND, REDUCTION_OPS, VIEW_OPS
 
 
@@ -50,9 +50,20 @@ class LayoutPropagation:
                 self.desire(op.results[0], "plain", lc)
         for op in ops:
             # stored blocks: the default distribution of the block (unless a DPAS fixed one)
-            if op.name == "xegpu.store_nd" and len(vec_shape(op.operands[0])) in (1, 2):
+            # (a narrow block, which no sg_map distributes, is stored from the value's own layout)
+            if op.name == "xegpu.store_nd" and len(vec_shape(op.operands[0])) in (1, 2) \
+                    and distributable(vec_shape(op.operands[0])):
                 shape = vec_shape(op.operands[0])
                 self.desire(op.operands[0], "plain" if len(shape) == 2 else "1d", default_sgm(shape))
+        for op in ops:
+            # a block assembled from gathered pieces that no sg_map spreads over the work-items (a
+            # remainder narrower than 16 columns): every work-item gathers and holds it whole
+            if op.name in ("vector.insert_strided_slice", "vector.insert") and is_vec(op.results[0]) \
+                    and not distributable(vec_shape(op.results[0])) \
+                    and is_gathered_block(op.results[0], shared_base=True) \
+                    and not any(as_op(u.owner).name in ("vector.insert_strided_slice", "vector.insert")
+                                for u in op.results[0].uses):
+                self.desire(op.results[0], "uniform", None)
         changed = True
         while changed:
             changed = False
@@ -219,7 +230,8 @@ class LayoutPropagation:
         if n not in REDUCTION_OPS:
             for v in op.operands:
                 lv = self.lay.get(v)
-                if lv is not None and lv.special and not (lv.form == "sparse" and n in VIEW_OPS):
+                if lv is not None and lv.special and not (lv.form == "sparse" and n in VIEW_OPS) and \
+                        not (lv.form == "sparse" and n == "xegpu.store_nd" and narrow_block(op.operands[1])):
                     raise SimtError(op, f"'{n}' cannot use {v.get_name()}, {lv.describe()}")
         if n in ("scf.yield", "gpu.return", "func.return"):
             return

@@ -6,10 +6,11 @@ from __future__ import annotations
 import numpy as np
 from mlir import ir
 
-from ....utils.ir_walk import owner_op
+from ....utils.ir_walk import as_op, owner_op
 from ..common import SG, SIMT_MAX_LANES, SimtError, is_gathered_block, int_list, is_vec, vec_shape
 from ..fragment_index import broadcast_src_index, insert_pairs, piece_layout, uniform_positions
 from ..layouts import Layout, SgMap, default_sgm
+from .block_io import narrow_block
 
 
 class VectorOpLayouts:
@@ -132,7 +133,7 @@ class VectorOpLayouts:
             try:
                 lay = self.generic_subset(op, sl, res, idx_fn)
             except SimtError:
-                if self.feeds_reductions(res):
+                if self.feeds_reductions(res) or self.feeds_narrow_stores(res):
                     # a slice only reductions consume (e.g. the first column of a DPAS C block, the
                     # accumulator of a row reduction): a view of the source fragments
                     self.set_lay(res, self.sparse_view(sl, vec_shape(res),
@@ -145,6 +146,15 @@ class VectorOpLayouts:
                                     f"broadcast along the rows of a block), but the source is distributed as "
                                     f"{sl.describe()} (a cross-work-item shuffle would be needed)")
         self.set_lay(res, lay)
+
+    @staticmethod
+    def feeds_narrow_stores(v) -> bool:
+        """True when every use of `v` stores it into a block no sg_map distributes (those stores are
+        scattered ones: each work-item stores the elements it holds, so a slice some work-items
+        hold none of can stay a view of the source fragments)."""
+        uses = list(v.uses)
+        return bool(uses) and all(as_op(u.owner).name == "xegpu.store_nd" and u.operand_number == 0
+                                  and narrow_block(as_op(u.owner).operands[1]) for u in uses)
 
     def generic_subset(self, op, sl, res, idx_fn):
         """Result layout where each work-item keeps exactly its source elements that the result covers."""

@@ -3,13 +3,44 @@ update_nd_offset take their chain's sg_map, load_nd / store_nd / prefetch_nd los
 and move per-work-item fragments (a load reordered across work-items where the analysis said)."""
 from __future__ import annotations
 
-from mlir.dialects import vector
+import numpy as np
+from mlir import ir
+from mlir.dialects import arith, memref, vector
 
 from .....arch import elem_bits
 from .....xegpu.attributes import TensorDescType
-from .....xegpu.ops import CreateNdTdescOp, LoadNdOp, PrefetchNdOp, StoreNdOp, UpdateNdOffsetOp
-from ..common import SimtError, cache_hints, mixed_operands, tdesc_fields, vec_elt, vec_type
+from .....xegpu.ops import (CreateNdTdescOp, CreateTdescOp, LoadGatherOp, LoadNdOp, PrefetchNdOp, PrefetchOp,
+                           StoreNdOp, StoreScatterOp, UpdateNdOffsetOp)
+from ....utils.ir_walk import as_op
+from ..analysis.block_io import narrow_block, narrow_layout
+from ..common import DYNAMIC, SG, SimtError, cache_hints, mixed_operands, tdesc_fields, vec_elt, vec_type
 from ..layouts import Layout, SgMap, default_sgm, simt_shape_of
+
+
+def _index(x):
+    return arith.ConstantOp(ir.IndexType.get(), x).result if isinstance(x, int) else x
+
+
+def _add(a, b):
+    if isinstance(a, int) and isinstance(b, int):
+        return a + b
+    if isinstance(b, int) and b == 0:
+        return a
+    if isinstance(a, int) and a == 0:
+        return b
+    return arith.AddIOp(_index(a), _index(b)).result
+
+
+def _mul(a, b):
+    if (isinstance(a, int) and a == 0) or (isinstance(b, int) and b == 0):
+        return 0
+    if isinstance(a, int) and isinstance(b, int):
+        return a * b
+    if isinstance(b, int) and b == 1:
+        return a
+    if isinstance(a, int) and a == 1:
+        return b
+    return arith.MulIOp(_index(a), _index(b)).result
 
 
 class BlockIORules:
@@ -27,6 +58,9 @@ class BlockIORules:
         return TensorDescType.get(list(tv.shape), tv.element_type, **fields)
 
     def r_create(self, rb, op):
+        if narrow_block(op.results[0]):
+            # its accesses are scattered ones addressed from this op's operands (narrow_messages)
+            return [op.results[0]]
         c = CreateNdTdescOp(op)
         t = self.new_tdesc_type(op, op.results[0])
         offs = mixed_operands(rb, c, "offsets")
@@ -41,7 +75,67 @@ class BlockIORules:
         offs = mixed_operands(rb, u, "offsets")
         return [UpdateNdOffsetOp.build(tdesc=d, offsets=offs, result_types=[d.type]).op.results[0]]
 
+    def narrow_messages(self, rb, op, tdesc, lay: Layout, positions=None):
+        """The scattered messages of a narrow block access in layout `lay`: per position p of the
+        work-item's fragment, a 16-lane SIMT descriptor at the element lay.tbl[lane, p] of the block
+        (its offset in the create_nd_tdesc's source) and the bit saying it is inside the source's
+        shape (boundary_check), as [(descriptor, in-bounds i1 or None)] (for `positions` only when
+        given)."""
+        create = as_op(tdesc.owner)
+        c = CreateNdTdescOp(create)
+        tv = TensorDescType(tdesc.type)
+        bshape = tuple(tv.shape)
+        offs = mixed_operands(rb, c, "offsets")
+        sh = mixed_operands(rb, c, "shape")
+        st = mixed_operands(rb, c, "strides")
+        src = rb.one(c.source)
+        if not st:
+            mt = ir.MemRefType(c.source.type)
+            strides, _ = mt.get_strides_and_offset()
+            if any(x == DYNAMIC for x in strides):
+                raise SimtError(op, f"no sg_map distributes the {'x'.join(map(str, bshape))} block over {SG} "
+                                    "work-items, and its scattered form needs the source's strides (dynamic here)")
+            st = [int(x) for x in strides]
+            sh = [memref.DimOp(src, _index(d)).result if x == DYNAMIC else int(x) for d, x in enumerate(mt.shape)]
+        R, k = len(offs), len(bshape)
+        base = 0
+        for d in range(R - k):
+            base = _add(base, _mul(offs[d], st[d]))
+        fields = {"scattered": True, "sg_map": {"wi_layout": (1, SG), "wi_data": (1, 1)}}
+        if tv.memory_scope != "global":
+            fields["memory_scope"] = tv.memory_scope
+        dtype = TensorDescType.get([SG], tv.element_type, **fields)
+        out = []
+        for p in (range(lay.count) if positions is None else positions):
+            e = np.maximum(lay.tbl[:, p], 0)     # (-1: no element there; the caller masks it off)
+            coords = [e // bshape[1], e % bshape[1]] if k == 2 else [e]
+            addr, inb = base, None
+            for d, col in zip(range(R - k, R), coords):
+                pos = _add(offs[d], self.lane_index(col) if not (col == col[0]).all() else int(col[0]))
+                addr = _add(addr, _mul(pos, st[d]))
+                if tv.boundary_check and not (isinstance(pos, int) and isinstance(sh[d], int) and 0 <= pos < sh[d]):
+                    if isinstance(pos, int) and isinstance(sh[d], int):
+                        ok = arith.ConstantOp(ir.IntegerType.get_signless(1), 0).result
+                    else:
+                        ok = arith.CmpIOp(arith.CmpIPredicate.ult, _index(pos), _index(sh[d])).result
+                    inb = ok if inb is None else arith.AndIOp(inb, ok).result
+            d_ = CreateTdescOp.build(source=src, offsets=_index(addr), result_types=[dtype]).op.results[0]
+            out.append((d_, inb))
+        return out
+
     def r_load(self, rb, op):
+        if narrow_block(op.operands[0]):
+            res = op.results[0]
+            lay = self.lay[res]
+            elt = ir.VectorType(res.type).element_type
+            true = None
+            vals = []
+            for d, inb in self.narrow_messages(rb, op, op.operands[0], lay):
+                if inb is None:
+                    true = true or arith.ConstantOp(ir.IntegerType.get_signless(1), 1).result
+                vals.append(LoadGatherOp.build(tdesc=d, mask=inb if inb is not None else true, result_types=[elt],
+                                               **cache_hints(op)).op.results[0])
+            return [vector.from_elements(self.lane_type(res), vals)]
         ld = LoadNdOp(op)
         d = rb.one(op.operands[0])
         kw = cache_hints(op)
@@ -68,7 +162,39 @@ class BlockIORules:
         v = LoadNdOp.build(tdesc=d, result_types=[vec_type(native, vec_elt(res))], **kw).op.results[0]
         return [vector.shape_cast(self.lane_type(res), v)]
 
+    def r_narrow_store(self, rb, op):
+        """A narrow block store: each work-item stores the elements it holds, an element held by
+        several work-items only by the first of them."""
+        v = op.operands[0]
+        lay = self.narrow_store_layout(v)
+        val = self.convert(rb, v, lay, op, "stored value")
+        elt = ir.VectorType(v.type).element_type
+        if len(lay.lane_shape) != 1:
+            val = vector.shape_cast(vec_type((lay.count,), elt), val)
+        seen = set()
+        firsts = {}
+        for p in range(lay.count):
+            first = []
+            for lane in range(SG):
+                e = int(lay.tbl[lane, p])
+                if e >= 0 and e not in seen:
+                    seen.add(e)
+                    first.append(lane)
+            if first:
+                firsts[p] = first
+        for p, (d, inb) in zip(firsts, self.narrow_messages(rb, op, op.operands[1], lay, list(firsts))):
+            first = firsts[p]
+            m = self.lane_pred(first) if len(first) < SG else None
+            if inb is not None:
+                m = inb if m is None else arith.AndIOp(inb, m).result
+            if m is None:
+                m = arith.ConstantOp(ir.IntegerType.get_signless(1), 1).result
+            StoreScatterOp.build(value=vector.extract(val, [], [p]), tdesc=d, mask=m, **cache_hints(op))
+        return []
+
     def r_store(self, rb, op):
+        if narrow_block(op.operands[1]):
+            return self.r_narrow_store(rb, op)
         kw = cache_hints(op)
         v, d = op.operands[0], rb.one(op.operands[1])
         tv = TensorDescType(d.type)
@@ -80,5 +206,10 @@ class BlockIORules:
 
     def r_prefetch(self, rb, op):
         kw = cache_hints(op)
+        if narrow_block(op.operands[0]):
+            self.check_narrow(op, op.operands[0])
+            for d, _ in self.narrow_messages(rb, op, op.operands[0], narrow_layout(TensorDescType(op.operands[0].type).shape)):
+                PrefetchOp.build(tdesc=d, **kw)
+            return []
         PrefetchNdOp.build(tdesc=rb.one(op.operands[0]), **kw)
         return []
