@@ -38,6 +38,7 @@ def _case(name):
 
 @pytest.mark.parametrize("name", [
     "gemv:matvec-dynamic-f32-77x45",          # y view of a dynamic matvec: 8x1 block loads and stores
+    "gemv:matvec-dynamic-rows-bf16-100x70",   # one-row scatters of a y block some work-items hold none of
     "reduce:addf-d1-f32-dynamic-100x70",      # 8x1 row-sum stores of slices some work-items hold none of
     "full:addf-f32-tensor-65x130",            # 1x4 and 1x1 blocks of a full reduction's partial results
     "full:maximumf-f32-strided-37x53",        # a 1x5 block

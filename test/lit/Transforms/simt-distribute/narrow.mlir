@@ -75,3 +75,28 @@ gpu.module @k2 {
     gpu.return
   }
 }
+
+// Row sums (held whole by every work-item after the subgroup reduction) stored into an 8x1 column:
+// work-item l picks row l mod 8, work-items 0..7 store.
+gpu.module @k3 {
+  // CHECK-LABEL: gpu.func @row_sums_8x1
+  gpu.func @row_sums_8x1(%A: memref<16x16xf32>, %Y: memref<16x1xf32>) kernel {
+    // CHECK: %[[LANE:.*]] = gpu.lane_id
+    // CHECK: gpu.subgroup_reduce add
+    // CHECK: %[[ROW:.*]] = vector.extract %{{.*}}[%[[LANE]]] : index from vector<16xindex>
+    // CHECK: %[[V:.*]] = vector.extract %{{.*}}[%[[ROW]]] : f32 from vector<8xf32>
+    // CHECK: %[[T:.*]] = xegpu.create_tdesc %{{.*}}, %[[ROW]] : memref<16x1xf32>, index
+    // CHECK: %[[FIRST:.*]] = arith.cmpi ult, %[[LANE]], %{{.*}} : index
+    // CHECK: %[[M:.*]] = arith.andi %{{.*}}, %[[FIRST]] : i1
+    // CHECK: xegpu.store_scatter %{{.*}}, %[[T]], %[[M]] : f32
+    %z = arith.constant dense<0.0> : vector<16xf32>
+    %d = xegpu.create_nd_tdesc %A[0, 0] {mode = vc} : memref<16x16xf32> -> !xegpu.tensor_desc<16x16xf32>
+    %a = xegpu.load_nd %d {mode = vc} : !xegpu.tensor_desc<16x16xf32> -> vector<16x16xf32>
+    %r = vector.multi_reduction <add>, %a, %z [1] : vector<16x16xf32> to vector<16xf32>
+    %c = vector.shape_cast %r : vector<16xf32> to vector<16x1xf32>
+    %s0 = vector.extract_strided_slice %c {offsets = [0, 0], sizes = [8, 1], strides = [1, 1]} : vector<16x1xf32> to vector<8x1xf32>
+    %y0 = xegpu.create_nd_tdesc %Y[0, 0] {mode = vc} : memref<16x1xf32> -> !xegpu.tensor_desc<8x1xf32>
+    xegpu.store_nd %s0, %y0 {mode = vc} : vector<8x1xf32>, !xegpu.tensor_desc<8x1xf32>
+    gpu.return
+  }
+}

@@ -231,7 +231,8 @@ class LayoutPropagation:
             for v in op.operands:
                 lv = self.lay.get(v)
                 if lv is not None and lv.special and not (lv.form == "sparse" and n in VIEW_OPS) and \
-                        not (lv.form == "sparse" and n == "xegpu.store_nd" and narrow_block(op.operands[1])):
+                        not (lv.form == "sparse" and v == op.operands[0] and (n == "xegpu.store_scatter" or (
+                            n == "xegpu.store_nd" and narrow_block(op.operands[1])))):
                     raise SimtError(op, f"'{n}' cannot use {v.get_name()}, {lv.describe()}")
         if n in ("scf.yield", "gpu.return", "func.return"):
             return

@@ -67,6 +67,10 @@ class ScatteredLayouts:
 
     def value_layout(self, acc: Layout, lanes, chunk, vshape, like: Layout | None = None) -> Layout:
         a2v = self.access_to_value(lanes, chunk, vshape)
+        if (acc.tbl < 0).any():
+            # a store of a view some work-items hold none of: -1 where a work-item stores nothing
+            return Layout(tuple(vshape), np.where(acc.tbl >= 0, a2v[np.maximum(acc.tbl, 0)], -1), acc.lane_shape,
+                          "sparse")
         lay = Layout(tuple(vshape), a2v[acc.tbl], (acc.count,), "gen")
         if like is not None and like.same(lay):
             return like
@@ -78,6 +82,9 @@ class ScatteredLayouts:
         a2v = self.access_to_value(lanes, chunk, vshape)
         v2a = np.empty_like(a2v)
         v2a[a2v] = np.arange(a2v.size)
+        if lay.form == "sparse":
+            return Layout((lanes * chunk,), np.where(lay.tbl >= 0, v2a[np.maximum(lay.tbl, 0)], -1), lay.lane_shape,
+                          "sparse")
         return Layout((lanes * chunk,), v2a[lay.tbl], (lay.count,), "gen", lay.sgm if len(vshape) == 1 else None)
 
     def fwd_scattered(self, op):
@@ -99,6 +106,9 @@ class ScatteredLayouts:
         lv = self.lay_of(op, v)
         cand = None if self.remat_able(v) else self.access_of_value(lv, lanes, chunk, vec_shape(v))
         acc = self.scatter_access(op, d, cand)
+        if lv.form == "sparse" and not np.array_equal(acc.tbl, cand.tbl):
+            raise SimtError(op, f"stored value {v.get_name()} is {lv.describe()}, but the scattered descriptor "
+                                "addresses other elements per work-item (a cross-work-item shuffle would be needed)")
         need = self.value_layout(acc, lanes, chunk, vec_shape(v), lv)
         if not self.convertible(v, need):
             raise SimtError(op, f"stored fragment layout {lv.describe()} differs from the scattered descriptor's "

@@ -149,12 +149,13 @@ class VectorOpLayouts:
 
     @staticmethod
     def feeds_narrow_stores(v) -> bool:
-        """True when every use of `v` stores it into a block no sg_map distributes (those stores are
-        scattered ones: each work-item stores the elements it holds, so a slice some work-items
-        hold none of can stay a view of the source fragments)."""
+        """True when every use of `v` stores it with a scatter or into a block no sg_map distributes
+        (a scattered store too): each work-item stores the elements it holds, so a slice some
+        work-items hold none of can stay a view of the source fragments."""
         uses = list(v.uses)
-        return bool(uses) and all(as_op(u.owner).name == "xegpu.store_nd" and u.operand_number == 0
-                                  and narrow_block(as_op(u.owner).operands[1]) for u in uses)
+        return bool(uses) and all(u.operand_number == 0 and (
+            as_op(u.owner).name == "xegpu.store_scatter" or
+            (as_op(u.owner).name == "xegpu.store_nd" and narrow_block(as_op(u.owner).operands[1]))) for u in uses)
 
     def generic_subset(self, op, sl, res, idx_fn):
         """Result layout where each work-item keeps exactly its source elements that the result covers."""

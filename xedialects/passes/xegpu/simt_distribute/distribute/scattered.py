@@ -49,7 +49,7 @@ class ScatteredRules:
         """Layout over the VC lanes (offsets, masks, deltas) of each work-item's elements of a part;
         the scalar form for one element per work-item."""
         _, lanes, chunk = self.scatter_info(tdesc)
-        lay = Layout((lanes,), part.tbl // chunk, (part.count,), "gen")
+        lay = Layout((lanes,), np.maximum(part.tbl, 0) // chunk, (part.count,), "gen")   # (-1: masked off)
         return lay.with_lane_shape(()) if part.count == 1 else lay
 
     def sc_offsets(self, rb, op, tdesc, part: Layout, offsets, what):
@@ -57,7 +57,7 @@ class ScatteredRules:
         _, lanes, chunk = self.scatter_info(tdesc)
         o = self.convert(rb, offsets, self.sc_lanes(tdesc, part), op, what)
         if chunk > 1 and what == "offsets":
-            k = part.tbl % chunk
+            k = np.maximum(part.tbl, 0) % chunk
             if part.count == 1:
                 o = arith.AddIOp(o, self.lane_index(k[:, 0])).result
             elif (k == k[0:1]).all():
@@ -75,9 +75,15 @@ class ScatteredRules:
         _, lanes, chunk = self.scatter_info(tdesc)
         lay = self.value_layout(acc, lanes, chunk, self.lay[v].shape, self.lay.get(v))
         parts = self.sc_parts(tdesc)
-        if len(parts) == 1:
+        if lay.form == "sparse":
+            # a view of the source fragments (sparse_view): the fragment as is, flattened
+            whole = rb.one(v)
+            if tuple(vec_shape(whole)) != (acc.count,):
+                whole = vector.shape_cast(vec_type((acc.count,), vec_elt(v)), whole)
+        elif len(parts) == 1:
             return [self.convert(rb, v, lay.with_lane_shape(() if acc.count == 1 else (acc.count,)), op, what)]
-        whole = self.convert(rb, v, lay.with_lane_shape((acc.count,)), op, what)
+        else:
+            whole = self.convert(rb, v, lay.with_lane_shape((acc.count,)), op, what)
         out = []
         for first, part in parts:
             if part.count == 1:
@@ -132,22 +138,27 @@ class ScatteredRules:
         return [self.sc_result(res, pieces)]
 
     def r_scatter(self, rb, op):
+        """A scatter: each element stored once, by the first work-item addressing it (a view some
+        work-items hold none of: those store nothing)."""
         v, old = op.operands[0], op.operands[1]
         vals = self.sc_value(rb, op, old, v, "stored value")
-        for d, val, (_, part) in zip(rb.map(old), vals, self.sc_parts(old)):
+        first = self.sc_first_holders(old)
+        for d, val, (pos, part) in zip(rb.map(old), vals, self.sc_parts(old)):
             mask = self.convert(rb, op.operands[2], self.sc_lanes(old, part), op, "mask")
+            mask = self.once_mask(mask, first[:, pos:pos + part.count])
             StoreScatterOp.build(value=val, tdesc=d, mask=mask, **cache_hints(op))
         return []
 
     def sc_first_holders(self, tdesc):
         """[lanes, count] booleans: True where a work-item's access element is not also addressed by
-        a lower work-item (or an earlier position of its own), so each element is accessed once."""
+        a lower work-item (or an earlier position of its own), so each element is accessed once;
+        False at -1 (a work-item holding none of a stored view)."""
         tbl = self.sc_access(tdesc).tbl
         first = np.zeros(tbl.shape, bool)
         seen = set()
         for p in range(tbl.shape[1]):
             for lane in range(tbl.shape[0]):
-                if int(tbl[lane, p]) not in seen:
+                if int(tbl[lane, p]) >= 0 and int(tbl[lane, p]) not in seen:
                     seen.add(int(tbl[lane, p]))
                     first[lane, p] = True
         return first
