@@ -7,7 +7,7 @@ lines; print a pass/fail table with times.
 
 Made for IMEX's XeTile integration tests (test/Integration/Dialect/XeTile of intel/mlir-extensions):
 point it at a checkout; nothing is copied into this project. Status: PASS (ran, CHECK lines
-matched), RAN (ran, the file has no CHECK lines), FAIL-CHECK (ran, output does not match), FAIL-RUN (xe-run exit status != 0; its first
+matched), RAN (ran, the file has no CHECK lines; an `[ALLCLOSE: ...]` it printed is shown), FAIL-CHECK (ran, output does not match), FAIL-RUN (xe-run exit status != 0; its first
 error line is shown), TIMEOUT.
 """
 from __future__ import annotations
@@ -51,7 +51,9 @@ def run_one(path: Path, pipeline: str, backend: str, timeout: float):
     m = re.search(r"run ([\d.]+) s, kernels ([\d.]+) s", p.stderr)
     split = f"kernels {float(m.group(2)):.1f} s, host run {float(m.group(1)) - float(m.group(2)):.1f} s" if m else ""
     if "CHECK" not in path.read_text(encoding="utf-8", errors="replace"):
-        return "RAN", dt, "no CHECK lines to match; " + split
+        verdict = re.findall(r"\[ALLCLOSE: (TRUE|FALSE)\]", p.stdout)
+        said = f"printed [ALLCLOSE: {', '.join(verdict)}]; " if verdict else ""
+        return "RAN", dt, "no CHECK lines to match; " + said + split
     fc = subprocess.run(_filecheck() + [str(path)], input=p.stdout, capture_output=True, text=True)
     if fc.returncode != 0:
         first = next((ln for ln in fc.stderr.splitlines() if "error" in ln), fc.stderr.strip()[:160])
