@@ -7,8 +7,9 @@ lines; print a pass/fail table with times.
 
 Made for IMEX's XeTile integration tests (test/Integration/Dialect/XeTile of intel/mlir-extensions):
 point it at a checkout; nothing is copied into this project. Status: PASS (ran, CHECK lines
-matched), RAN (ran, the file has no CHECK lines; an `[ALLCLOSE: ...]` it printed is shown), FAIL-CHECK (ran, output does not match), FAIL-RUN (xe-run exit status != 0; its first
-error line is shown), TIMEOUT.
+matched), RAN (ran, the file has no CHECK lines; an `[ALLCLOSE: ...]` it printed is shown),
+FAIL-CHECK (ran, output does not match), FAIL-RUN (xe-run exit status != 0; its first error line
+is shown), TIMEOUT.
 """
 from __future__ import annotations
 
