@@ -164,11 +164,13 @@ def convert_xetile_to_xegpu(module_op, options, ctx):
 
 
 # pipeline.md stages 0-4 (tensor programs are bufferized first, a no-op on memrefs); the other
-# passes are resolved by name when the pipeline runs
+# passes are resolved by name when the pipeline runs. XeTile input (work-group or subgroup level,
+# IMEX's vector ops included) passes the linalg stages untouched (docs/imex-xetile.md)
 register_pipeline(
     "xe-gemm-to-xegpu",
-    "linalg.matmul (tensors or memrefs) to VC-mode XeGPU (docs/pipeline.md stages 0-4: work-group "
-    "XeTile, subgroup XeTile, canonical row-major tiles, blocked XeTile sized to the hardware, XeGPU)",
+    "linalg.matmul (tensors or memrefs) or XeTile kernels to VC-mode XeGPU (docs/pipeline.md stages 0-4: "
+    "work-group XeTile, subgroup XeTile, canonical row-major tiles, blocked XeTile sized to the hardware, "
+    "XeGPU)",
     "builtin.module(xe-bufferize, convert-linalg-to-xetile, xetile-canonicalization{vector-ops-only=true}, "
     "xetile-wg-to-sg, xetile-canonicalization, xetile-blocking, convert-xetile-to-xegpu, canonicalize, cse)")
 
