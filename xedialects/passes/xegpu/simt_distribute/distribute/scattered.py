@@ -138,14 +138,14 @@ class ScatteredRules:
         return [self.sc_result(res, pieces)]
 
     def r_scatter(self, rb, op):
-        """A scatter: each element stored once, by the first work-item addressing it (a view some
-        work-items hold none of: those store nothing)."""
+        """A scatter: work-items addressing the same element store the same value; a view some
+        work-items hold none of (-1 in the access layout) is stored by the others only."""
         v, old = op.operands[0], op.operands[1]
         vals = self.sc_value(rb, op, old, v, "stored value")
-        first = self.sc_first_holders(old)
+        holds = self.sc_access(old).tbl >= 0
         for d, val, (pos, part) in zip(rb.map(old), vals, self.sc_parts(old)):
             mask = self.convert(rb, op.operands[2], self.sc_lanes(old, part), op, "mask")
-            mask = self.once_mask(mask, first[:, pos:pos + part.count])
+            mask = self.once_mask(mask, holds[:, pos:pos + part.count])
             StoreScatterOp.build(value=val, tdesc=d, mask=mask, **cache_hints(op))
         return []
 
@@ -165,7 +165,8 @@ class ScatteredRules:
 
     def once_mask(self, mask, part_first):
         """`mask` (a work-item's i1 or vector of i1 of one part) and-ed with `part_first` ([lanes,
-        count]: the work-item is the first to address the element), unchanged when all are."""
+        count]: the work-item may access the element, e.g. is the first to address it), unchanged
+        when all may."""
         if part_first.all():
             return mask
         i1 = ir.IntegerType.get_signless(1)
