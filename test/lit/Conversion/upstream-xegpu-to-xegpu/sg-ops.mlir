@@ -47,3 +47,14 @@ gpu.module @k {
 // CHECK:      xegpu.mfence {memory_kind = "ugm", fence_op = "none", fence_scope = "group"}
 // CHECK-NOT:  #xegpu.layout
 // CHECK-NOT:  gpu.thread_id
+
+// IMEX's VC-mode programs load B packed into a 3D VNNI vector at subgroup level: our vnni_axis = 0.
+gpu.module @vnni {
+  gpu.func @packed(%b: memref<16x16xf16>) kernel {
+    %t = xegpu.create_nd_tdesc %b[0, 0] : memref<16x16xf16> -> !xegpu.tensor_desc<16x16xf16>
+    %v = xegpu.load_nd %t <{packed}> : !xegpu.tensor_desc<16x16xf16> -> vector<8x16x2xf16>
+    gpu.return
+  }
+}
+// CHECK-LABEL: gpu.func @packed
+// CHECK:       xegpu.load_nd %{{.*}} {mode = vc, vnni_axis = 0} : !xegpu.tensor_desc<16x16xf16> -> vector<8x16x2xf16>
