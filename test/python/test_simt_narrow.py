@@ -14,16 +14,16 @@ from test_linalg_gemv import named  # noqa: E402
 from test_linalg_lowering import assert_ok  # noqa: E402
 
 
-@pytest.mark.parametrize("m,n", [(24, 1000), (37, 700)])
-def test_split_matvec_column_atomics_add_once(monkeypatch, m, n):
+@pytest.mark.parametrize("m,n,e", [(24, 1000, "f32"), (37, 700, "i32")])
+def test_split_matvec_column_atomics_add_once(monkeypatch, m, n, e):
     """A matvec whose reduction the gemv planner is made to split: each work-group adds its partial
     sums into a column of y, one element per row (one-lane atomics, which every work-item would
     otherwise repeat)."""
     plan = gemv.plan_gemv
     monkeypatch.setattr(gemv, "plan_gemv", lambda m_, n_, dim, batch, elt, hw, can_split=False:
                         plan(m_, n_, dim, batch, elt, hw, can_split=True))
-    assert plan(m, n, 1, 1, "f32", get_arch("pvc"), can_split=True).slices > 1
-    case = named("matvec", m, n, "f32")
+    assert plan(m, n, 1, 1, e, get_arch("pvc"), can_split=True).slices > 1
+    case = named("matvec", m, n, e)
     assert_ok(case, "vc", "split matvec")
     assert_ok(case, "simt", "split matvec")
 
