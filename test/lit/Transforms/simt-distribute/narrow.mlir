@@ -100,3 +100,39 @@ gpu.module @k3 {
     gpu.return
   }
 }
+
+// A 1x5 block gathered from a 4- and a 1-element piece (a softmax row remainder): no sg_map
+// spreads 5 elements over 16 work-items, so every work-item gathers and holds the whole block (two
+// elements per message) and the computation on it is repeated in each; the scatter picks each
+// work-item's element.
+gpu.module @k4 {
+  // CHECK-LABEL: gpu.func @gathered_1x5
+  gpu.func @gathered_1x5(%A: memref<64xf32>, %O: memref<64xf32>) kernel {
+    // CHECK: %[[LANE:.*]] = gpu.lane_id
+    // CHECK-COUNT-2: xegpu.load_gather {{.*}} -> vector<2xf32>
+    // CHECK: %[[ROW:.*]] = vector.shuffle {{.*}} [0, 1, 2, 3] : vector<2xf32>, vector<2xf32>
+    // CHECK: vector.insert_strided_slice %[[ROW]], {{.*}} : vector<4xf32> into vector<1x5xf32>
+    // CHECK: xegpu.load_gather {{.*}} -> f32
+    // CHECK: math.exp %{{.*}} : vector<1x5xf32>
+    // CHECK: %[[I:.*]] = vector.extract %{{.*}}[%[[LANE]]] : index from vector<16xindex>
+    // CHECK: %[[V:.*]] = vector.extract %{{.*}}[%[[I]]] : f32 from vector<4xf32>
+    // CHECK: xegpu.store_scatter %[[V]]
+    %o = arith.constant dense<[0, 1, 2, 3]> : vector<4xindex>
+    %m = arith.constant dense<true> : vector<4xi1>
+    %o1 = arith.constant dense<4> : vector<1xindex>
+    %m1 = arith.constant dense<true> : vector<1xi1>
+    %z = arith.constant dense<0.0> : vector<1x5xf32>
+    %t = xegpu.create_tdesc %A, %o {mode = vc} : memref<64xf32>, vector<4xindex> -> !xegpu.tensor_desc<4xf32, #xegpu.tdesc_attr<scattered = true>>
+    %v = xegpu.load_gather %t, %m {mode = vc} : !xegpu.tensor_desc<4xf32, #xegpu.tdesc_attr<scattered = true>>, vector<4xi1> -> vector<4xf32>
+    %b0 = vector.insert_strided_slice %v, %z {offsets = [0, 0], strides = [1]} : vector<4xf32> into vector<1x5xf32>
+    %t1 = xegpu.create_tdesc %A, %o1 {mode = vc} : memref<64xf32>, vector<1xindex> -> !xegpu.tensor_desc<1xf32, #xegpu.tdesc_attr<scattered = true>>
+    %v1 = xegpu.load_gather %t1, %m1 {mode = vc} : !xegpu.tensor_desc<1xf32, #xegpu.tdesc_attr<scattered = true>>, vector<1xi1> -> vector<1xf32>
+    %b = vector.insert_strided_slice %v1, %b0 {offsets = [0, 4], strides = [1]} : vector<1xf32> into vector<1x5xf32>
+    %e = math.exp %b : vector<1x5xf32>
+    %s = vector.extract_strided_slice %e {offsets = [0, 0], sizes = [1, 4], strides = [1, 1]} : vector<1x5xf32> to vector<1x4xf32>
+    %s1 = vector.shape_cast %s : vector<1x4xf32> to vector<4xf32>
+    %u = xegpu.create_tdesc %O, %o {mode = vc} : memref<64xf32>, vector<4xindex> -> !xegpu.tensor_desc<4xf32, #xegpu.tdesc_attr<scattered = true>>
+    xegpu.store_scatter %s1, %u, %m {mode = vc} : vector<4xf32>, !xegpu.tensor_desc<4xf32, #xegpu.tdesc_attr<scattered = true>>, vector<4xi1>
+    gpu.return
+  }
+}
