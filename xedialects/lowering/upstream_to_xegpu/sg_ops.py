@@ -211,7 +211,9 @@ def _blocks(op, td_value, tr, lines, n_td=1):
 # ---------------------------------------------------------------------------------------------- ops
 
 def create_nd_tdesc(op, tr) -> list[str]:
-    check_attrs(op, ("const_offsets", "const_shape", "const_strides"))
+    bc = attr(op, "boundary_check")  # an older discardable spelling; only its default (true) is accepted
+    allowed = ("boundary_check",) if str(bc) == "true" else ()
+    check_attrs(op, ("const_offsets", "const_shape", "const_strides") + allowed)
     td = _tdesc_of(op.result)
     if td.scattered:
         raise ImportOpError("create_nd_tdesc of a scattered descriptor")
