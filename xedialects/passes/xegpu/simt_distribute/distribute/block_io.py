@@ -75,12 +75,12 @@ class BlockIORules:
         offs = mixed_operands(rb, u, "offsets")
         return [UpdateNdOffsetOp.build(tdesc=d, offsets=offs, result_types=[d.type]).op.results[0]]
 
-    def narrow_messages(self, rb, op, tdesc, lay: Layout, positions=None):
+    def narrow_messages(self, rb, op, tdesc, lay: Layout, positions=None, bounds=True):
         """The scattered messages of a narrow block access in layout `lay`: per position p of the
         work-item's fragment, a 16-lane SIMT descriptor at the element lay.tbl[lane, p] of the block
         (its offset in the create_nd_tdesc's source) and the bit saying it is inside the source's
-        shape (boundary_check), as [(descriptor, in-bounds i1 or None)] (for `positions` only when
-        given)."""
+        shape (boundary_check; not for `bounds` = False), as [(descriptor, in-bounds i1 or None)]
+        (for `positions` only when given)."""
         create = as_op(tdesc.owner)
         c = CreateNdTdescOp(create)
         tv = TensorDescType(tdesc.type)
@@ -113,7 +113,9 @@ class BlockIORules:
             for d, col in zip(range(R - k, R), coords):
                 pos = _add(offs[d], self.lane_index(col) if not (col == col[0]).all() else int(col[0]))
                 addr = _add(addr, _mul(pos, st[d]))
-                if tv.boundary_check and not (isinstance(pos, int) and isinstance(sh[d], int) and 0 <= pos < sh[d]):
+                static_in = isinstance(offs[d], int) and isinstance(sh[d], int) and \
+                    bool(((offs[d] + col >= 0) & (offs[d] + col < sh[d])).all())
+                if bounds and tv.boundary_check and not static_in:
                     if isinstance(pos, int) and isinstance(sh[d], int):
                         ok = arith.ConstantOp(ir.IntegerType.get_signless(1), 0).result
                     else:
@@ -208,8 +210,9 @@ class BlockIORules:
         kw = cache_hints(op)
         if narrow_block(op.operands[0]):
             self.check_narrow(op, op.operands[0])
-            for d, _ in self.narrow_messages(rb, op, op.operands[0], narrow_layout(TensorDescType(op.operands[0].type).shape)):
-                PrefetchOp.build(tdesc=d, **kw)
+            lay = narrow_layout(TensorDescType(op.operands[0].type).shape)
+            for d, _ in self.narrow_messages(rb, op, op.operands[0], lay, bounds=False):
+                PrefetchOp.build(tdesc=d, **kw)     # (a cache hint: no value, no mask)
             return []
         PrefetchNdOp.build(tdesc=rb.one(op.operands[0]), **kw)
         return []
