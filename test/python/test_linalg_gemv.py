@@ -242,6 +242,7 @@ def gemv_alpha_beta(m, n, e):
 
 CASES["vecmat-split-f32-1000x40"] = named("vecmat", 1000, 40, "f32")   # 8 slices of 128 rows, atomics
 CASES["vecmat-split-i32-700x33"] = named("vecmat", 700, 33, "i32")
+CASES["matvec-split-f32-24x1000"] = named("matvec", 24, 1000, "f32")   # column of y added atomically
 CASES["ger-alpha-beta-f16-45x70"] = ger_beta(45, 70, "f16")
 CASES["gemv-alpha-beta-f32-77x45"] = gemv_alpha_beta(77, 45, "f32")
 CASES["batch-generic-alpha-bf16-3x20x50"] = batch_generic_alpha(3, 20, 50, "bf16")
@@ -257,7 +258,8 @@ def test_through_vc(name):
 
 @pytest.mark.parametrize("name", ["matvec-f16-37x129", "vecmat-bf16-100x70", "batch_matvec-f32-3x45x77",
                                   "ger-alpha-acc-f32-100x70", "vecmat-dynamic-f16-37x129",
-                                  "vecmat-split-f32-1000x40", "vecmat-split-i32-700x33"])
+                                  "vecmat-split-f32-1000x40", "vecmat-split-i32-700x33",
+                                  "matvec-split-f32-24x1000"])
 def test_through_simt(name):
     assert_ok(CASES[name], "simt", name)
 
@@ -288,7 +290,8 @@ def test_split_reduction_for_few_outputs():
     assert plan_gemv(1000, 40, 0, 1, "f32", pvc).slices == 1                      # f16/bf16 y, a fill: no atomics
     wide = plan_gemv(4096, 4096, 0, 1, "bf16", pvc, can_split=True)       # 128 work-groups, 2 KiB in flight
     assert wide.slices == 5 and "KiB in flight" in [r for r in wide.reasons if "slices" in r][0]
-    assert "not split" in " ".join(plan_gemv(24, 1000, 1, 1, "f32", pvc).reasons)  # matvec: column atomics
+    col = plan_gemv(24, 1000, 1, 1, "f32", pvc, can_split=True)                  # matvec: y is a column
+    assert col.slices > 1 and "grid x" in [r for r in col.reasons if "slices" in r][0]
     text = str(_lowered(CASES["vecmat-split-f32-1000x40"]))
     assert "atomic_rmw_tile" in text and text.count("gpu.block_id") == 2
 
@@ -361,7 +364,7 @@ def test_pvc_binary_on_opencl_matches_cpu(name):
 
 @pytest.mark.parametrize("name", ["matvec-f32-100x70", "vecmat-f16-37x129", "batch_matvec-bf16-3x45x77",
                                   "generic-alpha-f32-65x33", "ger-alpha-acc-bf16-100x70", "vecmat-dynamic-f16-37x129",
-                                  "vecmat-split-f32-1000x40"])
+                                  "vecmat-split-f32-1000x40", "matvec-split-f32-24x1000"])
 def test_portable_spirv_on_opencl_matches_cpu(name):
     from opencl_support import RT, assert_opencl_matches_cpu
     if RT is None:

@@ -424,7 +424,7 @@ def consider(mb, op, index: int) -> None:
         mb.report(op, f"not lowered to XeTile: {e}")
         return
     plan = plan_gemv(form.m, form.n, form.dim, form.batch, form.elt_in, mb.hw,
-                     can_split=form.elt in ("f32", "i32") and form.fill is None and form.dim == 0)
+                     can_split=form.elt in ("f32", "i32") and form.fill is None)
     name = f"{mb.fname}_{index}"
     if mb.printing:
         print(f"// memory-bound plan for {op.name} at {op.location}\n{plan.describe()}", file=sys.stderr)

@@ -199,7 +199,7 @@ def plan_gemv(m: int, n: int, dim: int, batch: int, elt_in: str, hw: XeArch, can
     tiles shrink until batch x tiles fills every Xe-core (subgroups are given up last: each brings
     its own registers for loads in flight); then each loop step loads `unroll` full-width A tiles
     per subgroup until an Xe-core has the bytes in flight its share of the bandwidth needs. With
-    `can_split` (a vecmat into an f32/i32 y that is not overwritten first), too few outputs to fill
+    `can_split` (a gemv into an f32/i32 y that is not overwritten first), too few outputs to fill
     the Xe-cores, or too few bytes in flight, split the reduced dimension over work-groups that add
     their partial sums into y atomically."""
     eb = _BYTES.get(elt_in, 4)
@@ -263,11 +263,6 @@ def plan_gemv(m: int, n: int, dim: int, batch: int, elt_in: str, hw: XeArch, can
             reasons.append(f"{slices} slices of {chunk} {what} along the reduced dimension (grid "
                            f"{'x' if dim == 1 else 'y'}): {why_split}; each work-group adds its partial sums "
                            "into y atomically (the summation order varies from run to run)")
-    elif (dim == 1 and total is not None and total < want and extent is not None
-          and -(-extent // step) // MIN_GEMV_STEPS_PER_SLICE >= 2):
-        reasons.append("the reduced dimension is not split over work-groups: adding partial sums into a "
-                       "column of y atomically (one element per row) goes wrong after xegpu-simt-distribute "
-                       "(every work-item of the subgroup adds the element)")
     if total is None:
         reasons.append("dynamic shape: the grid comes from the runtime sizes")
     elif total >= want:
