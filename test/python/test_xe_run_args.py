@@ -291,3 +291,34 @@ def test_reader_of_stdout_gone_ends_quietly():
     p = subprocess.run(["bash", "-c", cmd], capture_output=True, text=True, cwd=root, timeout=300)
     assert p.stdout == "simulation trace:\n"
     assert p.stderr == "", p.stderr
+
+
+LAUNCHING_HOST = """
+module attributes {gpu.container_module} {
+  gpu.module @k {
+    gpu.func @copy(%a: memref<8x16xf32>, %b: memref<8x16xf32>) kernel {
+      %c0 = arith.constant 0 : index
+      %ta = xetile.init_tile %a[%c0, %c0] : memref<8x16xf32> -> !xetile.tile<8x16xf32>
+      %v = xetile.load_tile %ta : !xetile.tile<8x16xf32> -> vector<8x16xf32>
+      %tb = xetile.init_tile %b[%c0, %c0] : memref<8x16xf32> -> !xetile.tile<8x16xf32>
+      xetile.store_tile %v, %tb : vector<8x16xf32>, !xetile.tile<8x16xf32>
+      gpu.return
+    }
+  }
+  func.func @host(%a: memref<8x16xf32>, %b: memref<8x16xf32>) {
+    %c1 = arith.constant 1 : index
+    gpu.launch_func @k::@copy blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%a : memref<8x16xf32>, %b : memref<8x16xf32>)
+    return
+  }
+}
+"""
+
+
+def test_check_of_a_host_that_launches_kernels_is_a_clear_error(xe_run):
+    """--check compiles the entry for the CPU: a host function with its own gpu.launch_func has no CPU
+    form (its kernels are XeTile), so it is an error that says how such programs are checked."""
+    rc, out, err = xe_run(LAUNCHING_HOST, "--entry", "host", "--check")
+    assert rc == 1 and "internal error" not in err
+    assert "launches GPU kernels itself (gpu.launch_func)" in err and "-e host --entry-point-result=void" in err
+    rc, out, err = xe_run(LAUNCHING_HOST, "--entry", "host")                 # without --check it runs
+    assert rc == 0, err

@@ -402,6 +402,11 @@ def run(argv=None) -> int:
     if scalar_args:
         print(f"scalar arguments: {', '.join(scalar_args)}")
     reference = None
+    if args.check and "gpu.launch_func" in source:
+        print(f"xe-run: error: --check compiles @{entry} for the CPU, but the program launches GPU kernels "
+              "itself (gpu.launch_func); a whole program checks its own results: run it with -e "
+              f"{entry} --entry-point-result=void", file=sys.stderr)
+        return 1
     if args.check:
         reference, ref_returns = run_reference(reference_program, entry, inputs, returns=True)
     if args.pipeline:
