@@ -431,3 +431,25 @@ def test_subgroup_reduce_unsigned_and_clusters():
     lanes = np.arange(16)
     partner = np.where((lanes // 4) % 2 == 0, lanes + 4, lanes - 4)   # clusters {l, l + 4} in blocks of 8
     np.testing.assert_array_equal(r[4], a + a[partner])
+
+
+def test_expand_shape_of_0d_memref():
+    # Empty reassociation: every result dim is a unit dim with stride 1; the view aliases the source.
+    text = """
+    func.func @f(%s: memref<f32>, %o: memref<1x1xf32>) {
+      %c0 = arith.constant 0 : index
+      %e = memref.expand_shape %s [] output_shape [1, 1] : memref<f32> into memref<1x1xf32>
+      %x = memref.load %e[%c0, %c0] : memref<1x1xf32>
+      %y = arith.addf %x, %x : f32
+      memref.store %y, %o[%c0, %c0] : memref<1x1xf32>
+      memref.store %y, %e[%c0, %c0] : memref<1x1xf32>
+      %base, %off, %sz:2, %st:2 = memref.extract_strided_metadata %e : memref<1x1xf32> -> memref<f32>, index, index, index, index, index
+      %st0 = arith.index_cast %st#0 : index to i32
+      %st0f = arith.sitofp %st0 : i32 to f32
+      %z = arith.addf %y, %st0f : f32
+      memref.store %z, %o[%c0, %c0] : memref<1x1xf32>
+      return
+    }"""
+    r = run(text, [np.array(1.5, np.float32), np.zeros((1, 1), np.float32)])
+    assert r.buffers[0].tolist() == 3.0
+    assert r.buffers[1].tolist() == [[4.0]]

@@ -224,7 +224,9 @@ def _mexpand(c, o):
         out_sizes = _mixed(o, "static_output_shape", dyn, env) if o.has("static_output_shape") else \
             [np.array([s], np.int64) for s in o.out_types[0].shape]
         nd = len(out_sizes)
-        strides = [None] * nd
+        # A 0-D source has an empty reassociation: every result dim is a unit dim no group covers,
+        # and its stride is 1 (what upstream gives memref<f32> -> memref<1x1xf32>).
+        strides = [np.ones(1, np.int64)] * nd
         for gi, g in enumerate(groups):
             acc = m.strides[:, gi]
             for d in reversed(g):
