@@ -177,3 +177,55 @@ def test_guarded_block_io_on_unproven_surfaces_is_valid_spirv():
     binary, meta = export_spirv(m)
     validate(binary)
     assert meta["target"] == "pvc" and {k["name"] for k in meta["kernels"]} == {"dyn", "lead", "narrow"}
+
+
+# Three host functions, so three gpu.modules merged into one binary: the first (the reduce) lacks
+# SubgroupId, the element-wise kernels of the next two both import it -- the merge must not define it
+# twice. The memory-bound path: a linalg.reduce, an element-wise add, an element-wise mul then a matvec.
+THREE_KERNEL_FUNCS = """
+func.func @red(%A: memref<64x32xf32>, %r: memref<64xf32>) {
+  linalg.reduce ins(%A : memref<64x32xf32>) outs(%r : memref<64xf32>) dimensions = [1]
+    (%in: f32, %acc: f32) {
+      %s = arith.addf %in, %acc : f32
+      linalg.yield %s : f32
+    }
+  return
+}
+func.func @ew(%A: memref<64x32xf32>, %B: memref<64x32xf32>, %C: memref<64x32xf32>) {
+  linalg.add ins(%A, %B : memref<64x32xf32>, memref<64x32xf32>) outs(%C : memref<64x32xf32>)
+  return
+}
+func.func @mv(%A: memref<64x32xf32>, %C: memref<64x32xf32>, %x: memref<32xf32>, %y: memref<64xf32>) {
+  linalg.mul ins(%A, %C : memref<64x32xf32>, memref<64x32xf32>) outs(%C : memref<64x32xf32>)
+  linalg.matvec ins(%C, %x : memref<64x32xf32>, memref<32xf32>) outs(%y : memref<64xf32>)
+  return
+}
+func.func @main(%A: memref<64x32xf32>, %B: memref<64x32xf32>, %C: memref<64x32xf32>, %x: memref<32xf32>,
+                %r: memref<64xf32>, %y: memref<64xf32>) {
+  call @red(%A, %r) : (memref<64x32xf32>, memref<64xf32>) -> ()
+  call @ew(%A, %B, %C) : (memref<64x32xf32>, memref<64x32xf32>, memref<64x32xf32>) -> ()
+  call @mv(%A, %C, %x, %y) : (memref<64x32xf32>, memref<64x32xf32>, memref<32xf32>, memref<64xf32>) -> ()
+  return
+}
+"""
+
+
+@needs_val
+def test_three_gpu_modules_merge_shared_builtins():
+    m = xedialects.parse(THREE_KERNEL_FUNCS, "three.mlir")
+    run(m, "builtin.module(xe-gemm-to-spirv-portable)")
+    binary, meta = export_spirv(m)
+    validate(binary)
+    assert sorted(k["name"] for k in meta["kernels"]) == ["ew_0", "mv_0", "mv_1", "red_0"]
+
+
+@needs_rt
+def test_three_gpu_modules_run_on_opencl(tmp_path, capsys):
+    from xedialects.tools.xe_run import main as xe_run
+
+    path = tmp_path / "three.mlir"
+    path.write_text(THREE_KERNEL_FUNCS)
+    assert xe_run([str(path), "--entry", "main", "--pipeline=xe-gemm-to-spirv-portable", "--backend=opencl",
+                   "--check"]) == 0
+    out = capsys.readouterr().out
+    assert "4 launches" in out and out.rstrip().endswith("PASS"), out

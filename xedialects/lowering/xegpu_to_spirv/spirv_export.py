@@ -149,6 +149,8 @@ def _merge(spvs) -> str:
                         continue     # the same builtin variable
                     raise SpirvExportError(f"symbol @{_sym(o)} is defined in two gpu.modules; give kernels "
                                            "distinct names to export them as one SPIR-V module")
+                if "sym_name" in o.attributes:
+                    names.add(_sym(o))   # a third module may share it with this one, not the first
                 o.detach_from_parent()
                 _ir.InsertionPoint(body).insert(o)
         target.attributes["vce_triple"] = _ir.Attribute.parse(
