@@ -486,3 +486,55 @@ def test_jobs_run_work_groups_in_parallel_with_the_serial_output(tmp_path, capfd
     assert outs[0][0] == "[ALLCLOSE: TRUE]"
     assert outs[0] == outs[1]
     assert modes[0].startswith("serial") and modes[1].startswith("parallel"), modes
+
+
+# gpu.alloc memory reads 0 (f32 and i32); a host linalg.softmax (no --pipeline); a column
+# vector.transfer_read and vector.print as mlir-runner prints them
+HOST_VECTOR = """
+  func.func private @printMemrefF32(memref<*xf32>)
+  func.func private @printAllcloseF32(memref<*xf32>, memref<*xf32>)
+  func.func @main() {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c4 = arith.constant 4 : index
+    %pad = arith.constant 0.0 : f32
+    %d = gpu.alloc () : memref<2x4xf32>
+    %di = gpu.alloc () : memref<4xi32>
+    %h = memref.alloc() : memref<2x4xf32>
+    %hi = memref.alloc() : memref<4xi32>
+    gpu.memcpy %h, %d : memref<2x4xf32>, memref<2x4xf32>
+    gpu.memcpy %hi, %di : memref<4xi32>, memref<4xi32>
+    %u = memref.cast %h : memref<2x4xf32> to memref<*xf32>
+    call @printMemrefF32(%u) : (memref<*xf32>) -> ()
+    %x = memref.load %hi[%c1] : memref<4xi32>
+    vector.print %x : i32
+    scf.for %i = %c0 to %c2 step %c1 {
+      scf.for %j = %c0 to %c4 step %c1 {
+        %k = arith.index_cast %j : index to i32
+        %f = arith.sitofp %k : i32 to f32
+        memref.store %f, %h[%i, %j] : memref<2x4xf32>
+      }
+    }
+    %s = memref.alloc() : memref<2x4xf32>
+    linalg.softmax dimension(1) ins(%h : memref<2x4xf32>) outs(%s : memref<2x4xf32>)
+    %us = memref.cast %s : memref<2x4xf32> to memref<*xf32>
+    call @printMemrefF32(%us) : (memref<*xf32>) -> ()
+    %col = vector.transfer_read %s[%c0, %c2], %pad : memref<2x4xf32>, vector<2x1xf32>
+    vector.print %col : vector<2x1xf32>
+    %v = vector.transfer_read %h[%c1, %c0], %pad : memref<2x4xf32>, vector<4xf32>
+    vector.print %v : vector<4xf32>
+    gpu.dealloc %d : memref<2x4xf32>
+    gpu.dealloc %di : memref<4xi32>
+    return
+  }
+"""
+
+
+def test_zeroed_gpu_alloc_host_softmax_and_vector_print(tmp_path):
+    p, _ = xe_run(tmp_path, program(HOST_VECTOR))
+    assert p.returncode == 0, p.stderr
+    softmax = "[0.0320586,   0.0871443,   0.236883,   0.643914]"
+    assert lines(p.stdout) == ["[[0,   0,   0,   0], ", " [0,   0,   0,   0]]", "0",
+                               f"[{softmax}, ", f" {softmax}]", "( ( 0.236883 ), ( 0.236883 ) )",
+                               "( 0, 1, 2, 3 )"]

@@ -1,7 +1,8 @@
 """The host half of a whole program, ready for the CPU JIT.
 
 `extract_host(module)` clones the module (the original keeps its kernels for the device) and
-rewrites the clone's host functions: gpu.alloc -> memref.alloc, gpu.memcpy -> memref.copy,
+rewrites the clone's host functions: gpu.alloc -> memref.alloc + a zero linalg.fill (device
+memory reads 0 until written: our choice, drivers do not promise it), gpu.memcpy -> memref.copy,
 gpu.dealloc -> memref.dealloc, gpu.wait and async tokens dropped, and every gpu.launch_func /
 gpu.memset -> a call to a private external function (`__xe_launch_N`, `__xe_memset_N`, with
 `llvm.emit_c_interface`) that a Python callback implements (device.py). Sizes and integer
@@ -16,9 +17,17 @@ from mlir import ir
 
 from ...diagnostics import Diagnostic, DiagnosticError, at
 from ...sim.reference import PIPELINE as CPU_PIPELINE
+from ...sim.softmax_reference import decompose_softmax
 from ...sim.typeinfo import TypeInfo, parse_type, scalar_dtype
 
-LOWERING = CPU_PIPELINE            # the CPU reference's lowering to the LLVM dialect
+# the CPU reference's lowering to the LLVM dialect, with n-D vector transfers (a column
+# `vector<16x1xf16>`) unrolled to scf loops of 1-D ones and n-D vector ops lowered first
+LOWERING = CPU_PIPELINE.replace(
+    "expand-strided-metadata,",
+    "func.func(convert-vector-to-scf{full-unroll=true lower-tensors=false},"
+    "lower-vector-mask,lower-vector-multi-reduction),"
+    "expand-strided-metadata,", 1)
+assert LOWERING != CPU_PIPELINE
 
 LAUNCH_PREFIX = "__xe_launch_"
 MEMSET_PREFIX = "__xe_memset_"
@@ -133,6 +142,20 @@ def _declare(module_body, name, types):
         f.attributes["llvm.emit_c_interface"] = ir.UnitAttr.get()
 
 
+def _zero_fill(buf, loc):
+    """linalg.fill of 0 into a fresh allocation (integer, index and float elements)."""
+    from mlir.dialects import arith, linalg
+
+    elt = ir.MemRefType(buf.type).element_type
+    if isinstance(elt, (ir.IntegerType, ir.IndexType)):
+        zero = ir.IntegerAttr.get(elt, 0)
+    elif isinstance(elt, ir.FloatType):
+        zero = ir.FloatAttr.get(elt, 0.0)
+    else:
+        _err(loc, f"gpu.alloc of {buf.type}: the host runtime allocates integer, index and float elements only")
+    linalg.fill(arith.ConstantOp(elt, zero).result, outs=[buf])
+
+
 def _rewrite(op, body, sites, replaced):
     """Replace one host gpu op (the replacement is inserted before it); True when `op` is to be
     erased."""
@@ -142,8 +165,9 @@ def _rewrite(op, body, sites, replaced):
     with ir.InsertionPoint(op), op.location:
         if name == "gpu.alloc":
             _, dyn, syms = _segments(op)
-            # host_shared or not: device memory is host memory here
+            # host_shared or not: device memory is host memory here, zero-filled (deterministic)
             new = memref.AllocOp(op.results[0].type, dyn, syms)
+            _zero_fill(new.result, loc)
             op.results[0].replace_all_uses_with(new.result)
         elif name == "gpu.dealloc":
             memref.DeallocOp(list(op.operands)[-1])
@@ -262,6 +286,9 @@ def lower_host(host: HostProgram):
             mod = ir.Module.parse(host.text)
         except Exception as e:
             raise DiagnosticError([Diagnostic("error", f"host code does not parse for the CPU: {str(e).strip()}")])
+        problems = decompose_softmax(mod)       # upstream decomposes linalg.softmax on tensors only
+        if problems:
+            raise DiagnosticError([Diagnostic("error", f"host code: {p}") for p in problems])
         pm = passmanager.PassManager.parse(LOWERING)
         try:
             pm.run(mod.operation)
