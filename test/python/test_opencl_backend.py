@@ -664,3 +664,31 @@ def test_reductions_on_opencl_match_simulator_and_numpy(case):
     got = run_opencl(m, "main", [a.copy() for a in args], runtime=RT).result.buffers[1]
     bad = reduction_mismatches(elt, kinds, args[0], got, {"sim": sim})
     assert not bad, "\n".join(bad)
+
+
+STRIDED_KERNEL = """module attributes {gpu.container_module} {
+  gpu.module @m {
+    gpu.func @k(%a: memref<4x8xf32, strided<[1, 4]>>, %b: memref<4x8xf32>) kernel
+        attributes {known_block_size = array<i32: 16, 1, 1>} {
+      gpu.return
+    }
+  }
+}"""
+
+
+def test_buffer_strides_checked_against_the_kernels_static_strides():
+    # a column-major view passed to a kernel compiled for it (IMEX's transpose_col_major_b)
+    from xedialects.runtime.opencl import _check_view, _gpu_kernels, _View, infer_kernel_meta
+
+    m = xedialects.parse(STRIDED_KERNEL, "k.mlir")
+    _, meta = export_spirv(m, target="portable")
+    args = meta["kernels"][0]["args"]
+    assert [a["strides"] for a in args] == [[1, 4], [8, 1]]
+    assert [a["strides"] for a in infer_kernel_meta(_gpu_kernels(m)["k"])["args"]] == [[1, 4], [8, 1]]
+    flat = np.zeros(32, np.float32)
+    _check_view(_View(flat, flat.dtype, 0, (4, 8), (1, 4)), args[0], 0, set(), "argument 0")
+    _check_view(_View(flat, flat.dtype, 0, (4, 8), (8, 1)), args[1], 1, set(), "argument 1")
+    with pytest.raises(OpenCLError, match=r"stride 8 in dimension 0 \(the kernel was compiled for 1\)"):
+        _check_view(_View(flat, flat.dtype, 0, (4, 8), (8, 1)), args[0], 0, set(), "argument 0")
+    with pytest.raises(OpenCLError, match=r"stride 1 in dimension 0 \(a row-major buffer has 8\)"):
+        _check_view(_View(flat, flat.dtype, 0, (4, 8), (1, 4)), {"kind": "buffer"}, 0, set(), "argument 0")

@@ -322,11 +322,13 @@ def _check_view(v: _View, spec: dict, index: int, strided: set, what: str):
     shape = spec.get("shape")
     if shape is not None and tuple(shape) != tuple(v.sizes):
         raise OpenCLError(f"{what}: the kernel was compiled for shape {tuple(shape)}, the buffer is {tuple(v.sizes)}")
-    dense = row_major_strides(v.sizes)
-    for d, (have, need) in enumerate(zip(v.strides, dense)):
+    static = spec.get("strides")        # the static strides the kernel was compiled for
+    need_all = list(static) if static is not None and len(static) == len(v.sizes) else row_major_strides(v.sizes)
+    for d, (have, need) in enumerate(zip(v.strides, need_all)):
         if (index, d) not in strided and v.sizes[d] > 1 and have != need:
-            raise OpenCLError(f"{what}: stride {have} in dimension {d} (a row-major buffer has {need}); the kernel "
-                              "only takes dense row-major buffers there")
+            what_has = "the kernel was compiled for" if static is not None else "a row-major buffer has"
+            raise OpenCLError(f"{what}: stride {have} in dimension {d} ({what_has} {need}); pass a buffer with "
+                              "those strides")
 
 
 # ----------------------------------------------------------------------------------------------
@@ -370,6 +372,9 @@ def infer_kernel_meta(func) -> dict:
             a = {"name": f"arg{i}", "kind": "buffer", "element_type": info.elem}
             if all(d != DYN for d in info.shape):
                 a["shape"] = list(info.shape)
+            strides = ir.MemRefType(t).get_strides_and_offset()[0]
+            if ir.ShapedType.get_dynamic_stride_or_offset() not in strides:
+                a["strides"] = list(strides)
             args.append(a)
         elif info.kind == "scalar":
             integer = info.dtype.kind in "iub"

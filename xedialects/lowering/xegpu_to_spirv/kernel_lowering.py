@@ -140,6 +140,9 @@ class KernelLowering(MemoryLowering, BlockIOLowering, DpasLowering, ScatteredLow
             d = {"name": f"arg{i}", "kind": "buffer", "element_type": elt}
             if all(s is not None for s in shape):
                 d["shape"] = shape
+            strides = m.get_strides_and_offset()[0]
+            if all(x != DYNAMIC for x in strides):
+                d["strides"] = list(strides)     # the static strides the kernel was compiled for
             self.info.args.append(d)
             return ("memref", m)
         if ts == "index" or (ts.startswith("i") and ts[1:].isdigit()):
