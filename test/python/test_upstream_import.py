@@ -178,6 +178,90 @@ def test_workgroup_kernel_goes_through_upstream_passes():
     assert np.allclose(out, np.exp(a), rtol=1e-6)
 
 
+WG_T = """
+#k = #xegpu.layout<sg_layout = [2, 1], sg_data = [16, 32], inst_data = [16, 16]>
+#kt = #xegpu.layout<sg_layout = [1, 2], sg_data = [32, 16], inst_data = [16, 16]>
+#a = #xegpu.layout<sg_layout = [2, 1], sg_data = [16, 32], inst_data = [8, 16]>
+#c = #xegpu.layout<sg_layout = [2, 1], sg_data = [16, 16], inst_data = [8, 16]>
+gpu.module @k {
+  gpu.func @f(%a: memref<32x32xf16>, %b: memref<16x32xf16>, %c: memref<32x16xf32>) kernel {
+    %c0 = arith.constant 0 : index
+    %ta = xegpu.create_nd_tdesc %a : memref<32x32xf16> -> !xegpu.tensor_desc<32x32xf16, #a>
+    %va = xegpu.load_nd %ta[%c0, %c0] {layout = #a} : !xegpu.tensor_desc<32x32xf16, #a> -> vector<32x32xf16>
+    %tb = xegpu.create_nd_tdesc %b : memref<16x32xf16> -> !xegpu.tensor_desc<16x32xf16, #k>
+    %vb = xegpu.load_nd %tb[%c0, %c0] {layout = #k} : !xegpu.tensor_desc<16x32xf16, #k> -> vector<16x32xf16>
+    %bt = vector.transpose %vb, [1, 0] {layout_result_0 = #kt} : vector<16x32xf16> to vector<32x16xf16>
+    %z = arith.constant {layout_result_0 = #c} dense<0.0> : vector<32x16xf32>
+    %d = xegpu.dpas %va, %bt, %z {layout_a = #a, layout_b = #kt, layout_cd = #c} : vector<32x32xf16>, vector<32x16xf16>, vector<32x16xf32> -> vector<32x16xf32>
+    %tc = xegpu.create_nd_tdesc %c : memref<32x16xf32> -> !xegpu.tensor_desc<32x16xf32, #c>
+    xegpu.store_nd %d, %tc[%c0, %c0] {layout = #c} : vector<32x16xf32>, !xegpu.tensor_desc<32x16xf32, #c>
+    gpu.return
+  }
+}
+func.func @main(%a: memref<32x32xf16>, %b: memref<16x32xf16>, %c: memref<32x16xf32>) {
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  gpu.launch_func @k::@f blocks in (%c1, %c1, %c1) threads in (%c32, %c1, %c1) args(%a : memref<32x32xf16>, %b : memref<16x32xf16>, %c : memref<32x16xf32>)
+  return
+}
+"""
+
+
+def test_workgroup_transpose_every_subgroup_holds_whole():
+    """A work-group vector.transpose (B^T of a dpas, each subgroup holding the whole 16x32 operand, as
+    IMEX's flash attention transposes K): LLVM 22's wg-to-sg cannot legalize it; the import hands it
+    to upstream's passes at subgroup level and C = A x B^T runs numerically. One whose subgroups hold
+    parts stays upstream's located error."""
+    a = np.random.default_rng(3).integers(-3, 4, (32, 32)).astype(np.float16)
+    b = np.random.default_rng(4).integers(-3, 4, (16, 32)).astype(np.float16)
+    mod = import_upstream(WG_T, "wgt.mlir")
+    out = simulate(mod, "main", [a, b, np.zeros((32, 16), np.float32)]).buffers[2]
+    assert np.array_equal(out, a.astype(np.float32) @ b.astype(np.float32).T)
+    split = WG_T.replace("#k = #xegpu.layout<sg_layout = [2, 1], sg_data = [16, 32]",
+                         "#k = #xegpu.layout<sg_layout = [1, 2], sg_data = [16, 16]")
+    with pytest.raises(DiagnosticError) as e:
+        import_upstream(split, "wgt.mlir")
+    assert "wgt.mlir:13:" in str(e.value) and "vector.transpose" in str(e.value)
+
+
+WG_ROWSUM = """
+#l16 = #xegpu.layout<sg_layout = [2, 1], sg_data = [16, 16], inst_data = [8, 16]>
+#l1 = #xegpu.layout<sg_layout = [2, 1], sg_data = [16, 1], inst_data = [8, 1]>
+gpu.module @k {
+  gpu.func @f(%a: memref<32x16xf32>, %c: memref<32x16xf32>) kernel {
+    %c0 = arith.constant 0 : index
+    %t = xegpu.create_nd_tdesc %a : memref<32x16xf32> -> !xegpu.tensor_desc<32x16xf32, #l16>
+    %v = xegpu.load_nd %t[%c0, %c0] {layout = #l16} : !xegpu.tensor_desc<32x16xf32, #l16> -> vector<32x16xf32>
+    %z = arith.constant {layout_result_0 = #xegpu.slice<#l16, dims = [1]>} dense<0.0> : vector<32xf32>
+    %r = vector.multi_reduction <add>, %v, %z {layout_result_0 = #xegpu.slice<#l16, dims = [1]>} [1] : vector<32x16xf32> to vector<32xf32>
+    %s = vector.shape_cast %r {layout_result_0 = #l1} : vector<32xf32> to vector<32x1xf32>
+    %b = vector.broadcast %s {layout_result_0 = #l16} : vector<32x1xf32> to vector<32x16xf32>
+    %d = arith.subf %v, %b {layout_result_0 = #l16} : vector<32x16xf32>
+    %tc = xegpu.create_nd_tdesc %c : memref<32x16xf32> -> !xegpu.tensor_desc<32x16xf32, #l16>
+    xegpu.store_nd %d, %tc[%c0, %c0] {layout = #l16} : vector<32x16xf32>, !xegpu.tensor_desc<32x16xf32, #l16>
+    gpu.return
+  }
+}
+func.func @main(%a: memref<32x16xf32>, %c: memref<32x16xf32>) {
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  gpu.launch_func @k::@f blocks in (%c1, %c1, %c1) threads in (%c32, %c1, %c1) args(%a : memref<32x16xf32>, %c : memref<32x16xf32>)
+  return
+}
+"""
+
+
+def test_workgroup_row_reduction_expanded_to_its_own_layout():
+    """x - rowsum(x) at work-group level: the reduction's slice (of the 32x16 layout) feeds a
+    shape_cast to 32x1 whose layout is another one distributing the rows alike (LLVM 22 wants the
+    slice of exactly that layout); the import re-slices it and the kernel runs numerically."""
+    text = to_ours_text(WG_ROWSUM, "rowsum.mlir")
+    assert "copysign" not in text and "sg_layout" not in text
+    a = np.random.default_rng(5).uniform(-1, 1, (32, 16)).astype(np.float32)
+    out = simulate(import_upstream(WG_ROWSUM, "rowsum.mlir"), "main", [a, np.zeros_like(a)]).buffers[1]
+    assert np.allclose(out, a - a.sum(1, keepdims=True), rtol=1e-5, atol=1e-6)
+
+
 @pytest.mark.parametrize("src,message", [
     ("gpu.module @k {\n gpu.func @f(%s: memref<2048xi8, 3>) kernel {\n"
      "  %m = xegpu.create_mem_desc %s : memref<2048xi8, 3> -> !xegpu.mem_desc<16x64xf16>\n  gpu.return\n }\n}\n",

@@ -2,6 +2,8 @@
 work-group code (`#xegpu.layout<sg_layout = ...>`) down to subgroup level, run in the upstream context."""
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass, field
 
 from mlir import ir
@@ -103,10 +105,132 @@ def _td_count(td: str) -> int:
     return n
 
 
+_SG_FIELD = re.compile(r"\b(sg_layout|sg_data)\s*=\s*\[([\d,\s]*)\]")
+
+
+def _sg_fields(layout: str) -> dict:
+    return {m.group(1): [int(x) for x in m.group(2).split(",") if x.strip()] for m in _SG_FIELD.finditer(layout)}
+
+
+def _replicated(layout, shape) -> bool:
+    """Every subgroup of `layout` holds the whole `shape` (sg_data is the shape): its subgroup value
+    is the work-group value."""
+    return layout is not None and _sg_fields(str(layout)).get("sg_data") == list(shape)
+
+
+def _source_layout(op):
+    """The work-group layout of a transpose's operand: `layout_operand_0`, else its producer's
+    `layout_result_<n>` / `layout` (load_nd), else None."""
+    if "layout_operand_0" in op.attributes:
+        return op.attributes["layout_operand_0"]
+    v = op.operands[0]
+    owner = v.owner
+    if not isinstance(owner, ir.OpView) and not isinstance(owner, ir.Operation):
+        return None  # a block argument (loop carry): layout not at hand
+    owner = owner.operation
+    name = f"layout_result_{ir.OpResult(v).result_number}"
+    for attr in (name, "layout"):
+        if attr in owner.attributes:
+            return owner.attributes[attr]
+    return None
+
+
+def replicated_transposes(module_op) -> int:
+    """LLVM 22's xegpu-wg-to-sg-distribute cannot legalize a work-group `vector.transpose` (its
+    transpose-of-layout check wants `order`, and a layout with `order` but no lane fields asserts when
+    the pass drops sg_layout). When every subgroup holds the whole operand and the whole result
+    (sg_data equal to the shapes, as IMEX's flash attention transposes its K slices), the subgroup
+    transpose is the work-group transpose itself: its layouts are dropped, upstream's pass leaves it
+    as is and layout propagation / blocking treat it at subgroup level. Returns how many."""
+    n = 0
+
+    def visit(op):
+        nonlocal n
+        if op.name != "vector.transpose" or "layout_result_0" not in op.attributes:
+            return
+        res = op.attributes["layout_result_0"]
+        if "sg_layout" not in str(res):
+            return
+        src = _source_layout(op)
+        if (_replicated(res, ir.VectorType(op.results[0].type).shape)
+                and _replicated(src, ir.VectorType(op.operands[0].type).shape)):
+            for a in ("layout_result_0", "layout_operand_0"):
+                if a in op.attributes:
+                    del op.attributes[a]
+            n += 1
+
+    _walk(module_op, visit)
+    return n
+
+
+_SLICE = re.compile(r"^#xegpu\.slice<(#xegpu\.layout<[^<>]*>), dims = \[([\d,\s]*)\]>$")
+
+
+def _kept(fields: dict, dims) -> tuple:
+    return tuple(tuple(v for i, v in enumerate(fields.get(k, [])) if i not in dims) for k in ("sg_layout", "sg_data"))
+
+
+def reslice_unit_expansions(module_op) -> int:
+    """LLVM 22 distributes a `vector.shape_cast` that adds unit dims (vector<128xf32> to
+    vector<128x1xf32>) only when its operand's layout is a slice of exactly the result's layout; IMEX's
+    flash attention feeds it a row reduction, sliced from the reduced tile's layout (sg_data [16, 16])
+    where the result's is [16, 1]. When the two slices give every subgroup the same part (the same
+    sg_layout / sg_data on the kept dims), an identity `math.copysign %x, %x` carrying the slice of
+    the result's layout is put in between (floats; not one upstream folds before distributing it as
+    elementwise): `drop_identities` removes it afterwards. Returns how many."""
+    n = 0
+
+    def visit(op):
+        nonlocal n
+        if op.name != "vector.shape_cast" or "layout_result_0" not in op.attributes:
+            return
+        res = str(op.attributes["layout_result_0"])
+        src = _source_layout(op)
+        m = _SLICE.match(str(src)) if src is not None else None
+        if not res.startswith("#xegpu.layout<") or "sg_layout" not in res or m is None or m.group(1) == res:
+            return
+        dims = {int(x) for x in m.group(2).split(",") if x.strip()}
+        src_t, res_t = ir.VectorType(op.operands[0].type), ir.VectorType(op.results[0].type)
+        kept = [d for i, d in enumerate(res_t.shape) if i not in dims]
+        if kept != list(src_t.shape) or any(res_t.shape[i] != 1 for i in dims if i < res_t.rank):
+            return
+        if _kept(_sg_fields(m.group(1)), dims) != _kept(_sg_fields(res), dims):
+            return
+        if not re.fullmatch(r"f\d+|bf16", str(src_t.element_type)):
+            return
+        layout = ir.Attribute.parse(f"#xegpu.slice<{res}, dims = [{m.group(2)}]>")
+        v = op.operands[0]
+        with ir.InsertionPoint(op):
+            ident = ir.Operation.create("math.copysign", results=[src_t], operands=[v, v],
+                                        attributes={"layout_result_0": layout}, loc=op.location)
+        op.operands[0] = ident.results[0]
+        n += 1
+
+    _walk(module_op, visit)
+    return n
+
+
+def drop_identities(module_op) -> None:
+    """`math.copysign %x, %x` (x itself) is replaced by x."""
+    found = []
+
+    def visit(op):
+        if op.name == "math.copysign" and op.operands[0] == op.operands[1]:
+            found.append(op)
+
+    _walk(module_op, visit)
+    for op in found:
+        op.results[0].replace_all_uses_with(op.operands[0])
+        op.erase()
+
+
 def to_subgroup(ctx, module_op, filename: str) -> None:
     """Run upstream's work-group to subgroup distribution and blocking in the upstream context."""
     from mlir.passmanager import PassManager
 
+    with ctx:
+        replicated_transposes(module_op)
+        reslice_unit_expansions(module_op)
     pm = PassManager.parse(WG_TO_SG, ctx)
     try:
         pm.run(module_op)
@@ -117,3 +241,5 @@ def to_subgroup(ctx, module_op, filename: str) -> None:
             if d.filename in (None, "-"):
                 d.filename = filename
         raise DiagnosticError(diags) from None
+    with ctx:
+        drop_identities(module_op)
