@@ -26,17 +26,24 @@ ROUTE_OK = {"form:plain", "form:transposed_b", "form:generic", "form:batch", "fo
             "epilogue:bias_relu_i8", "epilogue:gelu_tanh", "epilogue:gelu_erf", "epilogue:alpha_beta",
             "epilogue:alpha_beta_args", "epilogue:alpha_beta_dynamic", "epilogue:named_chain",
             "epilogue:residual_scale_f16", "tensor:bias_relu", "tensor:inout", "tensor:inout_dynamic"}
-# the others (block access; the scattered fallbacks are not exported at all): where they stop and why
+# the others: where they stop and why
 ROUTE_LEFT = {
     "form:transposed_a": "transpose is only supported for 32 and 64 bit elements",
     "form:f32_tf32": "mlir-opt crashed (signal SIGABRT): unsupported xevm::ElemType",
     "form:tf32": "failed to legalize operation 'xegpu.prefetch_nd'",
     "epilogue:bias_col_dynamic": "mlir-opt crashed (signal SIGABRT)",
+    # the scattered fallbacks (exported as xegpu.load/store with offsets): LLVM 22's subgroup distribution
+    # asserts on their gathered vectors, layout propagation rejects the register-built VNNI B
+    "form:k_1": "XeGPUSubgroupDistribute.cpp:90",
+    "epilogue:bias_col": "XeGPUSubgroupDistribute.cpp:90",
+    "tensor:batch_fill": "XeGPUSubgroupDistribute.cpp:90",
+    "form:unaligned": "Failed to update operation with the layout",
+    "epilogue:bias_relu_unaligned": "Failed to update operation with the layout",
 }
 
 
 def test_every_block_access_program_is_pinned():
-    assert set(EX.PROGRAMS) == ROUTE_OK | set(ROUTE_LEFT) | EX.SCATTERED
+    assert set(EX.PROGRAMS) == ROUTE_OK | set(ROUTE_LEFT)
     assert not ROUTE_OK & set(ROUTE_LEFT)
 
 

@@ -12,12 +12,12 @@ from .loops import rewrite_for, rewrite_yield
 from .offsets import OffsetPlan
 from .ops import ExportOpError, translate
 from .ops import extract_strided_slice as _slice
-from .types import ExportTypeError, flatten_vnni, rewrite_tdescs, vector_parts, vector_text
+from .types import ExportTypeError, flatten_vnni, rewrite_tdescs, vector_parts, vector_text, vnni_factor
 
 FORMS = ("offsets", "descriptors")
 # the target upstream's layout passes need (they look the uArch up from the gpu.module's target)
 TARGET = '#xevm.target<chip = "pvc">'
-_OP_LINE = re.compile(r'^\s*(?:%[\w#:]+(?:, %[\w#:]+)* = )?(?:"xegpu\.|vector\.extract_strided_slice |scf\.for |scf\.yield )')
+_OP_LINE = re.compile(r'^\s*(?:%[\w#:]+(?:, %[\w#:]+)* = )?(?:"xegpu\.|vector\.extract_strided_slice |vector\.transpose |scf\.for |scf\.yield )')
 _FUNC_LINE = re.compile(r"^\s*(?:func\.func|gpu\.func) ")
 _GPU_MODULE = re.compile(r"^(\s*gpu\.module @[\w$.]+) \{")
 _NAME = re.compile(r"%[\w$.-]+(?:#\d+)?")
@@ -32,6 +32,13 @@ class _Exporter:
         self.plan = None                             # OffsetPlan in the offsets form
         self.scope = 0                               # function # of the line being printed
         self.dropped: set = set()                    # (scope, result) of slices replaced by split loads
+        self.scatter: dict = {}                      # scattered descriptor Value -> (1D source, its type,
+        #                                              offsets, their type, lanes, chunk, element type)
+        self.n = 0
+
+    def fresh(self) -> str:
+        self.n += 1
+        return f"%xs{self.n}"
 
     def name(self, v) -> str:
         return v.get_name(self.state)
@@ -78,7 +85,7 @@ def _targets(module_op) -> list:
     found = []
 
     def visit(op):
-        if op.name.startswith("xegpu.") or op.name in ("vector.extract_strided_slice", "scf.for"):
+        if op.name.startswith("xegpu.") or op.name in ("vector.extract_strided_slice", "vector.transpose", "scf.for"):
             found.append(op)
         elif op.name == "scf.yield" and len(op.operands):  # operand-less yields are not printed
             found.append(op)
@@ -104,6 +111,8 @@ def _line(op, line, ex) -> list[str]:
         if ex.plan is not None and parent.name == "scf.for" and ex.plan.dropped.get(parent):
             line = rewrite_yield(line, ex.plan.dropped[parent])
         return [ex.rewrite(line)]
+    if op.name == "vector.transpose":
+        return [indent + x for x in _vnni_pack(op, line, ex)]
     if op.name == "vector.extract_strided_slice":
         if (ex.scope, ex.result(op)) in ex.dropped:  # loaded by itself (ops._split_load)
             return []
@@ -112,6 +121,31 @@ def _line(op, line, ex) -> list[str]:
         return [indent + ex.rename(_slice(op, ex))]
     text = translate(op, ex)
     return [indent + ex.rename(x) for x in text.split("\n")] if text else []
+
+
+def _vnni_pack(op, line, ex) -> list[str]:
+    """Our VNNI B built in registers (the scattered fallback): `vector.transpose %x, [0, 2, 1]` of
+    `vector<K/v x v x N>` to `vector<K/v x N x v>`. Upstream's B is the plain `vector<K x N>`, which is
+    the shape_cast of `%x` back to 2D; the VNNI type is flattened in its uses like a VNNI load's."""
+    src, res = str(op.operands[0].type), str(op.result.type)
+    perm = list(ir.DenseI64ArrayAttr(op.attributes["permutation"]))
+    try:
+        (a, v, n), elt = vector_parts(src)
+    except (ExportTypeError, ValueError):
+        return [ex.rewrite(line)]
+    if perm != [0, 2, 1] or v != vnni_factor(elt) or v == 1 or res != vector_text([a, n, v], elt):
+        return [ex.rewrite(line)]
+    ex.add_vnni(res, 0)
+    cast = op.operands[0].owner
+    cast = getattr(cast, "operation", cast)
+    if (ex.plan is not None and getattr(cast, "name", None) == "vector.shape_cast"
+            and str(cast.operands[0].type) == vector_text([a * v, n], elt)):
+        # offsets form: the plain block itself (upstream's layout propagation takes no 3D shape_cast)
+        plain = ex.rename(ex.name(cast.operands[0]))
+        ex.plan.alias[(ex.scope, ex.result(op))] = plain
+        return []
+    return [ex.rename(f"{ex.result(op)} = vector.shape_cast {ex.name(op.operands[0])} : {src} to "
+                      f"{vector_text([a * v, n], elt)}")]
 
 
 def export_upstream(module, *, form: str = "offsets", target: bool = True) -> str:
@@ -163,7 +197,7 @@ def export_upstream(module, *, form: str = "offsets", target: bool = True) -> st
     return "\n".join(out) + "\n"
 
 
-_VNNI_USERS = {"xegpu.dpas", "vector.extract_strided_slice", "scf.for", "scf.yield", "xegpu.load_nd"}
+_VNNI_USERS = {"xegpu.dpas", "vector.extract_strided_slice", "scf.for", "scf.yield", "xegpu.load_nd", "vector.transpose"}
 
 
 def _check_vnni_users(module_op, ex) -> None:

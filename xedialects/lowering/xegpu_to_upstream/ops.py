@@ -358,6 +358,208 @@ def _ints_any(a) -> list[int]:
     return [ir.IntegerAttr(x).value for x in ir.ArrayAttr(a)]
 
 
+# ---- scattered access: upstream's xegpu.load / store / prefetch take the source and the offsets ----
+
+_UPSTREAM_ATOMIC = ("addf", "addi", "assign", "maximumf", "maxs", "maxu", "minimumf", "mins", "minu", "mulf",
+                    "muli", "ori", "andi")
+
+
+def _scatter_info(t: str):
+    """(lanes, chunk, element type) of our scattered descriptor type text."""
+    from .types import scattered_parts
+
+    return scattered_parts(t)
+
+
+def _flat_source(src, ex) -> tuple[list[str], str, str]:
+    """(lines, name, type) of the 1D source upstream's scattered ops take: a memref of rank > 1 is
+    collapsed (`memref.collapse_shape`, contiguous layouts only: our offsets are element offsets from
+    the memref's offset, which the collapse keeps); an i64 address stays."""
+    t = src.type
+    name = ex.name(src)
+    if not isinstance(t, ir.MemRefType) and str(t) != "memref":
+        try:
+            t = ir.MemRefType(t)
+        except ValueError:
+            if str(t) in ("i64", "ui64", "i32", "ui32"):
+                return [], name, str(t)
+            raise ExportOpError(f"scattered source of type {t} is not exported (memref or i64 address only)")
+    strides, offset = t.get_strides_and_offset()
+    shape = list(t.shape)
+    identity = "strided<" not in str(t) and "affine_map" not in str(t)  # the printed type has no layout
+    contiguous, expect = True, 1
+    for d in range(len(shape) - 1, -1, -1):
+        if d < len(shape) - 1 or strides[d] != DYNAMIC:
+            if strides[d] != expect:
+                contiguous = False
+                break
+        if shape[d] == DYNAMIC:
+            expect = DYNAMIC
+        elif expect != DYNAMIC:
+            expect *= shape[d]
+    if not identity and not contiguous:
+        raise ExportOpError(f"scattered access of the non-contiguous {t} is not exported (upstream's scattered "
+                            "ops take a 1D memref; this one cannot be collapsed)")
+    ms = "" if t.memory_space is None else f", {t.memory_space}"
+    if len(shape) == 1 and (identity or strides[0] == 1):
+        return [], name, str(t)
+    size = "?" if any(x == DYNAMIC for x in shape) else str(_prod(shape))
+    layout = ""
+    if not identity and offset != 0:
+        layout = f", strided<[1], offset: {'?' if offset == DYNAMIC else offset}>"
+    flat = f"memref<{size}x{t.element_type}{layout}{ms}>"
+    out = ex.fresh()
+    groups = "[[" + ", ".join(str(i) for i in range(len(shape))) + "]]"
+    return [f"{out} = memref.collapse_shape {name} {groups} : {t} into {flat}"], out, flat
+
+
+def _prod(xs) -> int:
+    n = 1
+    for x in xs:
+        n *= x
+    return n
+
+
+def create_tdesc(op, ex) -> str:
+    """Our scattered descriptor is not kept: its (1D source, offsets) go into each access (upstream's
+    `xegpu.load %src[%offsets], %mask`); a rank > 1 memref is collapsed to 1D here."""
+    _require_vc(op, ex)
+    lanes, chunk, elt = _scatter_info(str(op.result.type))
+    lines, src, src_t = _flat_source(op.operands[0], ex)
+    offs = op.operands[1]
+    if str(offs.type) != f"vector<{lanes}xindex>":
+        raise ExportOpError(f"scattered offsets of type {offs.type} are not exported (vector<{lanes}xindex>)")
+    ex.scatter[op.result] = (src, src_t, ex.name(offs), str(offs.type), lanes, chunk, elt)
+    return "\n".join(lines)
+
+
+def _scattered(op, td, ex):
+    if td not in ex.scatter:
+        raise ExportOpError(f"'{op.name}': scattered descriptor {ex.name(td)} does not come from create_tdesc / "
+                            "update_offset in view (loop-carried or block-argument scattered descriptors are "
+                            "not exported)")
+    return ex.scatter[td]
+
+
+def update_offset(op, ex) -> str:
+    _require_vc(op, ex)
+    td, delta = op.operands
+    src, src_t, offs, offs_t, lanes, chunk, elt = _scattered(op, td, ex)
+    out = ex.fresh()
+    ex.scatter[op.result] = (src, src_t, out, offs_t, lanes, chunk, elt)
+    return f"{out} = arith.addi {offs}, {ex.name(delta)} : {offs_t}"
+
+
+WIDE_LANES = 16
+
+
+def _widen(ex, offs, offs_t, mask, lanes):
+    """A 1-lane access (a vector<1xindex> offset reads as a lane-level access upstream, not a subgroup
+    one) as a 16-lane one whose lanes 1..15 are masked off: (lines, offsets, their type, mask, mask
+    type, lanes). Other accesses unchanged."""
+    mask_name, mask_t = (ex.name(mask), str(mask.type)) if mask is not None else (None, None)
+    if lanes != 1:
+        return [], offs, offs_t, mask_name, mask_t, lanes
+    w = WIDE_LANES
+    b = ex.fresh()
+    lines = [f"{b} = vector.broadcast {offs} : {offs_t} to vector<{w}xindex>"]
+    m = None
+    if mask is not None:
+        bm, first, m = ex.fresh(), ex.fresh(), ex.fresh()
+        lane0 = ", ".join(["true"] + ["false"] * (w - 1))
+        lines += [f"{bm} = vector.broadcast {mask_name} : {mask_t} to vector<{w}xi1>",
+                  f"{first} = arith.constant dense<[{lane0}]> : vector<{w}xi1>",
+                  f"{m} = arith.andi {bm}, {first} : vector<{w}xi1>"]
+    return lines, b, f"vector<{w}xindex>", m, f"vector<{w}xi1>", w
+
+
+def _scatter_props(op, chunk) -> list[tuple[str, str]]:
+    props = _hints(op)
+    if chunk > 1:
+        props.append(("chunk_size", str(chunk)))
+    return props
+
+
+def load_gather(op, ex) -> str:
+    """`xegpu.load %src[%offsets], %mask <{chunk_size = n}>` -> vector<lanes x n>; our transposed
+    chunked load (vector<n x lanes>) is that load and a `vector.transpose`."""
+    _require_vc(op, ex)
+    td, mask = op.operands
+    src, src_t, offs, offs_t, lanes, chunk, elt = _scattered(op, td, ex)
+    lines, offs, offs_t, m, m_t, wide = _widen(ex, offs, offs_t, mask, lanes)
+    shape = [lanes] if chunk == 1 else [lanes, chunk]
+    vt, res = vector_text(shape, elt), ex.type(op.result.type)
+    full = vector_text([wide] + shape[1:], elt)
+    direct = wide == lanes and _attr(op, "transpose") is None and res == vt
+    loaded = ex.result(op) if direct else ex.fresh()
+    lines.append(f"{loaded} = xegpu.load {src}[{offs}], {m}{properties(_scatter_props(op, chunk))} : "
+                 f"{src_t}, {offs_t}, {m_t} -> {full}")
+    if direct:
+        return "\n".join(lines)
+    transposed = _attr(op, "transpose") is not None and chunk > 1
+    if wide != lanes:  # lane 0 of the widened load
+        first = ex.result(op) if not transposed and res == vt else ex.fresh()
+        lines.append(f"{first} = vector.extract_strided_slice {loaded} {{offsets = {[0] * len(shape)}, "
+                     f"sizes = {shape}, strides = {[1] * len(shape)}}} : {full} to {vt}")
+        if first == ex.result(op):
+            return "\n".join(lines)
+        loaded = first
+    if transposed:
+        lines.append(f"{ex.result(op)} = vector.transpose {loaded}, [1, 0] : {vt} to {res}")
+    else:
+        lines.append(f"{ex.result(op)} = vector.shape_cast {loaded} : {vt} to {res}")
+    return "\n".join(lines)
+
+
+def store_scatter(op, ex) -> str:
+    _require_vc(op, ex)
+    v, td, mask = op.operands
+    src, src_t, offs, offs_t, lanes, chunk, elt = _scattered(op, td, ex)
+    lines, offs, offs_t, m, m_t, wide = _widen(ex, offs, offs_t, mask, lanes)
+    vt = vector_text([lanes] if chunk == 1 else [lanes, chunk], elt)
+    val = ex.name(v)
+    if ex.type(v.type) != vt:
+        cast = ex.fresh()
+        lines.append(f"{cast} = vector.shape_cast {val} : {ex.type(v.type)} to {vt}")
+        val = cast
+    if wide != lanes:  # lane 0's value in every lane; lanes 1.. are masked off
+        full, b = vector_text([wide] + ([] if chunk == 1 else [chunk]), elt), ex.fresh()
+        lines.append(f"{b} = vector.broadcast {val} : {vt} to {full}")
+        val, vt = b, full
+    lines.append(f"xegpu.store {val}, {src}[{offs}], {m}{properties(_scatter_props(op, chunk))} : "
+                 f"{vt}, {src_t}, {offs_t}, {m_t}")
+    return "\n".join(lines)
+
+
+def prefetch(op, ex) -> str:
+    _require_vc(op, ex)
+    td = op.operands[0]
+    src, src_t, offs, offs_t, lanes, chunk, elt = _scattered(op, td, ex)
+    lines, offs, offs_t, _, _, _ = _widen(ex, offs, offs_t, None, lanes)
+    lines.append(f"xegpu.prefetch {src}[{offs}]{properties(_scatter_props(op, chunk))} : {src_t}, {offs_t}")
+    return "\n".join(lines)
+
+
+def atomic_rmw(op, ex) -> str:
+    """Upstream's atomic_rmw (LLVM 22) still takes a scattered descriptor: one is created from the
+    source and offsets (`#xegpu.scatter_tdesc_attr<chunk_size = n>`)."""
+    _require_vc(op, ex)
+    kind = _str(op, "kind")
+    if kind not in _UPSTREAM_ATOMIC:
+        raise ExportOpError(f"atomic kind {kind} has no upstream equivalent")
+    v, td, mask = op.operands
+    src, src_t, offs, offs_t, lanes, chunk, elt = _scattered(op, td, ex)
+    shape = [lanes] if chunk == 1 else [lanes, chunk]
+    tdt = f"!xegpu.tensor_desc<{'x'.join(map(str, shape))}x{elt}, #xegpu.scatter_tdesc_attr<chunk_size = {chunk}>>"
+    vt = vector_text(shape, elt)
+    if ex.type(v.type) != vt:
+        raise ExportOpError(f"atomic_rmw on {v.type} is not exported (upstream takes {vt})")
+    t = ex.fresh()
+    return (f"{t} = xegpu.create_tdesc {src}, {offs} : {src_t}, {offs_t} -> {tdt}\n"
+            f"{ex.result(op)} = xegpu.atomic_rmw {kind} {t}, {ex.name(mask)}, {ex.name(v)} : {tdt}, {mask.type}, "
+            f"{vt} -> {vt}")
+
+
 TABLE = {
     "xegpu.create_nd_tdesc": create_nd_tdesc,
     "xegpu.update_nd_offset": update_nd_offset,
@@ -370,15 +572,15 @@ TABLE = {
     "xegpu.nbarrier_arrive": nbarrier_arrive,
     "xegpu.nbarrier_wait": nbarrier_wait,
     "xegpu.mfence": mfence,
+    "xegpu.create_tdesc": create_tdesc,
+    "xegpu.update_offset": update_offset,
+    "xegpu.load_gather": load_gather,
+    "xegpu.store_scatter": store_scatter,
+    "xegpu.prefetch": prefetch,
+    "xegpu.atomic_rmw": atomic_rmw,
 }
 
 NOT_EXPORTED = {
-    "xegpu.create_tdesc": "scattered descriptors (upstream's scattered load/store take offsets directly)",
-    "xegpu.load_gather": "scattered loads",
-    "xegpu.store_scatter": "scattered stores",
-    "xegpu.update_offset": "scattered descriptors",
-    "xegpu.prefetch": "scattered prefetch",
-    "xegpu.atomic_rmw": "scattered atomics",
     "xegpu.create_nbarrier": "create_nbarrier (role-based; upstream has init_nbarrier only)",
     "xegpu.compile_hint": "compile_hint (no upstream equivalent)",
 }

@@ -44,8 +44,9 @@ def tdesc(generic: str) -> str:
         raise ExportTypeError(f"SIMT-mode tensor_desc with sg_map ({m['sgm']}) is not exported; export the "
                               "VC-mode kernel (before xegpu-simt-distribute)")
     if m["sc"] == "true":
-        raise ExportTypeError("scattered tensor_desc is not exported (upstream's scattered ops take offsets "
-                              "on load/store instead of create_tdesc)")
+        raise ExportTypeError("a scattered tensor_desc outside create_tdesc / update_offset and the accesses "
+                              "(a loop carry, a block argument) is not exported (upstream's scattered "
+                              "load/store take the source and offsets)")
     parts = []
     if m["scope"] == "slm":
         if len(shape) != 1:
@@ -57,6 +58,18 @@ def tdesc(generic: str) -> str:
     if not parts:
         return f"!xegpu.tensor_desc<{body}>"
     return f"!xegpu.tensor_desc<{body}, #xegpu.block_tdesc_attr<{', '.join(parts)}>>"
+
+
+def scattered_parts(generic: str) -> tuple[int, int, str]:
+    """(lanes, chunk size, element type) of our VC-mode scattered descriptor type."""
+    m = _TDESC.fullmatch(generic.strip())
+    if not m or m["sc"] != "true":
+        raise ExportTypeError(f"expected a scattered tensor_desc, got {generic}")
+    if m["sgm"] != "unit":
+        raise ExportTypeError(f"SIMT-mode tensor_desc with sg_map ({m['sgm']}) is not exported; export the "
+                              "VC-mode kernel (before xegpu-simt-distribute)")
+    shape = [int(s) for s in (m["shape"] or "").split(",") if s.strip()]
+    return shape[0], int(m["chunk"]), m["elt"].strip()
 
 
 def rewrite_tdescs(text: str) -> str:
