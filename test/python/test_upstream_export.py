@@ -50,10 +50,9 @@ def mlir_opt(text, *args):
 # programs whose unaligned surfaces fall back to scattered access (create_tdesc/load_gather/store_scatter):
 # exported as upstream's xegpu.load/store with offsets and masks (sources collapsed to 1D memrefs)
 SCATTERED = {"form:unaligned", "form:k_1", "epilogue:bias_relu_unaligned", "epilogue:bias_col", "tensor:batch_fill"}
-# upstream xegpu-propagate-layout (LLVM 22) aborts on a [32, 1] column-bias vector (docs/upstream-xegpu.md);
-# on the register-built VNNI B of the unaligned GEMMs (32x16 bf16 assembled from 32 gathered rows) it
+# upstream xegpu-propagate-layout (LLVM 22), on the register-built VNNI B of the unaligned GEMMs (32x16 bf16 assembled from 32 gathered rows) it
 # stops with "Failed to update operation with the layout" at the K loop's scf.yield
-PROPAGATE_FAILS = {"epilogue:bias_col_dynamic": "", "form:unaligned": "Failed to update operation with the layout",
+PROPAGATE_FAILS = {"form:unaligned": "Failed to update operation with the layout",
                    "epilogue:bias_relu_unaligned": "Failed to update operation with the layout"}
 
 

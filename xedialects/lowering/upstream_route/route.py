@@ -67,7 +67,7 @@ def upstream_route(module, *, export_text: str | None = None) -> RouteResult:
 
 
 def _route(module_op, text: str) -> RouteResult:
-    step, given = "mlir-opt (upstream's xegpu passes)", T.hoist_views(text)  # given: the input of the step
+    step, given = "mlir-opt (upstream's xegpu passes)", T.hoist_scalar_loads(T.hoist_views(text))  # given: the input of the step
     try:
         dist = tools.run("mlir-opt", [f"--pass-pipeline={DISTRIBUTE}", "-"], given).stdout
         given = T.inline_uniform_warps(dist)

@@ -189,6 +189,73 @@ def hoist_views(text: str) -> str:
     return "\n".join(lines)
 
 
+_DEF = re.compile(r"^(\s*)(%[\w$.-]+)(?::\d+)? = ")
+_PURE = re.compile(r"^\s*%[\w$.-]+ = (?:arith\.\w+|memref\.dim) ")
+
+
+def hoist_scalar_loads(text: str) -> str:
+    """Move each top-level `memref.load` of a read-only memref defined before the gpu.func's first
+    xegpu op (an argument or a view of one; no store mentions it), with the scalar arith / memref.dim
+    chain its indices need, to just before that first xegpu op: upstream's subgroup distribution
+    (LLVM 22) leaves every op before such a load undistributed in its warp region (the export's
+    column-bias loads after the K loop)."""
+    lines = text.split("\n")
+    i = 0
+    while i < len(lines):
+        m = _FUNC.match(lines[i])
+        if not m or not lines[i].rstrip().endswith("{"):
+            i += 1
+            continue
+        indent, end = m.group(1) + "  ", m.group(1) + "}"
+        k = i + 1
+        while k < len(lines) and lines[k] != end:
+            k += 1
+        body = list(range(i + 1, k))
+        first = next((j for j in body if "xegpu." in lines[j]), None)
+        if first is None:
+            i = k + 1
+            continue
+        defs = {}
+        for j in body:
+            d = _DEF.match(lines[j])
+            if d:
+                defs[d.group(2)] = j
+        stored = {n for j in body if "store" in lines[j] for n in _SSA.findall(lines[j])}
+        move: set[int] = set()
+
+        def chain(j, acc) -> bool:
+            for n in _SSA.findall(lines[j].split(" = ", 1)[1]):
+                src = defs.get(n.split("#")[0])
+                if src is None or src < first or src in acc:
+                    continue
+                if (not lines[src].startswith(indent) or lines[src].startswith(indent + " ")
+                        or not _PURE.match(lines[src]) or "vector<" in lines[src]):
+                    return False
+                acc.add(src)
+                if not chain(src, acc):
+                    return False
+            return True
+
+        for j in body:
+            ld = _LOAD.match(lines[j])
+            if (not ld or j < first or not lines[j].startswith(indent) or lines[j].startswith(indent + " ")
+                    or ld.group(2) in stored or defs.get(ld.group(2), -1) >= first):
+                continue
+            src_line = lines[defs[ld.group(2)]] if ld.group(2) in defs else ""
+            if any(n in stored for n in _SSA.findall(src_line.split(" = ", 1)[-1])):
+                continue
+            acc = {j}
+            if chain(j, acc):
+                move |= acc
+        if move:
+            moved = [lines[j] for j in sorted(move)]
+            rest = [lines[j] for j in body if j not in move]
+            at = rest.index(lines[first])
+            lines[i + 1:k] = rest[:at] + moved + rest[at:]
+        i = k + 1
+    return "\n".join(lines)
+
+
 _WARP = re.compile(r"^(\s*)(%[\w$.-]+)(?::(\d+))? = gpu\.warp_execute_on_lane_0\(%[\w$.-]+\)\[\d+\]"
                    r"(?: args\((.*?) : .*?\))?(?: -> \(.*\))? \{$")
 
@@ -223,6 +290,12 @@ def inline_uniform_warps(text: str) -> str:
         inner = re.findall(r"(%[\w$.-]+):", region[0]) if region and region[0].lstrip().startswith("^bb0") else []
         outer_names = _SSA.findall(outer or "")
         local = dict(zip(inner, outer_names))
+        # values defined in the body get names of their own: the printer reuses names across sibling
+        # regions, which would redefine them once the body is in the enclosing region
+        for line in body:
+            d = _DEF.match(line)
+            if d:
+                local[d.group(2)] = f"%uw{i}_{d.group(2)[1:]}"
         ren = _renamer(local)
         out += [ren(l[2:] if l.startswith(indent + "  ") else l) for l in body]
         operands = yield_line[len("gpu.yield"):].split(" : ")[0]

@@ -10,14 +10,14 @@ from mlir import ir
 from ...diagnostics import DiagnosticError, at
 from .loops import rewrite_for, rewrite_yield
 from .offsets import OffsetPlan
-from .ops import ExportOpError, translate
+from .ops import ExportOpError, column_broadcast, translate
 from .ops import extract_strided_slice as _slice
 from .types import ExportTypeError, flatten_vnni, rewrite_tdescs, vector_parts, vector_text, vnni_factor
 
 FORMS = ("offsets", "descriptors")
 # the target upstream's layout passes need (they look the uArch up from the gpu.module's target)
 TARGET = '#xevm.target<chip = "pvc">'
-_OP_LINE = re.compile(r'^\s*(?:%[\w#:]+(?:, %[\w#:]+)* = )?(?:"xegpu\.|vector\.extract_strided_slice |vector\.transpose |scf\.for |scf\.yield )')
+_OP_LINE = re.compile(r'^\s*(?:%[\w#:]+(?:, %[\w#:]+)* = )?(?:"xegpu\.|vector\.extract_strided_slice |vector\.transpose |vector\.broadcast |scf\.for |scf\.yield )')
 _FUNC_LINE = re.compile(r"^\s*(?:func\.func|gpu\.func) ")
 _GPU_MODULE = re.compile(r"^(\s*gpu\.module @[\w$.]+) \{")
 _NAME = re.compile(r"%[\w$.-]+(?:#\d+)?")
@@ -34,6 +34,7 @@ class _Exporter:
         self.dropped: set = set()                    # (scope, result) of slices replaced by split loads
         self.scatter: dict = {}                      # scattered descriptor Value -> (1D source, its type,
         #                                              offsets, their type, lanes, chunk, element type)
+        self.columns: dict = {}                      # column block Value -> its scalar loads (ops._column)
         self.n = 0
 
     def fresh(self) -> str:
@@ -85,7 +86,8 @@ def _targets(module_op) -> list:
     found = []
 
     def visit(op):
-        if op.name.startswith("xegpu.") or op.name in ("vector.extract_strided_slice", "vector.transpose", "scf.for"):
+        if op.name.startswith("xegpu.") or op.name in ("vector.extract_strided_slice", "vector.transpose", "vector.broadcast",
+                                                 "scf.for"):
             found.append(op)
         elif op.name == "scf.yield" and len(op.operands):  # operand-less yields are not printed
             found.append(op)
@@ -111,6 +113,9 @@ def _line(op, line, ex) -> list[str]:
         if ex.plan is not None and parent.name == "scf.for" and ex.plan.dropped.get(parent):
             line = rewrite_yield(line, ex.plan.dropped[parent])
         return [ex.rewrite(line)]
+    if op.name == "vector.broadcast":
+        text = column_broadcast(op, ex) if ex.plan is not None else None
+        return [ex.rewrite(line)] if text is None else [indent + ex.rename(x) for x in text.split("\n")]
     if op.name == "vector.transpose":
         return [indent + x for x in _vnni_pack(op, line, ex)]
     if op.name == "vector.extract_strided_slice":

@@ -191,6 +191,9 @@ def _split_load(op, td, ex, props):
     head = create_nd_tdesc(create, ex).rpartition(" -> ")[0].split(" = ", 1)[1]
     lines, descs = [], {}
     for u, offs, sizes in slices:
+        if _column(u.result, create, (syms[0][0], syms[0][1] + offs[0]), (syms[1][0], syms[1][1] + offs[1]), ex):
+            ex.dropped.add((ex.scope, ex.result(u)))
+            continue
         narrow = full.replace(f"<{shape[0]}x{shape[1]}x{elt}", f"<{sizes[0]}x{sizes[1]}x{elt}", 1)
         if narrow not in descs:
             descs[narrow] = ex.plan.fresh()
@@ -200,6 +203,71 @@ def _split_load(op, td, ex, props):
         lines += lr + lc + [f"{ex.result(u)} = xegpu.load_nd {descs[narrow]}[{row}, {col}]{properties(props)} : "
                             f"{narrow} -> {ex.type(u.result.type)}"]
         ex.dropped.add((ex.scope, ex.result(u)))
+    return "\n".join(lines)
+
+
+def _column(value, create, row, col, ex) -> bool:
+    """A column block `vector<h x 1>` (a column bias) used only by `vector.broadcast` to `vector<h x w>`:
+    upstream's layout propagation (LLVM 22) cannot distribute the [h, 1] vector, so each broadcast is
+    exported as h uniform scalar loads (`memref.load`, rows clamped into the memref: rows past its end
+    are never stored) broadcast to `vector<1 x w>` rows (`driver._broadcast`). Recorded in
+    `ex.columns`; False when not applicable (then the block is loaded as usual)."""
+    shape, elt = vector_parts(str(value.type))
+    users = [u.owner for u in value.uses]
+    src = create.operands[0]
+    if (len(shape) != 2 or shape[1] != 1 or not users or not str(src.type).startswith("memref<")
+            or ir.MemRefType(src.type).rank != 2):
+        return False
+    for u in users:
+        if u.name != "vector.broadcast":
+            return False
+        ushape, _ = vector_parts(str(u.result.type))
+        if len(ushape) != 2 or ushape[0] != shape[0]:
+            return False
+    n_src, n_off, n_shape, _ = _segments(create)
+    st_shape = _ints(create.attributes["static_shape"])
+    mshape = list(ir.MemRefType(src.type).shape)
+    if st_shape:
+        bound = (ex.name(list(create.operands)[1 + n_off]) if st_shape[0] == DYNAMIC else None, st_shape[0])
+    else:
+        bound = (None, mshape[0]) if mshape[0] != DYNAMIC else ("dim", 0)
+    ex.columns[value] = (ex.name(src), str(src.type), row, col, bound, shape[0], elt)
+    return True
+
+
+def column_broadcast(op, ex):
+    """The lines of a `vector.broadcast` of a column block recorded by `_column`, or None."""
+    from .offsets import LITERAL_OFFSETS
+
+    src = op.operands[0]
+    if src not in ex.columns:
+        return None
+    mem, mem_t, row, col, (bname, bval), h, elt = ex.columns[src]
+    (_, w), _ = vector_parts(str(op.result.type))
+    zero = "0.0" if elt.startswith(("f", "bf")) else "0"
+    out, rt = ex.result(op), vector_text([1, w], elt)
+    z, one, last = ex.fresh(), ex.fresh(), ex.fresh()
+    lines = [f"{z} = arith.constant dense<{zero}> : {vector_text([h, w], elt)}", f"{one} = arith.constant 1 : index"]
+    if bname == "dim":
+        c0, bname = ex.fresh(), ex.fresh()
+        lines += [f"{c0} = arith.constant 0 : index", f"{bname} = memref.dim {mem}, {c0} : {mem_t}"]
+    elif bname is None:
+        bname = ex.fresh()
+        lines.append(f"{bname} = arith.constant {bval} : index")
+    lines.append(f"{last} = arith.subi {bname}, {one} : index")
+    c, lc = ex.plan.materialize(col, literal_ok=LITERAL_OFFSETS)
+    lines += lc
+    acc = z
+    for i in range(h):
+        r, lr = ex.plan.materialize((row[0], row[1] + i), literal_ok=LITERAL_OFFSETS)
+        q, s_, b = ex.fresh(), ex.fresh(), ex.fresh()
+        nxt = out if i == h - 1 else ex.fresh()
+        lines += lr + [f"{q} = arith.minsi {r}, {last} : index",
+                       f"{s_} = memref.load {mem}[{q}, {c}] : {mem_t}",
+                       f"{b} = vector.broadcast {s_} : {elt} to {rt}",
+                       f"{nxt} = vector.insert_strided_slice {b}, {acc} {{offsets = [{i}, 0], strides = [1, 1]}} : "
+                       f"{rt} into {vector_text([h, w], elt)}"]
+        acc = nxt
     return "\n".join(lines)
 
 
