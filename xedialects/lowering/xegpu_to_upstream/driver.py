@@ -34,6 +34,7 @@ class _Exporter:
         self.dropped: set = set()                    # (scope, result) of slices replaced by split loads
         self.scatter: dict = {}                      # scattered descriptor Value -> (1D source, its type,
         #                                              offsets, their type, lanes, chunk, element type)
+        self.packs: set = set()                      # vector.transpose ops that build a VNNI B (_vnni_pack)
         self.columns: dict = {}                      # column block Value -> its scalar loads (ops._column)
         self.n = 0
 
@@ -141,6 +142,7 @@ def _vnni_pack(op, line, ex) -> list[str]:
     if perm != [0, 2, 1] or v != vnni_factor(elt) or v == 1 or res != vector_text([a, n, v], elt):
         return [ex.rewrite(line)]
     ex.add_vnni(res, 0)
+    ex.packs.add(op)
     cast = op.operands[0].owner
     cast = getattr(cast, "operation", cast)
     if (ex.plan is not None and getattr(cast, "name", None) == "vector.shape_cast"
@@ -202,7 +204,7 @@ def export_upstream(module, *, form: str = "offsets", target: bool = True) -> st
     return "\n".join(out) + "\n"
 
 
-_VNNI_USERS = {"xegpu.dpas", "vector.extract_strided_slice", "scf.for", "scf.yield", "xegpu.load_nd", "vector.transpose"}
+_VNNI_USERS = {"xegpu.dpas", "vector.extract_strided_slice", "scf.for", "scf.yield", "xegpu.load_nd"}
 
 
 def _check_vnni_users(module_op, ex) -> None:
@@ -213,7 +215,7 @@ def _check_vnni_users(module_op, ex) -> None:
     bad = []
 
     def visit(op):
-        if op.name not in _VNNI_USERS:
+        if op.name not in _VNNI_USERS and op not in ex.packs:
             for v in list(op.operands) + list(op.results):
                 if str(v.type) in ex.vnni:
                     bad.append((op, v.type))
