@@ -402,7 +402,7 @@ def run(argv=None) -> int:
     if scalar_args:
         print(f"scalar arguments: {', '.join(scalar_args)}")
     reference = None
-    if args.check and "gpu.launch_func" in source:
+    if args.check and _launches_kernels(module, entry):
         print(f"xe-run: error: --check compiles @{entry} for the CPU, but the program launches GPU kernels "
               "itself (gpu.launch_func); a whole program checks its own results: run it with -e "
               f"{entry} --entry-point-result=void", file=sys.stderr)
@@ -475,6 +475,25 @@ def run(argv=None) -> int:
         print(f"  {lab}: max abs error {mx:.3g}, max rel error {rel:.3g}{count}  {'ok' if ok else 'MISMATCH'}")
     print("PASS" if ok_all else "FAIL")
     return 0 if ok_all else 1
+
+
+def _launches_kernels(module, entry: str) -> bool:
+    """Whether host function @entry (as written, before any pipeline) holds a gpu.launch_func."""
+    from mlir import ir
+
+    found = []
+
+    def visit(op):
+        if op.name == "gpu.launch_func":
+            found.append(op)
+            return ir.WalkResult.INTERRUPT
+        return ir.WalkResult.ADVANCE
+
+    for op in module.body.operations:
+        op = op.operation
+        if op.name == "func.func" and ir.StringAttr(op.attributes["sym_name"]).value == entry:
+            op.walk(visit)
+    return bool(found)
 
 
 def _draw(module, plans, out_dir) -> bool:
