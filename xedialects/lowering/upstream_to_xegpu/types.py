@@ -10,23 +10,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from ..xegpu_to_upstream.types import find_end as _find_end
+
 
 class ImportTypeError(Exception):
     """A type or attribute our dialect cannot express (the caller adds the location)."""
-
-
-def find_end(text: str, start: int) -> int:
-    """Index just past the `>` closing the first `<` at or after `start` (`->` arrows skipped)."""
-    depth = 0
-    for i in range(text.index("<", start), len(text)):
-        c = text[i]
-        if c == "<":
-            depth += 1
-        elif c == ">" and text[i - 1] != "-":
-            depth -= 1
-            if depth == 0:
-                return i + 1
-    raise ImportTypeError(f"unbalanced type text: {text[start:start + 80]}")
 
 
 def split_top(text: str) -> list[str]:
@@ -190,7 +178,7 @@ def rewrite_tdescs(text: str, simt: bool = False, rows_types=frozenset()) -> str
         if i < 0:
             out.append(text[pos:])
             return "".join(out)
-        j = find_end(text, i)
+        j = _find_end(text, i, ImportTypeError)
         out.append(text[pos:i])
         out.append(ours(parse_tdesc(text[i:j]), simt, text[i:j] in rows_types))
         pos = j

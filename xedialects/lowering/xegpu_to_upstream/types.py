@@ -16,8 +16,9 @@ _TDESC = re.compile(
     r'(?P<chunk>\d+)\s*:\s*i64,\s*(?P<sgm>unit|#xegpu\.sg_map<[^>]*>)>)>')
 
 
-def _find_end(text: str, start: int) -> int:
-    """Index just past the `>` closing the `<` that follows text[start:] 's first `<`."""
+def find_end(text: str, start: int, error: type[Exception] = ExportTypeError) -> int:
+    """Index just past the `>` closing the first `<` at or after `start` (`->` arrows skipped); `error`
+    is raised for unbalanced text (the importer passes its own ImportTypeError)."""
     depth = 0
     for i in range(text.index("<", start), len(text)):
         c = text[i]
@@ -27,7 +28,7 @@ def _find_end(text: str, start: int) -> int:
             depth -= 1
             if depth == 0:
                 return i + 1
-    raise ExportTypeError(f"unbalanced type text: {text[start:start + 80]}")
+    raise error(f"unbalanced type text: {text[start:start + 80]}")
 
 
 def tdesc(generic: str) -> str:
@@ -80,7 +81,7 @@ def rewrite_tdescs(text: str) -> str:
         if i < 0:
             out.append(text[pos:])
             return "".join(out)
-        j = _find_end(text, i)
+        j = find_end(text, i)
         out.append(text[pos:i])
         out.append(tdesc(text[i:j]))
         pos = j
