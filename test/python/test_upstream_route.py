@@ -26,7 +26,7 @@ ROUTE_OK = {"form:plain", "form:transposed_b", "form:generic", "form:batch", "fo
             "epilogue:bias_relu_i8", "epilogue:gelu_tanh", "epilogue:gelu_erf", "epilogue:alpha_beta",
             "epilogue:alpha_beta_args", "epilogue:alpha_beta_dynamic", "epilogue:named_chain",
             "epilogue:residual_scale_f16", "tensor:bias_relu", "tensor:inout", "tensor:inout_dynamic",
-            "epilogue:bias_col_dynamic"}
+            "epilogue:bias_col_dynamic", "epilogue:bias_col"}
 # the others: where they stop and why
 ROUTE_LEFT = {
     "form:transposed_a": "transpose is only supported for 32 and 64 bit elements",
@@ -35,7 +35,6 @@ ROUTE_LEFT = {
     # the scattered fallbacks (exported as xegpu.load/store with offsets): LLVM 22's subgroup distribution
     # asserts on their gathered vectors, layout propagation rejects the register-built VNNI B
     "form:k_1": "XeGPUSubgroupDistribute.cpp:90",
-    "epilogue:bias_col": "XeGPUSubgroupDistribute.cpp:90",
     "tensor:batch_fill": "XeGPUSubgroupDistribute.cpp:90",
     "form:unaligned": "Failed to update operation with the layout",
     "epilogue:bias_relu_unaligned": "Failed to update operation with the layout",

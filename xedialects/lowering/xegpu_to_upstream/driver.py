@@ -10,14 +10,15 @@ from mlir import ir
 from ...diagnostics import DiagnosticError, at
 from .loops import rewrite_for, rewrite_yield
 from .offsets import OffsetPlan
-from .ops import ExportOpError, column_broadcast, translate
+from .ops import ExportOpError, column_broadcast, gathered_column, gathered_column_broadcast, translate
 from .ops import extract_strided_slice as _slice
 from .types import ExportTypeError, flatten_vnni, rewrite_tdescs, vector_parts, vector_text, vnni_factor
 
 FORMS = ("offsets", "descriptors")
 # the target upstream's layout passes need (they look the uArch up from the gpu.module's target)
 TARGET = '#xevm.target<chip = "pvc">'
-_OP_LINE = re.compile(r'^\s*(?:%[\w#:]+(?:, %[\w#:]+)* = )?(?:"xegpu\.|vector\.extract_strided_slice |vector\.transpose |vector\.broadcast |scf\.for |scf\.yield )')
+_OP_LINE = re.compile(r'^\s*(?:%[\w#:]+(?:, %[\w#:]+)* = )?(?:"xegpu\.|vector\.extract_strided_slice |vector\.transpose |vector\.broadcast |scf\.for |scf\.yield |'
+                      r'vector\.insert_strided_slice |arith\.select )')
 _FUNC_LINE = re.compile(r"^\s*(?:func\.func|gpu\.func) ")
 _GPU_MODULE = re.compile(r"^(\s*gpu\.module @[\w$.]+) \{")
 _NAME = re.compile(r"%[\w$.-]+(?:#\d+)?")
@@ -36,6 +37,8 @@ class _Exporter:
         #                                              offsets, their type, lanes, chunk, element type)
         self.packs: set = set()                      # vector.transpose ops that build a VNNI B (_vnni_pack)
         self.columns: dict = {}                      # column block Value -> its scalar loads (ops._column)
+        self.gcolumns: dict = {}                     # column of 1-lane gathers -> its rows (ops.gathered_column)
+        self.gdrop: set = set()                      # results of the gathers / inserts such a column replaces
         self.n = 0
 
     def fresh(self) -> str:
@@ -88,7 +91,7 @@ def _targets(module_op) -> list:
 
     def visit(op):
         if op.name.startswith("xegpu.") or op.name in ("vector.extract_strided_slice", "vector.transpose", "vector.broadcast",
-                                                 "scf.for"):
+                                                 "scf.for", "vector.insert_strided_slice", "arith.select"):
             found.append(op)
         elif op.name == "scf.yield" and len(op.operands):  # operand-less yields are not printed
             found.append(op)
@@ -114,8 +117,14 @@ def _line(op, line, ex) -> list[str]:
         if ex.plan is not None and parent.name == "scf.for" and ex.plan.dropped.get(parent):
             line = rewrite_yield(line, ex.plan.dropped[parent])
         return [ex.rewrite(line)]
+    if len(op.results) == 1 and op.results[0] in ex.gdrop:  # part of a gathered column (ops.gathered_column)
+        return []
+    if op.name in ("vector.insert_strided_slice", "arith.select"):
+        return [ex.rewrite(line)]
     if op.name == "vector.broadcast":
         text = column_broadcast(op, ex) if ex.plan is not None else None
+        if text is None and ex.plan is not None:
+            text = gathered_column_broadcast(op, ex)
         return [ex.rewrite(line)] if text is None else [indent + ex.rename(x) for x in text.split("\n")]
     if op.name == "vector.transpose":
         return [indent + x for x in _vnni_pack(op, line, ex)]
@@ -177,6 +186,10 @@ def export_upstream(module, *, form: str = "offsets", target: bool = True) -> st
     buf = io.StringIO()
     module_op.print(state=ex.state, file=buf)
     ops = _targets(module_op)
+    if ex.plan is not None:
+        for op in ops:
+            if op.name == "vector.broadcast":
+                gathered_column(op, ex)
     out, k = [], 0
     for line in buf.getvalue().splitlines():
         if _OP_LINE.match(line):

@@ -666,3 +666,144 @@ def translate(op, ex) -> str:
         return fn(op, ex)
     except ExportTypeError as e:
         raise ExportOpError(f"'{op.name}': {e}") from None
+
+
+# ---- a column built from 1-lane gathers (the scattered column bias) ----
+
+def _owner(v, name):
+    """The op defining `v` if it is a `name` op, else None."""
+    o = v.owner
+    return o if getattr(o, "name", None) == name else None
+
+
+def _broadcast_scalar(v, scalar_t):
+    """The scalar `x` of `v = vector.broadcast x : scalar_t to vector<1x...>`, or None."""
+    b = _owner(v, "vector.broadcast")
+    return b.operands[0] if b is not None and str(b.operands[0].type) == scalar_t else None
+
+
+def _splat_literal(v):
+    """The literal of a splat `arith.constant dense<lit> : vector<...>`, or None."""
+    c = _owner(v, "arith.constant")
+    if c is None:
+        return None
+    text = str(c.attributes["value"])
+    if not text.startswith("dense<") or text.startswith("dense<["):
+        return None
+    return text[len("dense<"):text.index(">")]
+
+
+def _gathered_row(x, ex):
+    """(source Value, offset scalar, mask scalar, masked-off literal) of a `vector<1xT>` row value
+    `arith.select %m, %g, %c` with `%g` a 1-lane `load_gather` under the same mask `%m`, its offsets
+    and mask broadcasts of scalars, `%c` a splat constant; else None."""
+    sel = _owner(x, "arith.select")
+    if sel is None:
+        return None
+    cond, g, c = sel.operands
+    lit = _splat_literal(c)
+    gather = _owner(g, "xegpu.load_gather")
+    if lit is None or gather is None or len(list(g.uses)) != 1:
+        return None
+    td, mask = list(gather.operands)[:2]
+    if mask != cond or len(gather.operands) != 2 or _attr(gather, "transpose") is not None:
+        return None
+    create = _owner(td, "xegpu.create_tdesc")
+    if create is None or len(list(td.uses)) != 1 or _scatter_info(str(td.type))[:2] != (1, 1):
+        return None
+    off, m = _broadcast_scalar(create.operands[1], "index"), _broadcast_scalar(mask, "i1")
+    if off is None or m is None:
+        return None
+    return create.operands[0], off, m, lit, (sel, gather, create)
+
+
+def gathered_column(bcast, ex) -> bool:
+    """A `vector<h x 1>` column assembled by `vector.insert_strided_slice` of h masked 1-lane gathers
+    (the column bias of a scattered epilogue, `_gathered_row`) and used only by `vector.broadcast` to
+    `vector<h x w>`: LLVM 22's subgroup distribution gives each gathered row the 2D layout of the block
+    and asserts (XeGPUSubgroupDistribute.cpp:90). Recorded in `ex.gcolumns` (the broadcast is then h
+    uniform scalar `memref.load`s, as `_column`), the gathers and the inserts in `ex.gdrop`."""
+    v = bcast.operands[0]
+    if v in ex.gcolumns:
+        return True
+    try:
+        shape, elt = vector_parts(str(v.type))
+    except ExportTypeError:
+        return False
+    if len(shape) != 2 or shape[1] != 1:
+        return False
+    for u in v.uses:
+        o = u.owner
+        if o.name != "vector.broadcast":
+            return False
+        ushape, _ = vector_parts(str(o.result.type))
+        if len(ushape) != 2 or ushape[0] != shape[0]:
+            return False
+    rows, drop, cur = {}, [], v
+    while True:
+        ins = _owner(cur, "vector.insert_strided_slice")
+        if ins is None:
+            break
+        if cur != v and len(list(cur.uses)) != 1:
+            return False
+        offs = _ints_any(ins.attributes["offsets"])
+        if str(ins.operands[0].type) != f"vector<1x{elt}>" or len(offs) != 2 or offs[1] != 0:
+            return False
+        rows.setdefault(offs[0], ins.operands[0])  # walking back: the last insert of a row wins
+        drop.append(ins.result)
+        cur = ins.operands[1]
+    if sorted(rows) != list(range(shape[0])):
+        return False
+    info = []
+    for i in range(shape[0]):
+        x = rows[i]
+        if len(list(x.uses)) != 1:
+            return False
+        r = _gathered_row(x, ex)
+        if r is None:
+            return False
+        src, off, m, lit, ops = r
+        if not isinstance(src.type, ir.MemRefType):
+            return False
+        info.append((src, off, m, lit))
+        drop += [o.result for o in ops]
+    ex.gcolumns[v] = (info, elt)
+    ex.gdrop.update(drop)
+    return True
+
+
+def gathered_column_broadcast(op, ex):
+    """The lines of a `vector.broadcast` of a column recorded by `gathered_column`, or None: per row,
+    the offset (0 where the mask is off: masked rows read the source's first element, never past its
+    end), a uniform `memref.load` of the 1D source, the masked-off value where the mask is off,
+    broadcast to a `vector<1 x w>` row and inserted."""
+    src = op.operands[0]
+    if src not in ex.gcolumns:
+        return None
+    info, elt = ex.gcolumns[src]
+    h = len(info)
+    (_, w), _ = vector_parts(str(op.result.type))
+    zero = "0.0" if elt.startswith(("f", "bf")) else "0"
+    out, rt, full = ex.result(op), vector_text([1, w], elt), vector_text([h, w], elt)
+    z, c0 = ex.fresh(), ex.fresh()
+    lines = [f"{z} = arith.constant dense<{zero}> : {full}", f"{c0} = arith.constant 0 : index"]
+    flat = {}
+    acc = z
+    for i, (mem, off, m, lit) in enumerate(info):
+        key = ex.name(mem)
+        if key not in flat:
+            fl, name, t = _flat_source(mem, ex)
+            lines += fl
+            flat[key] = (name, t)
+        name, t = flat[key]
+        k, s_, d, val, b = ex.fresh(), ex.fresh(), ex.fresh(), ex.fresh(), ex.fresh()
+        nxt = out if i == h - 1 else ex.fresh()
+        lines += [f"{k} = arith.select {ex.name(m)}, {ex.name(off)}, {c0} : index",
+                  f"{s_} = memref.load {name}[{k}] : {t}",
+                  f"{d} = arith.constant {lit} : {elt}",
+                  f"{val} = arith.select {ex.name(m)}, {s_}, {d} : {elt}",
+                  f"{b} = vector.broadcast {val} : {elt} to {rt}",
+                  f"{nxt} = vector.insert_strided_slice {b}, {acc} {{offsets = [{i}, 0], strides = [1, 1]}} : "
+                  f"{rt} into {full}"]
+        acc = nxt
+    return "\n".join(lines)
