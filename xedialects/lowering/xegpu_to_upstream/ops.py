@@ -754,7 +754,7 @@ def gathered_column(bcast, ex) -> bool:
         cur = ins.operands[1]
     if sorted(rows) != list(range(shape[0])):
         return False
-    info = []
+    info, vecs = [], []
     for i in range(shape[0]):
         x = rows[i]
         if len(list(x.uses)) != 1:
@@ -767,8 +767,14 @@ def gathered_column(bcast, ex) -> bool:
             return False
         info.append((src, off, m, lit))
         drop += [o.result for o in ops]
+        sel, gather, create = ops
+        vecs += [create.operands[1], gather.operands[1]]
+    gone = set(drop)
+    for x in vecs:  # the vector<1x...> broadcasts of the offset and the mask, when nothing else uses them
+        if x not in gone and all(len(u.owner.results) == 1 and u.owner.results[0] in gone for u in x.uses):
+            gone.add(x)
     ex.gcolumns[v] = (info, elt)
-    ex.gdrop.update(drop)
+    ex.gdrop.update(gone)
     return True
 
 
