@@ -185,6 +185,25 @@ class _Writer:
             acc = self.combine(acc, self.reduce_tile(base, bt, row, self.const(off), h, wd, "    "), "    ")
         return acc
 
+    def fold_into_output(self, acc, zero):
+        """The final kernel's end: the 1x1 output %O2 becomes combine(acc, %O2) (an output element
+        narrower than the accumulator is widened for it and narrowed back), then the return."""
+        A, T = self.form.acc, self.form.out_elt
+        ot, tt, wg = f"memref<1x1x{T}>", self.tile_t(1, 1, T), self.wgm.format(1, 1)
+        self.w(f"    %ot = xetile.init_tile %O2[{zero}, {zero}] : {ot} -> {tt}")
+        self.w(f"    %init = xetile.load_tile %ot : {tt} -> vector<1x1x{T}>")
+        init = "%init"
+        if A != T:
+            self.w(f"    %initw = arith.extf %init {{wg_map = {wg}}} : vector<1x1x{T}> to {self.one}")
+            init = "%initw"
+        res = self.combine(acc, init, "    ")
+        if A != T:
+            self.w(f"    %res = arith.truncf {res} {{wg_map = {wg}}} : {self.one} to vector<1x1x{T}>")
+            res = "%res"
+        self.w(f"    xetile.store_tile {res}, %ot : vector<1x1x{T}>, {tt}")
+        self.w("    gpu.return")
+        self.w("  }")
+
     def header(self, name, params, threads):
         self.w(f"  gpu.func @{name}({params}) kernel attributes "
                f"{{known_block_size = array<i32: {threads}, 1, 1>, xe.subgroup_size = 16 : i32}} {{")
@@ -247,20 +266,7 @@ def kernel_text(form: FullReduceForm, plan, kname: str, io) -> str:
             acc = s2.region(base, bt, s2.const(covered), m - covered, 0, n, acc)
     elif covered < form.shape[0]:
         acc = s2.region(base, bt, zero, 1, covered, form.shape[0], acc)
-    tt = s2.tile_t(1, 1, T)
-    s2.w(f"    %ot = xetile.init_tile %O2[{zero}, {zero}] : {ot} -> {tt}")
-    s2.w(f"    %init = xetile.load_tile %ot : {tt} -> vector<1x1x{T}>")
-    init = "%init"
-    if A != T:
-        s2.w(f"    %initw = arith.extf %init {{wg_map = {s2.wgm.format(1, 1)}}} : vector<1x1x{T}> to {s2.one}")
-        init = "%initw"
-    res = s2.combine(acc, init, "    ")
-    if A != T:
-        s2.w(f"    %res = arith.truncf {res} {{wg_map = {s2.wgm.format(1, 1)}}} : {s2.one} to vector<1x1x{T}>")
-        res = "%res"
-    s2.w(f"    xetile.store_tile {res}, %ot : vector<1x1x{T}>, {tt}")
-    s2.w("    gpu.return")
-    s2.w("  }")
+    s2.fold_into_output(acc, zero)
     out.append("\n".join(s2.L))
     return "\n".join(out)
 

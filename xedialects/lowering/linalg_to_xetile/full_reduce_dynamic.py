@@ -64,18 +64,5 @@ def kernel_text_dynamic(form, plan, kname: str, writer_cls) -> str:
     s2.w(f"    %np = memref.dim %P, {zero} : {pt}")
     s2.w(f"    %P2 = memref.expand_shape %P [[0, 1]] output_shape [1, %np] : {pt} into {pv}")
     acc = loop(s2, "%P2", pv, f", [{s2.const(1)}, %np], [%np, {s2.const(1)}]", zero, 1, zero, "%np")
-    tt = s2.tile_t(1, 1, T)
-    s2.w(f"    %ot = xetile.init_tile %O2[{zero}, {zero}] : {ot} -> {tt}")
-    s2.w(f"    %init = xetile.load_tile %ot : {tt} -> vector<1x1x{T}>")
-    init = "%init"
-    if A != T:
-        s2.w(f"    %initw = arith.extf %init {{wg_map = {s2.wgm.format(1, 1)}}} : vector<1x1x{T}> to {s2.one}")
-        init = "%initw"
-    res = s2.combine(acc, init, "    ")
-    if A != T:
-        s2.w(f"    %res = arith.truncf {res} {{wg_map = {s2.wgm.format(1, 1)}}} : {s2.one} to vector<1x1x{T}>")
-        res = "%res"
-    s2.w(f"    xetile.store_tile {res}, %ot : vector<1x1x{T}>, {tt}")
-    s2.w("    gpu.return")
-    s2.w("  }")
+    s2.fold_into_output(acc, zero)
     return "\n".join(s1.L) + "\n" + "\n".join(s2.L)
