@@ -21,6 +21,7 @@ from mlir import ir
 from mlir.dialects import arith
 
 from .gemm_epilogue import NotFusible, _buffer_ok
+from .launch import SourceOutputIO, index_const, launch_func
 from .reduce import KINDS, _FLOATS, _IMIN, _NEG_INF, _POS_INF, body_name, match_body
 from .softmax import _pieces
 
@@ -271,9 +272,7 @@ def kernel_text(form: FullReduceForm, plan, kname: str, io) -> str:
     return "\n".join(out)
 
 
-class FullReduceIO:
-    def __init__(self, form: FullReduceForm):
-        self.host_args = [form.src, form.out]
+FullReduceIO = SourceOutputIO
 
 
 def emit_launch(form: FullReduceForm, plan, mod_name: str, kname: str, io: FullReduceIO):
@@ -283,12 +282,8 @@ def emit_launch(form: FullReduceForm, plan, mod_name: str, kname: str, io: FullR
     op = form.op
     dynamic = None in form.shape
     groups = None if dynamic else split(form, plan)[0]
+    const = index_const
     with op.context, ir.InsertionPoint(op), op.location:
-        idx = ir.IndexType.get()
-
-        def const(v):
-            return arith.ConstantOp(idx, v).result
-
         acc_t = ir.Type.parse(form.acc)
         one, threads = const(1), const(16)
         if dynamic:   # one work-group per `rows` rows (2D) / `band` columns (1D), rounded up
@@ -300,11 +295,7 @@ def emit_launch(form: FullReduceForm, plan, mod_name: str, kname: str, io: FullR
             part = memref.AllocOp(ir.MemRefType.get([max(groups, 1)], acc_t), [], []).result
 
         def launch(name, gy, args):
-            ir.Operation.create(
-                "gpu.launch_func", operands=[one, gy, one, threads, one, one] + args,
-                attributes={"kernel": ir.SymbolRefAttr.get([mod_name, name]),
-                            "operandSegmentSizes": ir.DenseI32ArrayAttr.get(
-                                [0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, len(args), 0])})
+            launch_func(mod_name, name, (one, gy, one), (threads, one, one), args)
 
         if dynamic or groups:
             launch(f"{kname}_partials", gv, [form.src, part])

@@ -16,6 +16,7 @@ from mlir.dialects import arith, memref
 
 from .gemm_epilogue import (NotFusible, _block_ops, _buffer_ok, _defining, _is_constant, _neutral, _scalar_ok,
                             _users_in)
+from .launch import index_const, launch_func
 from .linalg_match import identity_layout
 from .memory_plan import plan_gemv
 
@@ -380,12 +381,8 @@ def kernel_text(form: GemvForm, plan, kname: str, io) -> str:
 
 def emit_launch(form: GemvForm, plan, mod_name: str, kname: str, io: GemvIO):
     op = form.op
+    const = index_const
     with op.context, ir.InsertionPoint(op), op.location:
-        idx = ir.IndexType.get()
-
-        def const(v):
-            return arith.ConstantOp(idx, v).result
-
         if plan.grid() is not None:
             gx, gy = (const(g) for g in plan.grid())
         else:   # dynamic: tiles over the output length
@@ -396,14 +393,7 @@ def emit_launch(form: GemvForm, plan, mod_name: str, kname: str, io: GemvIO):
         gz = const(form.batch)
         one = const(1)
         threads = const(plan.num_subgroups * 16)
-        launch = ir.Operation.create(
-            "gpu.launch_func",
-            operands=[gx, gy, gz, threads, one, one] + io.host_args,
-            attributes={
-                "kernel": ir.SymbolRefAttr.get([mod_name, kname]),
-                "operandSegmentSizes": ir.DenseI32ArrayAttr.get([0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0,
-                                                                 len(io.host_args), 0]),
-            })
+        launch = launch_func(mod_name, kname, (gx, gy, gz), (threads, one, one), io.host_args)
     op.erase()
     if form.fill is not None:
         const = _defining(form.fill.operands[0])

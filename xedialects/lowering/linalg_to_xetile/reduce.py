@@ -15,6 +15,7 @@ from mlir import ir
 from mlir.dialects import arith, memref
 
 from .gemm_epilogue import NotFusible, _buffer_ok
+from .launch import SourceOutputIO, index_const, launch_func
 
 KINDS = {"arith.addf": "add", "arith.addi": "add", "arith.maximumf": "maximumf", "arith.minimumf": "minimumf",
          "arith.maxsi": "maxsi", "arith.minsi": "minsi", "arith.maxnumf": "maxnumf", "arith.minnumf": "minnumf"}
@@ -203,19 +204,13 @@ def kernel_text(form: ReduceForm, plan, kname: str, io) -> str:
     return "\n".join(L)
 
 
-class ReduceIO:
-    def __init__(self, form: ReduceForm):
-        self.host_args = [form.src, form.out]
+ReduceIO = SourceOutputIO
 
 
 def emit_launch(form: ReduceForm, plan, mod_name: str, kname: str, io: ReduceIO):
     op = form.op
+    const = index_const
     with op.context, ir.InsertionPoint(op), op.location:
-        idx = ir.IndexType.get()
-
-        def const(v):
-            return arith.ConstantOp(idx, v).result
-
         wm, wn = plan.wg_tile
         kept = form.m if form.dim == 1 else form.n
         if kept is None:
@@ -226,13 +221,7 @@ def emit_launch(form: ReduceForm, plan, mod_name: str, kname: str, io: ReduceIO)
         gx, gy = (const(1), groups) if form.dim == 1 else (groups, const(1))
         one = const(1)
         threads = const(plan.num_subgroups * 16)
-        launch = ir.Operation.create(
-            "gpu.launch_func",
-            operands=[gx, gy, one, threads, one, one] + io.host_args,
-            attributes={
-                "kernel": ir.SymbolRefAttr.get([mod_name, kname]),
-                "operandSegmentSizes": ir.DenseI32ArrayAttr.get([0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 2, 0]),
-            })
+        launch = launch_func(mod_name, kname, (gx, gy, one), (threads, one, one), io.host_args)
     op.erase()
     return launch
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from mlir import ir
 
 from .gemm_epilogue import NotFusible, _buffer_ok
+from .launch import SourceOutputIO, index_const, launch_func
 
 _FLOATS = ("f32", "f16", "bf16")
 
@@ -275,21 +276,15 @@ def kernel_text(form: SoftmaxForm, plan, kname: str, io) -> str:
     return "\n".join(L)
 
 
-class SoftmaxIO:
-    def __init__(self, form: SoftmaxForm):
-        self.host_args = [form.src, form.out]
+SoftmaxIO = SourceOutputIO
 
 
 def emit_launch(form: SoftmaxForm, plan, mod_name: str, kname: str, io: SoftmaxIO):
     from mlir.dialects import arith
 
     op = form.op
+    const = index_const
     with op.context, ir.InsertionPoint(op), op.location:
-        idx = ir.IndexType.get()
-
-        def const(v):
-            return arith.ConstantOp(idx, v).result
-
         one = const(1)
         if form.axis == 0:
             gy = const(-(-form.n // plan.wg_tile[1]))
@@ -300,13 +295,7 @@ def emit_launch(form: SoftmaxForm, plan, mod_name: str, kname: str, io: SoftmaxI
         else:
             gy = const(-(-form.m // plan.wg_tile[0]))
         threads = const(plan.num_subgroups * 16)
-        launch = ir.Operation.create(
-            "gpu.launch_func",
-            operands=([gy, one] if form.axis == 0 else [one, gy]) + [const(form.batch), threads, one, one]
-            + io.host_args,
-            attributes={
-                "kernel": ir.SymbolRefAttr.get([mod_name, kname]),
-                "operandSegmentSizes": ir.DenseI32ArrayAttr.get([0, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 2, 0]),
-            })
+        gx, gy = (gy, one) if form.axis == 0 else (one, gy)
+        launch = launch_func(mod_name, kname, (gx, gy, const(form.batch)), (threads, one, one), io.host_args)
     op.erase()
     return launch
