@@ -189,9 +189,10 @@ class _Eval:
         if res is not None and len(op.results) == 1:
             self.env[op.results[0]] = res
 
-    def create_nd(self, op):
-        from ...xegpu.ops import CreateNdTdescOp
-
+    def descriptor_source(self, op):
+        """What the descriptor that `op` creates points into: "slm" (shared local memory), None
+        (a buffer that is not tracked, or a view or descriptor type that is not known), or
+        (the base buffer, its view info, the descriptor's type)."""
         src = op.operands[0]
         if _is_slm(src.type):
             return "slm"
@@ -201,6 +202,15 @@ class _Eval:
         tv = our_type(op.results[0].type)
         if mi is None or tv is None:
             return None
+        return base, mi, tv
+
+    def create_nd(self, op):
+        from ...xegpu.ops import CreateNdTdescOp
+
+        where = self.descriptor_source(op)
+        if where is None or where == "slm":
+            return where
+        base, mi, tv = where
         c = CreateNdTdescOp(op)
         offs = [self.scalar(x) if isinstance(x, int) else self.get(x) for x in c.mixed("offsets", "static_offsets")]
         bounds = list(mi[0])
@@ -217,15 +227,10 @@ class _Eval:
         return _Desc(base, tuple(bounds), offs, block, elem_bits(str(tv.element_type)) // 8)
 
     def create_scattered(self, op):
-        src = op.operands[0]
-        if _is_slm(src.type):
-            return "slm"
-        if src not in self.views:
-            return None
-        base, mi = self.views[src]
-        tv = our_type(op.results[0].type)
-        if mi is None or tv is None:
-            return None
+        where = self.descriptor_source(op)
+        if where is None or where == "slm":
+            return where
+        base, mi, tv = where
         numel = None if any(s is None for s in mi[0]) else math.prod(mi[0])
         lanes = tv.shape[0]
         per_lane = math.prod(tv.shape[1:]) if len(tv.shape) > 1 else 1
