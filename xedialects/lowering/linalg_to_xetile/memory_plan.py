@@ -289,6 +289,16 @@ def plan_ger(m, n, elt: str, hw: XeArch, accumulate: bool) -> MemPlan:
     return p
 
 
+def _two_pass_chunk(start: int, across: int, extent: int, budget: int) -> int:
+    """The chunk a two-pass softmax streams along an axis of `extent`, `across` lines at a time:
+    `start`, doubled while the doubled chunk (across x chunk f32 values) fits in half the register
+    `budget` and within the extent."""
+    chunk = start
+    while across * chunk * 2 * 4 <= budget // 2 and chunk * 2 <= extent:
+        chunk *= 2
+    return chunk
+
+
 def plan_softmax(m, n: int, elt: str, hw: XeArch) -> MemPlan:
     """Tiles for a softmax along the rows of an m x n array: every subgroup owns whole rows
     (`sg_layout = [R, 1]`); rows are kept in registers (loaded once) when a subgroup's rows in f32
@@ -320,9 +330,7 @@ def plan_softmax(m, n: int, elt: str, hw: XeArch) -> MemPlan:
             reasons.append(f"{rows} rows per subgroup: whole rows of {n} in f32 fit in half the register file "
                            f"({budget} bytes)")
         else:
-            chunk = width
-            while rows * chunk * 2 * 4 <= budget // 2 and chunk * 2 <= n:
-                chunk *= 2
+            chunk = _two_pass_chunk(width, rows, n, budget)
             reasons.append(f"rows of {n} do not fit in registers: two passes over {chunk}-column chunks "
                            "(online max and sum, then the normalised write)")
     if chunk is None and not fitted:
@@ -439,9 +447,7 @@ def plan_softmax_columns(m: int, n: int, elt: str, hw: XeArch) -> MemPlan:
     if mpad * width * 4 <= budget:
         reasons.append(f"whole columns in registers: {mpad} rows x {width} columns in f32 per subgroup, loaded once")
     else:
-        chunk = unit
-        while width * chunk * 2 * 4 <= budget // 2 and chunk * 2 <= m:
-            chunk *= 2
+        chunk = _two_pass_chunk(unit, width, m, budget)
         reasons.append(f"columns of {m} do not fit in registers: two passes over {chunk}-row chunks (online max "
                        "and sum, then the normalised write)")
     wg = (chunk or mpad, layout * width)
