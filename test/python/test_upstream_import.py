@@ -24,6 +24,17 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 ROUND_TRIP = [n for n in UE.PROGRAMS if n not in UE.SCATTERED]
 
 
+def _launched_kernel(params: str, threads: int, body: str, prelude: str = "") -> str:
+    """A program of upstream xegpu: gpu.module @k with kernel @f(`params`) -- its ops `body`, then
+    gpu.return -- and func @main(`params`) launching it on one work-group of `threads` work-items
+    (after `prelude`: attribute aliases)."""
+    return (f"\n{prelude}gpu.module @k {{\n  gpu.func @f({params}) kernel {{\n{body}    gpu.return\n  }}\n}}\n"
+            f"func.func @main({params}) {{\n  %c1 = arith.constant 1 : index\n"
+            f"  %c{threads} = arith.constant {threads} : index\n"
+            f"  gpu.launch_func @k::@f blocks in (%c1, %c1, %c1) threads in (%c{threads}, %c1, %c1) "
+            f"args({params.replace(': ', ' : ')})\n  return\n}}\n")
+
+
 def _ours(case):
     mod = xedialects.parse(case.src, "case.mlir")
     run(mod, "builtin.module(xe-gemm-to-xegpu)")
@@ -59,9 +70,7 @@ def test_scattered_programs_are_not_exported():
     assert set(UE.PROGRAMS) - set(ROUND_TRIP) == UE.SCATTERED
 
 
-SG = """
-gpu.module @k {
-  gpu.func @f(%a: memref<16x32xf16>, %b: memref<32x16xf16>, %c: memref<16x16xf32>) kernel {
+SG = _launched_kernel("%a: memref<16x32xf16>, %b: memref<32x16xf16>, %c: memref<16x16xf32>", 16, """\
     %c0 = arith.constant 0 : index
     %c8 = arith.constant 8 : index
     %ta = xegpu.create_nd_tdesc %a : memref<16x32xf16> -> !xegpu.tensor_desc<8x16xf16, #xegpu.block_tdesc_attr<array_length = 2>>
@@ -79,16 +88,7 @@ gpu.module @k {
       xegpu.store_nd %d1, %tbt[%i, 0] : vector<8x16xf32>, !xegpu.tensor_desc<8x16xf32>
       scf.yield %x : index
     }
-    gpu.return
-  }
-}
-func.func @main(%a: memref<16x32xf16>, %b: memref<32x16xf16>, %c: memref<16x16xf32>) {
-  %c1 = arith.constant 1 : index
-  %c16 = arith.constant 16 : index
-  gpu.launch_func @k::@f blocks in (%c1, %c1, %c1) threads in (%c16, %c1, %c1) args(%a : memref<16x32xf16>, %b : memref<32x16xf16>, %c : memref<16x16xf32>)
-  return
-}
-"""
+""")
 
 
 def _ab(m=16, k=32, n=16, seed=1):
@@ -108,9 +108,8 @@ def test_subgroup_kernel_runs_in_vc_mode():
     assert np.array_equal(out[:8], want)      # integers: exact
 
 
-LANE = """
-gpu.module @k {
-  gpu.func @f(%a: memref<8x16xf16>, %b: memref<16x16xf16>, %c: memref<8x16xf32>, %o: memref<16xf32>) kernel {
+LANE = _launched_kernel(
+    "%a: memref<8x16xf16>, %b: memref<16x16xf16>, %c: memref<8x16xf32>, %o: memref<16xf32>", 16, """\
     %ta = xegpu.create_nd_tdesc %a : memref<8x16xf16> -> !xegpu.tensor_desc<8x16xf16>
     %tb = xegpu.create_nd_tdesc %b : memref<16x16xf16> -> !xegpu.tensor_desc<16x16xf16>
     %tc = xegpu.create_nd_tdesc %c : memref<8x16xf32> -> !xegpu.tensor_desc<8x16xf32>
@@ -123,16 +122,7 @@ gpu.module @k {
     %x = vector.extract %d[0] : f32 from vector<8xf32>
     %v = vector.from_elements %x : vector<1xf32>
     xegpu.store %v, %o[%t], %m : vector<1xf32>, memref<16xf32>, index, i1
-    gpu.return
-  }
-}
-func.func @main(%a: memref<8x16xf16>, %b: memref<16x16xf16>, %c: memref<8x16xf32>, %o: memref<16xf32>) {
-  %c1 = arith.constant 1 : index
-  %c16 = arith.constant 16 : index
-  gpu.launch_func @k::@f blocks in (%c1, %c1, %c1) threads in (%c16, %c1, %c1) args(%a : memref<8x16xf16>, %b : memref<16x16xf16>, %c : memref<8x16xf32>, %o : memref<16xf32>)
-  return
-}
-"""
+""")
 
 
 def test_lane_kernel_runs_in_simt_mode():
@@ -147,25 +137,14 @@ def test_lane_kernel_runs_in_simt_mode():
     assert np.array_equal(res[2], want) and np.array_equal(res[3], want[0])
 
 
-WG = """
-gpu.module @k {
-  gpu.func @f(%a: memref<32x32xf32>, %c: memref<32x32xf32>) kernel {
+WG = _launched_kernel("%a: memref<32x32xf32>, %c: memref<32x32xf32>", 64, """\
     %c0 = arith.constant 0 : index
     %t = xegpu.create_nd_tdesc %a : memref<32x32xf32> -> !xegpu.tensor_desc<32x32xf32, #xegpu.layout<sg_layout = [2, 2], sg_data = [16, 16], inst_data = [8, 16]>>
     %v = xegpu.load_nd %t[%c0, %c0] {layout = #xegpu.layout<sg_layout = [2, 2], sg_data = [16, 16], inst_data = [8, 16]>} : !xegpu.tensor_desc<32x32xf32, #xegpu.layout<sg_layout = [2, 2], sg_data = [16, 16], inst_data = [8, 16]>> -> vector<32x32xf32>
     %e = math.exp %v {layout_result_0 = #xegpu.layout<sg_layout = [2, 2], sg_data = [16, 16], inst_data = [8, 16]>} : vector<32x32xf32>
     %tc = xegpu.create_nd_tdesc %c : memref<32x32xf32> -> !xegpu.tensor_desc<32x32xf32, #xegpu.layout<sg_layout = [2, 2], sg_data = [16, 16], inst_data = [8, 16]>>
     xegpu.store_nd %e, %tc[%c0, %c0] {layout = #xegpu.layout<sg_layout = [2, 2], sg_data = [16, 16], inst_data = [8, 16]>} : vector<32x32xf32>, !xegpu.tensor_desc<32x32xf32, #xegpu.layout<sg_layout = [2, 2], sg_data = [16, 16], inst_data = [8, 16]>>
-    gpu.return
-  }
-}
-func.func @main(%a: memref<32x32xf32>, %c: memref<32x32xf32>) {
-  %c1 = arith.constant 1 : index
-  %c64 = arith.constant 64 : index
-  gpu.launch_func @k::@f blocks in (%c1, %c1, %c1) threads in (%c64, %c1, %c1) args(%a : memref<32x32xf32>, %c : memref<32x32xf32>)
-  return
-}
-"""
+""")
 
 
 def test_workgroup_kernel_goes_through_upstream_passes():
@@ -178,13 +157,7 @@ def test_workgroup_kernel_goes_through_upstream_passes():
     assert np.allclose(out, np.exp(a), rtol=1e-6)
 
 
-WG_T = """
-#k = #xegpu.layout<sg_layout = [2, 1], sg_data = [16, 32], inst_data = [16, 16]>
-#kt = #xegpu.layout<sg_layout = [1, 2], sg_data = [32, 16], inst_data = [16, 16]>
-#a = #xegpu.layout<sg_layout = [2, 1], sg_data = [16, 32], inst_data = [8, 16]>
-#c = #xegpu.layout<sg_layout = [2, 1], sg_data = [16, 16], inst_data = [8, 16]>
-gpu.module @k {
-  gpu.func @f(%a: memref<32x32xf16>, %b: memref<16x32xf16>, %c: memref<32x16xf32>) kernel {
+WG_T = _launched_kernel("%a: memref<32x32xf16>, %b: memref<16x32xf16>, %c: memref<32x16xf32>", 32, """\
     %c0 = arith.constant 0 : index
     %ta = xegpu.create_nd_tdesc %a : memref<32x32xf16> -> !xegpu.tensor_desc<32x32xf16, #a>
     %va = xegpu.load_nd %ta[%c0, %c0] {layout = #a} : !xegpu.tensor_desc<32x32xf16, #a> -> vector<32x32xf16>
@@ -195,16 +168,12 @@ gpu.module @k {
     %d = xegpu.dpas %va, %bt, %z {layout_a = #a, layout_b = #kt, layout_cd = #c} : vector<32x32xf16>, vector<32x16xf16>, vector<32x16xf32> -> vector<32x16xf32>
     %tc = xegpu.create_nd_tdesc %c : memref<32x16xf32> -> !xegpu.tensor_desc<32x16xf32, #c>
     xegpu.store_nd %d, %tc[%c0, %c0] {layout = #c} : vector<32x16xf32>, !xegpu.tensor_desc<32x16xf32, #c>
-    gpu.return
-  }
-}
-func.func @main(%a: memref<32x32xf16>, %b: memref<16x32xf16>, %c: memref<32x16xf32>) {
-  %c1 = arith.constant 1 : index
-  %c32 = arith.constant 32 : index
-  gpu.launch_func @k::@f blocks in (%c1, %c1, %c1) threads in (%c32, %c1, %c1) args(%a : memref<32x32xf16>, %b : memref<16x32xf16>, %c : memref<32x16xf32>)
-  return
-}
-"""
+""", prelude="""\
+#k = #xegpu.layout<sg_layout = [2, 1], sg_data = [16, 32], inst_data = [16, 16]>
+#kt = #xegpu.layout<sg_layout = [1, 2], sg_data = [32, 16], inst_data = [16, 16]>
+#a = #xegpu.layout<sg_layout = [2, 1], sg_data = [16, 32], inst_data = [8, 16]>
+#c = #xegpu.layout<sg_layout = [2, 1], sg_data = [16, 16], inst_data = [8, 16]>
+""")
 
 
 def test_workgroup_transpose_every_subgroup_holds_whole():
@@ -224,11 +193,7 @@ def test_workgroup_transpose_every_subgroup_holds_whole():
     assert "wgt.mlir:13:" in str(e.value) and "vector.transpose" in str(e.value)
 
 
-WG_ROWSUM = """
-#l16 = #xegpu.layout<sg_layout = [2, 1], sg_data = [16, 16], inst_data = [8, 16]>
-#l1 = #xegpu.layout<sg_layout = [2, 1], sg_data = [16, 1], inst_data = [8, 1]>
-gpu.module @k {
-  gpu.func @f(%a: memref<32x16xf32>, %c: memref<32x16xf32>) kernel {
+WG_ROWSUM = _launched_kernel("%a: memref<32x16xf32>, %c: memref<32x16xf32>", 32, """\
     %c0 = arith.constant 0 : index
     %t = xegpu.create_nd_tdesc %a : memref<32x16xf32> -> !xegpu.tensor_desc<32x16xf32, #l16>
     %v = xegpu.load_nd %t[%c0, %c0] {layout = #l16} : !xegpu.tensor_desc<32x16xf32, #l16> -> vector<32x16xf32>
@@ -239,16 +204,10 @@ gpu.module @k {
     %d = arith.subf %v, %b {layout_result_0 = #l16} : vector<32x16xf32>
     %tc = xegpu.create_nd_tdesc %c : memref<32x16xf32> -> !xegpu.tensor_desc<32x16xf32, #l16>
     xegpu.store_nd %d, %tc[%c0, %c0] {layout = #l16} : vector<32x16xf32>, !xegpu.tensor_desc<32x16xf32, #l16>
-    gpu.return
-  }
-}
-func.func @main(%a: memref<32x16xf32>, %c: memref<32x16xf32>) {
-  %c1 = arith.constant 1 : index
-  %c32 = arith.constant 32 : index
-  gpu.launch_func @k::@f blocks in (%c1, %c1, %c1) threads in (%c32, %c1, %c1) args(%a : memref<32x16xf32>, %c : memref<32x16xf32>)
-  return
-}
-"""
+""", prelude="""\
+#l16 = #xegpu.layout<sg_layout = [2, 1], sg_data = [16, 16], inst_data = [8, 16]>
+#l1 = #xegpu.layout<sg_layout = [2, 1], sg_data = [16, 1], inst_data = [8, 1]>
+""")
 
 
 def test_workgroup_row_reduction_expanded_to_its_own_layout():
@@ -312,9 +271,7 @@ def test_upstream_abort_is_a_located_error():
     assert d.filename == "abort.mlir" and "upstream MLIR stopped (SIGABRT)" in d.message
 
 
-GATHER = """
-gpu.module @k {
-  gpu.func @f(%a: memref<64xf32>, %c: memref<64xf32>) kernel {
+GATHER = _launched_kernel("%a: memref<64xf32>, %c: memref<64xf32>", 16, """\
     %o = arith.constant dense<[0, 4, 2, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30]> : vector<16xindex>
     %m = arith.constant dense<true> : vector<16xi1>
     %v = xegpu.load %a[%o], %m <{chunk_size = 2}> : memref<64xf32>, vector<16xindex>, vector<16xi1> -> vector<16x2xf32>
@@ -326,16 +283,7 @@ gpu.module @k {
     %nb = xegpu.init_nbarrier %i, %n : i8, i8 -> !xegpu.nbarrier
     xegpu.nbarrier_arrive %nb : !xegpu.nbarrier
     xegpu.nbarrier_wait %nb : !xegpu.nbarrier
-    gpu.return
-  }
-}
-func.func @main(%a: memref<64xf32>, %c: memref<64xf32>) {
-  %c1 = arith.constant 1 : index
-  %c16 = arith.constant 16 : index
-  gpu.launch_func @k::@f blocks in (%c1, %c1, %c1) threads in (%c16, %c1, %c1) args(%a : memref<64xf32>, %c : memref<64xf32>)
-  return
-}
-"""
+""")
 
 
 def test_subgroup_scattered_chunks_and_named_barriers():
@@ -350,9 +298,7 @@ def test_subgroup_scattered_chunks_and_named_barriers():
     assert np.array_equal(c, want)
 
 
-SCATTER_TDESC = """
-gpu.module @k {
-  gpu.func @f(%a: memref<64xf32>, %c: memref<64xf32>) kernel {
+SCATTER_TDESC = _launched_kernel("%a: memref<64xf32>, %c: memref<64xf32>", 16, """\
     %o = arith.constant dense<[0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30]> : vector<16xindex>
     %d = arith.constant dense<1> : vector<16xindex>
     %m = arith.constant dense<true> : vector<16xi1>
@@ -365,16 +311,7 @@ gpu.module @k {
     %t2 = xegpu.update_offset %t1, %d : !xegpu.tensor_desc<16xf32, #xegpu.scatter_tdesc_attr<>>, vector<16xindex>
     %one = arith.constant dense<1.0> : vector<16xf32>
     %r = xegpu.atomic_rmw addf %t2, %m, %one : !xegpu.tensor_desc<16xf32, #xegpu.scatter_tdesc_attr<>>, vector<16xi1>, vector<16xf32> -> vector<16xf32>
-    gpu.return
-  }
-}
-func.func @main(%a: memref<64xf32>, %c: memref<64xf32>) {
-  %c1 = arith.constant 1 : index
-  %c16 = arith.constant 16 : index
-  gpu.launch_func @k::@f blocks in (%c1, %c1, %c1) threads in (%c16, %c1, %c1) args(%a : memref<64xf32>, %c : memref<64xf32>)
-  return
-}
-"""
+""")
 
 
 def test_scattered_descriptor_form():
@@ -392,9 +329,7 @@ def test_scattered_descriptor_form():
     assert np.array_equal(c, want)
 
 
-LANE_TRANSPOSED_B = """
-gpu.module @k {
-  gpu.func @f(%a: memref<8x16xf16>, %bt: memref<16x8xf32>, %c: memref<8x16xf32>) kernel {
+LANE_TRANSPOSED_B = _launched_kernel("%a: memref<8x16xf16>, %bt: memref<16x8xf32>, %c: memref<8x16xf32>", 16, """\
     %ta = xegpu.create_nd_tdesc %a : memref<8x16xf16> -> !xegpu.tensor_desc<8x16xf16>
     %tb = xegpu.create_nd_tdesc %bt : memref<16x8xf32> -> !xegpu.tensor_desc<16x8xf32>
     %tc = xegpu.create_nd_tdesc %c : memref<8x16xf32> -> !xegpu.tensor_desc<8x16xf32>
@@ -403,16 +338,7 @@ gpu.module @k {
     %vb = vector.bitcast %vb32 : vector<8xf32> to vector<16xf16>
     %d = xegpu.dpas %va, %vb : vector<8xf16>, vector<16xf16> -> vector<8xf32>
     xegpu.store_nd %d, %tc[0, 0] : vector<8xf32>, !xegpu.tensor_desc<8x16xf32>
-    gpu.return
-  }
-}
-func.func @main(%a: memref<8x16xf16>, %bt: memref<16x8xf32>, %c: memref<8x16xf32>) {
-  %c1 = arith.constant 1 : index
-  %c16 = arith.constant 16 : index
-  gpu.launch_func @k::@f blocks in (%c1, %c1, %c1) threads in (%c16, %c1, %c1) args(%a : memref<8x16xf16>, %bt : memref<16x8xf32>, %c : memref<8x16xf32>)
-  return
-}
-"""
+""")
 
 
 def test_lane_transposed_b_load():
