@@ -14,6 +14,7 @@ from xedialects.lowering.linalg_to_xetile.memory_plan import plan_gemv
 from xedialects.passes import run
 
 sys.path.insert(0, os.path.dirname(__file__))
+from linalg_support import assert_portable_spirv_matches_cpu, lowered, opencl_program  # noqa: E402
 from test_linalg_lowering import XEGPU, Case, assert_ok, mr  # noqa: E402
 
 
@@ -53,6 +54,15 @@ def dynamic(op, m, n, e, static_n=False):
                 dyn_shapes={i: sh for i, sh in enumerate(shapes)})
 
 
+def _alpha_fma_region(e):
+    """The region of a gemv-shaped generic with a host scalar %alpha: acc + alpha * (a * b)."""
+    return (f"  ^bb0(%a: {e}, %b: {e}, %acc: {e}):\n"
+            f"    %0 = arith.mulf %a, %b : {e}\n"
+            f"    %1 = arith.mulf %alpha, %0 : {e}\n"
+            f"    %2 = arith.addf %acc, %1 : {e}\n"
+            f"    linalg.yield %2 : {e}\n  }}\n")
+
+
 def generic_alpha(m, n, e, vecmat=False):
     """y += alpha * A x (or x A) as a linalg.generic, alpha a host scalar."""
     ta, tx, ty = mr((m, n), e), mr((m if vecmat else n,), e), mr((n if vecmat else m,), e)
@@ -63,13 +73,7 @@ def generic_alpha(m, n, e, vecmat=False):
     src = f"""func.func @f(%A: {ta}, %x: {tx}, %y: {ty}, %alpha: {e}) {{
   linalg.generic {{indexing_maps = {maps}, iterator_types = ["parallel", "reduction"]}}
       ins(%A, %x : {ta}, {tx}) outs(%y : {ty}) {{
-  ^bb0(%a: {e}, %b: {e}, %acc: {e}):
-    %0 = arith.mulf %a, %b : {e}
-    %1 = arith.mulf %alpha, %0 : {e}
-    %2 = arith.addf %acc, %1 : {e}
-    linalg.yield %2 : {e}
-  }}
-  return
+{_alpha_fma_region(e)}  return
 }}
 """
     return Case(src, [((m, n), e), ((m if vecmat else n,), e), ((n if vecmat else m,), e), ("scalar", e, 0.75)],
@@ -228,13 +232,7 @@ def gemv_alpha_beta(m, n, e):
   linalg.generic {{indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i)>],
                   iterator_types = ["parallel", "reduction"]}}
       ins(%A, %x : {ta}, {tx}) outs(%y : {ty}) {{
-  ^bb0(%a: {e}, %b: {e}, %acc: {e}):
-    %0 = arith.mulf %a, %b : {e}
-    %1 = arith.mulf %alpha, %0 : {e}
-    %2 = arith.addf %acc, %1 : {e}
-    linalg.yield %2 : {e}
-  }}
-  return
+{_alpha_fma_region(e)}  return
 }}
 """
     return Case(src, [((m, n), e), ((n,), e), ((m,), e), ("scalar", e, 0.75), ("scalar", e, -0.5)], e, n)
@@ -264,21 +262,15 @@ def test_through_simt(name):
     assert_ok(CASES[name], "simt", name)
 
 
-def _lowered(case, pipeline="convert-linalg-to-xetile"):
-    m = xedialects.parse(case.src, "case.mlir")
-    run(m, f"builtin.module({'xe-bufferize, ' if case.tensor else ''}{pipeline})")
-    return m
-
-
 def test_one_kernel_with_tile_reduce():
-    text = str(_lowered(CASES["matvec-f32-100x70"]))
+    text = str(lowered(CASES["matvec-f32-100x70"]))
     host, kernels = text.split("gpu.module")
     assert "linalg." not in host and host.count("gpu.launch_func") == 1
     assert "tile_reduce" in kernels and "tile_broadcast" in kernels
 
 
 def test_alpha_beta_gemv_is_two_kernels():
-    text = str(_lowered(CASES["gemv-alpha-beta-f32-77x45"]))
+    text = str(lowered(CASES["gemv-alpha-beta-f32-77x45"]))
     host = text.split("gpu.module")[0]
     assert host.count("gpu.launch_func") == 2 and "linalg." not in host
 
@@ -292,12 +284,12 @@ def test_split_reduction_for_few_outputs():
     assert wide.slices == 5 and "KiB in flight" in [r for r in wide.reasons if "slices" in r][0]
     col = plan_gemv(24, 1000, 1, 1, "f32", pvc, can_split=True)                  # matvec: y is a column
     assert col.slices > 1 and "grid x" in [r for r in col.reasons if "slices" in r][0]
-    text = str(_lowered(CASES["vecmat-split-f32-1000x40"]))
+    text = str(lowered(CASES["vecmat-split-f32-1000x40"]))
     assert "atomic_rmw_tile" in text and text.count("gpu.block_id") == 2
 
 
 def test_fill_of_y_starts_the_accumulator():
-    text = str(_lowered(CASES["matvec-fill-f32-70x45"]))
+    text = str(lowered(CASES["matvec-fill-f32-70x45"]))
     host, kernels = text.split("gpu.module")
     assert "linalg." not in host and "vector.broadcast" in kernels
 
@@ -341,7 +333,7 @@ def test_spirv_validates(target):
     from xedialects.lowering.xegpu_to_spirv.spirv_export import export_spirv, validate
 
     for name in ("matvec-bf16-to-f32-70x300", "vecmat-f16-37x129", "ger-alpha-acc-bf16-100x70"):
-        binary, _ = export_spirv(_lowered(CASES[name], XEGPU + f", convert-xegpu-to-spirv{{target={target}}}"),
+        binary, _ = export_spirv(lowered(CASES[name], XEGPU + f", convert-xegpu-to-spirv{{target={target}}}"),
                                  target=target)
         validate(binary)
 
@@ -350,14 +342,10 @@ def test_spirv_validates(target):
                                   "vecmat-split-f32-1000x40"])
 def test_pvc_binary_on_opencl_matches_cpu(name):
     """The pvc binary (2D block builtins emulated on the CPU device)."""
-    from opencl_support import RT, assert_opencl_matches_cpu
-    if RT is None:
-        pytest.skip("OpenCL runtime unavailable")
-    from xedialects.runtime.opencl import program_for_module
+    from opencl_support import assert_opencl_matches_cpu
 
     case = CASES[name]
-    m = _lowered(case, XEGPU + ", convert-xegpu-to-spirv{target=pvc}")
-    program = program_for_module(m, RT)
+    m, program = opencl_program(case, "pvc")
     assert program.emulated
     assert_opencl_matches_cpu(name + " pvc", case, m, program)
 
@@ -366,14 +354,7 @@ def test_pvc_binary_on_opencl_matches_cpu(name):
                                   "generic-alpha-f32-65x33", "ger-alpha-acc-bf16-100x70", "vecmat-dynamic-f16-37x129",
                                   "vecmat-split-f32-1000x40", "matvec-split-f32-24x1000"])
 def test_portable_spirv_on_opencl_matches_cpu(name):
-    from opencl_support import RT, assert_opencl_matches_cpu
-    if RT is None:
-        pytest.skip("OpenCL runtime unavailable")
-    from xedialects.runtime.opencl import program_for_module
-
-    case = CASES[name]
-    m = _lowered(case, XEGPU + ", convert-xegpu-to-spirv{target=portable}")
-    assert_opencl_matches_cpu(name, case, m, program_for_module(m, RT))
+    assert_portable_spirv_matches_cpu(name, CASES[name])
 
 
 def test_ger_is_planned_as_an_outer_product():
@@ -383,7 +364,7 @@ def test_ger_is_planned_as_an_outer_product():
     assert p.kind.startswith("ger") and "read and written" in p.reasons[0]
     gx, gy = p.grid()
     assert gx * gy >= 128
-    text = str(_lowered(CASES["ger-alpha-acc-f32-100x70"]))
+    text = str(lowered(CASES["ger-alpha-acc-f32-100x70"]))
     assert text.count("tile_broadcast") == 2 and "linalg." not in text.split("gpu.module")[0]
 
 

@@ -8,12 +8,11 @@ import sys
 
 import pytest
 
-import xedialects
 from xedialects.arch import get_arch
 from xedialects.lowering.linalg_to_xetile.memory_plan import plan_memory_bound
-from xedialects.passes import run
 
 sys.path.insert(0, os.path.dirname(__file__))
+from linalg_support import assert_portable_spirv_matches_cpu, lowered, opencl_program  # noqa: E402
 from test_linalg_lowering import XEGPU, Case, assert_ok, mr  # noqa: E402
 
 ID = "affine_map<(d0, d1) -> (d0, d1)>"
@@ -104,14 +103,8 @@ def test_through_vc(name):
     assert_ok(CASES[name], "vc", name)
 
 
-def _lowered(case, pipeline="convert-linalg-to-xetile"):
-    m = xedialects.parse(case.src, "case.mlir")
-    run(m, f"builtin.module({'xe-bufferize, ' if case.tensor else ''}{pipeline})")
-    return m
-
-
 def test_no_linalg_left_and_one_kernel():
-    text = str(_lowered(CASES["axpby-f32-37x53"]))
+    text = str(lowered(CASES["axpby-f32-37x53"]))
     assert "linalg." not in text.split("gpu.module")[0]
     assert text.count("gpu.launch_func") == 1
     assert "vector.broadcast" in text and "xetile.store_tile" in text
@@ -132,14 +125,7 @@ def test_plan_fills_xe_cores():
 @pytest.mark.parametrize("name", ["add-f32-100x70", "axpby-f16-37x53", "axpby-1d-f32-1000", "hadamard-tensor-bf16-65x129",
                                   "add-i32-33x47"])
 def test_portable_spirv_on_opencl_matches_cpu(name):
-    from opencl_support import RT, assert_opencl_matches_cpu
-    if RT is None:
-        pytest.skip("OpenCL runtime unavailable")
-    from xedialects.runtime.opencl import program_for_module
-
-    case = CASES[name]
-    m = _lowered(case, XEGPU + ", convert-xegpu-to-spirv{target=portable}")
-    assert_opencl_matches_cpu(name, case, m, program_for_module(m, RT))
+    assert_portable_spirv_matches_cpu(name, CASES[name])
 
 
 # ---- reductions ---------------------------------------------------------------------------------
@@ -222,7 +208,7 @@ def test_reduce_through_vc(name):
 
 
 def test_reduce_uses_tile_reduce():
-    text = str(_lowered(RCASES["maximumf-d1-f32-100x70"]))
+    text = str(lowered(RCASES["maximumf-d1-f32-100x70"]))
     assert "xetile.tile_reduce" in text and "maximumf" in text and "arith.minsi" in text   # clamped last tile
     assert "linalg.reduce" not in text
 
@@ -230,20 +216,13 @@ def test_reduce_uses_tile_reduce():
 def test_reduce_too_narrow_for_max_is_left_alone():
     for case in (reduce_case((40, 5), "f32", 1, "arith.maximumf"),
                  reduce_case((40, 50), "f32", 1, "arith.maximumf", dyn=(1,))):    # dynamic reduced extent
-        text = str(_lowered(case))
+        text = str(lowered(case))
         assert "linalg.reduce" in text and "gpu.launch_func" not in text
 
 
 @pytest.mark.parametrize("name", ["addf-d1-f32-100x70", "maximumf-d0-f16-37x129", "addf-d1-f32-tensor-65x130"])
 def test_reduce_portable_spirv_on_opencl_matches_cpu(name):
-    from opencl_support import RT, assert_opencl_matches_cpu
-    if RT is None:
-        pytest.skip("OpenCL runtime unavailable")
-    from xedialects.runtime.opencl import program_for_module
-
-    case = RCASES[name]
-    m = _lowered(case, XEGPU + ", convert-xegpu-to-spirv{target=portable}")
-    assert_opencl_matches_cpu(name, case, m, program_for_module(m, RT))
+    assert_portable_spirv_matches_cpu(name, RCASES[name])
 
 
 # ---- reductions to a scalar (two stages: partials, then one work-group) -------------------------
@@ -321,16 +300,16 @@ def test_full_reduce_through_vc(name):
     from xedialects.sim import simulate
 
     case = FCASES[name]
-    _check_scalar(case, _lowered(case, XEGPU), lambda m, a: simulate(m, case.entry, a))
+    _check_scalar(case, lowered(case, XEGPU), lambda m, a: simulate(m, case.entry, a))
 
 
 def test_full_reduce_dynamic_max_is_left_alone():
-    text = str(_lowered(full_case((40, 50), "f32", "arith.maximumf", dyn=True)))
+    text = str(lowered(full_case((40, 50), "f32", "arith.maximumf", dyn=True)))
     assert "linalg.reduce" in text and "gpu.launch_func" not in text
 
 
 def test_full_reduce_two_stages():
-    text = str(_lowered(FCASES["addf-f32-37x53"]))
+    text = str(lowered(FCASES["addf-f32-37x53"]))
     assert "linalg.reduce" not in text.split("gpu.module")[0]
     assert text.count("gpu.launch_func") == 2 and "memref.alloc" in text and "memref.dealloc" in text
     assert "_partials" in text and "_final" in text and "xetile.tile_reduce" in text
@@ -339,11 +318,8 @@ def test_full_reduce_two_stages():
 @pytest.mark.parametrize("name", ["addf-f32-37x53", "maximumf-f16-77", "addf-f32-5000", "addf-f16-dynamic-37x70"])
 def test_full_reduce_portable_spirv_on_opencl_matches_cpu(name):
     from opencl_support import RT
-    if RT is None:
-        pytest.skip("OpenCL runtime unavailable")
-    from xedialects.runtime.opencl import program_for_module, run_opencl
+    from xedialects.runtime.opencl import run_opencl
 
     case = FCASES[name]
-    m = _lowered(case, XEGPU + ", convert-xegpu-to-spirv{target=portable}")
-    prog = program_for_module(m, RT)
+    m, prog = opencl_program(case)
     _check_scalar(case, m, lambda mod, a: run_opencl(mod, case.entry, a, runtime=RT, program=prog).result)

@@ -8,14 +8,13 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-import xedialects
 from xedialects.arch import get_arch
 from xedialects.lowering.linalg_to_xetile.memory_plan import plan_softmax
-from xedialects.passes import run
 from xedialects.sim.reference import run_reference
 
 sys.path.insert(0, os.path.dirname(__file__))
-from test_linalg_lowering import XEGPU, Case, assert_ok, mr  # noqa: E402
+from linalg_support import assert_portable_spirv_matches_cpu, lowered  # noqa: E402
+from test_linalg_lowering import Case, assert_ok, mr  # noqa: E402
 
 DT = {"f32": np.float32, "f16": np.float16, "bf16": ml_dtypes.bfloat16}
 
@@ -81,19 +80,13 @@ def test_softmax_through_vc(name):
     assert_ok(SCASES[name], "vc", name)
 
 
-def _lowered(case, pipeline="convert-linalg-to-xetile"):
-    m = xedialects.parse(case.src, "case.mlir")
-    run(m, f"builtin.module({'xe-bufferize, ' if case.tensor else ''}{pipeline})")
-    return m
-
-
 def test_softmax_kernel_structure():
-    text = str(_lowered(SCASES["f32-37x53"]))
+    text = str(lowered(SCASES["f32-37x53"]))
     assert "linalg.softmax" not in text
     for piece in ("xetile.tile_reduce", "maximumf", "xetile.tile_broadcast", "math.exp",
                   "arith.divf", "x48xf32>", "x5xf32>"):     # 3 full-width blocks + the 5-column tail
         assert piece in text, piece
-    chunked = str(_lowered(SCASES["f32-20x1000"]))
+    chunked = str(lowered(SCASES["f32-20x1000"]))
     assert chunked.count("scf.for") == 2 and "iter_args" in chunked      # online pass, then the write pass
 
 
@@ -110,18 +103,11 @@ def test_softmax_plan():
 def test_softmax_other_forms_left_alone():
     for case in (softmax_case((2, 8, 16), "f32", dim=1, dyn=True), softmax_case((8, 16), "f32", dyn=True),
                  softmax_case((8, 16), "f32", dim=0, dyn=True)):
-        text = str(_lowered(case))
+        text = str(lowered(case))
         assert "linalg.softmax" in text and "gpu.launch_func" not in text
 
 
 @pytest.mark.parametrize("name", ["f32-37x53", "f16-37x70", "f32-20x1000", "f32-3d-3x5x40", "f16-dynamic-rows-100x53",
                                   "f16-d0-100x70", "f32-3d-d1-4x33x21"])
 def test_softmax_portable_spirv_on_opencl_matches_cpu(name):
-    from opencl_support import RT, assert_opencl_matches_cpu
-    if RT is None:
-        pytest.skip("OpenCL runtime unavailable")
-    from xedialects.runtime.opencl import program_for_module
-
-    case = SCASES[name]
-    m = _lowered(case, XEGPU + ", convert-xegpu-to-spirv{target=portable}")
-    assert_opencl_matches_cpu(name, case, m, program_for_module(m, RT))
+    assert_portable_spirv_matches_cpu(name, SCASES[name])
