@@ -53,6 +53,13 @@ class MemPlan:
         return "\n".join(lines)
 
 
+def _xe_core_reason(groups: int, want: int, hw: XeArch, too_small: str) -> str:
+    """Whether `groups` work-groups give each of the `want` Xe-cores work; `too_small`: why not."""
+    if groups >= want:
+        return f"{groups} work-groups >= {want} Xe-cores of {hw.name}: every Xe-core gets work"
+    return f"only {groups} work-groups for {want} Xe-cores: {too_small} to fill {hw.name}"
+
+
 def plan_memory_bound(kind: str, m, n, elt: str, hw: XeArch, whole_rows: bool = False) -> MemPlan:
     """Tiles for a streaming kernel over an m x n array (None: dynamic). `whole_rows`: one
     work-group owns complete rows (row reductions / softmax need the whole row)."""
@@ -94,11 +101,7 @@ def plan_memory_bound(kind: str, m, n, elt: str, hw: XeArch, whole_rows: bool = 
         if shrunk:
             reasons.append(f"work-group tile rows {wg[0]}: more work-groups for the {want} Xe-cores")
         groups = -(-m // wg[0]) * -(-n // wg[1])
-        if groups >= want:
-            reasons.append(f"{groups} work-groups >= {want} Xe-cores of {hw.name}: every Xe-core gets work")
-        else:
-            reasons.append(f"only {groups} work-groups for {want} Xe-cores: the array is too small to fill "
-                           f"{hw.name}")
+        reasons.append(_xe_core_reason(groups, want, hw, "the array is too small"))
     return MemPlan(kind, m, n, elt, hw.name, tuple(wg), tuple(layout), (sg_rows, sg_cols), reasons)
 
 
@@ -131,11 +134,7 @@ def plan_reduction(m: int, n: int, dim: int, elt: str, hw: XeArch) -> MemPlan:
         groups = -(-n // wg[1])
         reasons.append(f"{layout[1]} subgroups side by side, {width} whole columns each: the column sums stay "
                        "in their subgroup")
-    if groups >= want:
-        reasons.append(f"{groups} work-groups >= {want} Xe-cores of {hw.name}: every Xe-core gets work")
-    else:
-        reasons.append(f"only {groups} work-groups for {want} Xe-cores: too few output "
-                       f"{'rows' if dim == 1 else 'columns'} to fill {hw.name}")
+    reasons.append(_xe_core_reason(groups, want, hw, f"too few output {'rows' if dim == 1 else 'columns'}"))
     p = MemPlan(kind, m, n, elt, hw.name, wg, tuple(layout), tuple(data), reasons)
     p.fixed_grid = (1, groups) if dim == 1 else (groups, 1)
     return p
@@ -265,10 +264,8 @@ def plan_gemv(m: int, n: int, dim: int, batch: int, elt_in: str, hw: XeArch, can
                            "into y atomically (the summation order varies from run to run)")
     if total is None:
         reasons.append("dynamic shape: the grid comes from the runtime sizes")
-    elif total >= want:
-        reasons.append(f"{total} work-groups >= {want} Xe-cores of {hw.name}: every Xe-core gets work")
     else:
-        reasons.append(f"only {total} work-groups for {want} Xe-cores: too few outputs to fill {hw.name}")
+        reasons.append(_xe_core_reason(total, want, hw, "too few outputs"))
     kind = ("batch " if batch > 1 else "") + ("matvec (y = A x)" if dim == 1 else "vecmat (y = x A)")
     p = GemvPlan(kind, m, n, elt_in, hw.name, wg, tuple(layout), tuple(data), reasons, batch=batch, engine=engine,
                  unroll=unroll, slices=slices, chunk=chunk)
@@ -344,10 +341,7 @@ def plan_softmax(m, n: int, elt: str, hw: XeArch) -> MemPlan:
         p.chunk = chunk
         return p
     groups = -(-m // wg[0])
-    if groups >= want:
-        reasons.append(f"{groups} work-groups >= {want} Xe-cores of {hw.name}: every Xe-core gets work")
-    else:
-        reasons.append(f"only {groups} work-groups for {want} Xe-cores: too few rows to fill {hw.name}")
+    reasons.append(_xe_core_reason(groups, want, hw, "too few rows"))
     p = MemPlan("softmax along dimension 1", m, n, elt, hw.name, wg, (layout, 1), (rows, width), reasons)
     p.fixed_grid = (1, groups)
     p.chunk = chunk
@@ -415,10 +409,7 @@ def plan_full_reduction(shape: tuple, elt: str, hw: XeArch) -> MemPlan:
         reasons.append(f"stage 1: {groups} work-groups, {band} columns each; stage 2 reduces the {groups} partial "
                        f"values and the last {n - groups * band} columns")
         wg = (1, step)
-    if groups >= want:
-        reasons.append(f"{groups} work-groups >= {want} Xe-cores of {hw.name}: every Xe-core gets work")
-    else:
-        reasons.append(f"only {groups} work-groups for {want} Xe-cores: the array is too small to fill {hw.name}")
+    reasons.append(_xe_core_reason(groups, want, hw, "the array is too small"))
     m2 = shape[0] if len(shape) == 2 else 1
     p = MemPlan("reduce to a scalar", m2, n, elt, hw.name, wg, (1, 1), wg, reasons)
     p.fixed_grid = (1, groups)
@@ -454,10 +445,7 @@ def plan_softmax_columns(m: int, n: int, elt: str, hw: XeArch) -> MemPlan:
     groups = -(-n // wg[1])
     reasons.append(f"{layout} subgroups side by side, {width} whole columns each: the column max and sum stay "
                    "in their subgroup")
-    if groups >= want:
-        reasons.append(f"{groups} work-groups >= {want} Xe-cores of {hw.name}: every Xe-core gets work")
-    else:
-        reasons.append(f"only {groups} work-groups for {want} Xe-cores: too few columns to fill {hw.name}")
+    reasons.append(_xe_core_reason(groups, want, hw, "too few columns"))
     p = MemPlan("softmax along dimension 0", m, n, elt, hw.name, wg, (1, layout), (unit, width), reasons)
     p.fixed_grid = (groups, 1)
     p.chunk = chunk
