@@ -22,7 +22,7 @@ from mlir.dialects import arith
 
 from .gemm_epilogue import NotFusible, _buffer_ok
 from .launch import SourceOutputIO, index_const, launch_func
-from .reduce import KINDS, _FLOATS, _IMIN, _NEG_INF, _POS_INF, body_name, match_body
+from .reduce import KINDS, _FLOATS, body_name, identity_value, match_body
 from .softmax import _pieces
 
 
@@ -78,16 +78,6 @@ def _identity(v) -> bool:
     from .linalg_match import identity_layout
 
     return identity_layout(v)
-
-
-def _identity_value(form: FullReduceForm) -> str:
-    t = form.acc
-    if form.kind == "add":
-        return "0.0" if t in _FLOATS else "0"
-    if t in _FLOATS:
-        return (_NEG_INF if "max" in form.kind else _POS_INF)[t]
-    lo = _IMIN[t]
-    return str(lo if "max" in form.kind else -lo - 1)
 
 
 def split(form: FullReduceForm, plan):
@@ -165,8 +155,8 @@ class _Writer:
         loop = (hi - lo) // step * step
         if loop:
             if acc is None:
-                acc = self.fresh("i")
-                self.w(f'    {acc} = "arith.constant"() {{value = dense<{_identity_value(self.form)}> : {self.one}, '
+                acc, ident = self.fresh("i"), identity_value(self.form.kind, self.form.acc)
+                self.w(f'    {acc} = "arith.constant"() {{value = dense<{ident}> : {self.one}, '
                        f'wg_map = {self.wgm.format(1, 1)}}} : () -> {self.one}')
             start = dyn_lo or self.const(lo)
             if dyn_lo:

@@ -108,14 +108,15 @@ def output_dims(form: ReduceForm):
     return form.m, form.n
 
 
-def _identity(form: ReduceForm) -> str:
-    t = form.out_elt
-    if form.kind == "add":
+def identity_value(kind: str, t: str) -> str:
+    """The identity of a `kind` reduction (KINDS) in element type t, as an MLIR literal: 0 for add,
+    -inf / +inf for a float max / min, the least / greatest integer for an integer max / min."""
+    if kind == "add":
         return "0.0" if t in _FLOATS else "0"
     if t in _FLOATS:
-        return (_NEG_INF if "max" in form.kind else _POS_INF)[t]
+        return (_NEG_INF if "max" in kind else _POS_INF)[t]
     lo = _IMIN[t]
-    return str(lo if "max" in form.kind else -lo - 1)
+    return str(lo if "max" in kind else -lo - 1)
 
 
 def check_plan(form: ReduceForm, plan) -> None:
@@ -167,7 +168,8 @@ def kernel_text(form: ReduceForm, plan, kname: str, io) -> str:
         w(f"    %cw = arith.constant {wn} : index")
         w("    %bid = gpu.block_id x")
     w("    %p = arith.muli %bid, %cw : index")
-    w(f'    %acc0 = "arith.constant"() {{value = dense<{_identity(form)}> : {rvt}, wg_map = {rwg}}} : () -> {rvt}')
+    ident = identity_value(form.kind, form.out_elt)
+    w(f'    %acc0 = "arith.constant"() {{value = dense<{ident}> : {rvt}, wg_map = {rwg}}} : () -> {rvt}')
     w(f"    %red = scf.for %k = %c0 to {cend} step %cstep iter_args(%acc = %acc0) -> ({rvt}) {{")
     k = "%k"
     if form.idempotent:
