@@ -22,6 +22,7 @@ from mlir.dialects import arith
 
 from .gemm_epilogue import NotFusible, _buffer_ok
 from .launch import SourceOutputIO, index_const, launch_func
+from .linalg_match import identity_layout
 from .reduce import KINDS, _FLOATS, body_name, identity_value, match_body
 from .softmax import _pieces
 
@@ -61,7 +62,7 @@ def match_full_reduce(op) -> FullReduceForm:
     src, out = list(op.operands)
     rank = src.type.rank
     shape, elt = _buffer_ok(src, rank, "the input of 'linalg.reduce'")
-    if rank == 1 and not _identity(src):
+    if rank == 1 and not identity_layout(src):
         raise NotFusible(f"the input of 'linalg.reduce' ({src.type}) needs the identity layout")
     oshape, oelt = _buffer_ok(out, 0, "the init of 'linalg.reduce'")
     if any(s is None for s in shape) and KINDS.get(body_name(op)) not in (None, "add"):
@@ -69,15 +70,9 @@ def match_full_reduce(op) -> FullReduceForm:
                          "supported: their zero-padded edge tiles add nothing; a max/min would need the "
                          "remainder tiles of a static shape)")
     comb, _ = match_body(op, elt, oelt)
-    if rank == 2 and None not in shape and _identity(src):
+    if rank == 2 and None not in shape and identity_layout(src):
         shape = [shape[0] * shape[1]]     # contiguous: reduced as one long row (bands fill the device)
     return FullReduceForm(op, src, out, tuple(shape), comb.name, KINDS[comb.name], elt, oelt)
-
-
-def _identity(v) -> bool:
-    from .linalg_match import identity_layout
-
-    return identity_layout(v)
 
 
 def split(form: FullReduceForm, plan):

@@ -19,6 +19,7 @@ from mlir import ir
 
 from .gemm_epilogue import NotFusible, _buffer_ok
 from .launch import SourceOutputIO, index_const, launch_func
+from .linalg_match import identity_layout
 
 _FLOATS = ("f32", "f16", "bf16")
 
@@ -61,7 +62,7 @@ def match_softmax(op) -> SoftmaxForm:
         raise NotFusible(f"'linalg.softmax' from {elt} into {oelt} (f32, f16 or bf16, same type supported)")
     if rank != 2:
         for v in (src, out):
-            if not _identity(v):
+            if not identity_layout(v):
                 raise NotFusible(f"'linalg.softmax' on {v.type}: rank-{rank} operands need the identity layout")
     if dim == rank - 1:   # rows of a 1xN / MxN / (B*M)xN view
         m = 1 if rank == 1 else None if shape[0] is None else shape[0] * (shape[1] if rank == 3 else 1)
@@ -71,12 +72,6 @@ def match_softmax(op) -> SoftmaxForm:
     if dim == 0:          # columns of a B x (M*N) view
         return SoftmaxForm(op, src, out, tuple(shape), shape[0], shape[1] * shape[2], elt, 0, dim)
     return SoftmaxForm(op, src, out, tuple(shape), shape[1], shape[2], elt, 0, dim, shape[0])   # per batch
-
-
-def _identity(v) -> bool:
-    from .linalg_match import identity_layout
-
-    return identity_layout(v)
 
 
 def _pieces(start: int, n: int, width: int):
