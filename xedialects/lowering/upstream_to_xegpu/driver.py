@@ -9,6 +9,7 @@ import re
 from mlir import ir
 
 from ...diagnostics import Diagnostic, DiagnosticError, at, from_mlir
+from ...passes.utils.ir_walk import walk
 from . import levels
 from . import simt_ops
 from .sg_ops import ImportOpError, Translator, translate
@@ -51,16 +52,6 @@ def parse_upstream(text: str, filename: str = "-"):
             op = wrapper.operation
             ctx._keep = wrapper
     return ctx, op
-
-
-def _walk(op, out):
-    for region in op.regions:
-        for block in region.blocks:
-            for child in block.operations:
-                child = child.operation
-                out.append(child)
-                _walk(child, out)
-    return out
 
 
 def _strip_layouts(ops) -> None:
@@ -109,7 +100,7 @@ def to_ours_text(text: str, filename: str = "-") -> str:
         level = levels.classify(module_op, filename)
         if level.workgroup:
             levels.to_subgroup(ctx, module_op, filename)
-        ops = _walk(module_op, [])
+        ops = list(walk(module_op))
         _strip_layouts(ops)
         state = ir.AsmState(module_op)
         tr = Translator(module_op, state)

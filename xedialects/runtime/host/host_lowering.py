@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from mlir import ir
 
 from ...diagnostics import Diagnostic, DiagnosticError, at
+from ...passes.utils.ir_walk import walk
 from ...sim.reference import PIPELINE as CPU_PIPELINE
 from ...sim.softmax_reference import decompose_softmax
 from ...sim.typeinfo import TypeInfo, parse_type, scalar_dtype
@@ -76,16 +77,6 @@ def type_info(t) -> TypeInfo:
 
 def _err(loc, msg):
     raise DiagnosticError([at(loc, "error", msg)])
-
-
-def _walk(op, out):
-    for region in op.regions:
-        for block in region.blocks:
-            for child in block.operations:
-                child = child.operation
-                out.append(child)
-                _walk(child, out)
-    return out
 
 
 def _sym(op):
@@ -253,12 +244,12 @@ def extract_host(module, entry: str) -> HostProgram:
                 if any(type_info(t).kind == "memref" for t in ftype.inputs):
                     f.attributes["llvm.emit_c_interface"] = ir.UnitAttr.get()
                 continue
-            for op in _walk(f, []):
+            for op in list(walk(f)):
                 _rewrite(op, body, sites, replaced)
         for op in reversed(replaced):
             op.erase()
         for f in funcs:
-            for op in _walk(f, []):
+            for op in list(walk(f)):
                 if op.name.startswith(_DEVICE_DIALECTS) or op.name == "gpu.launch":
                     what = "a non-outlined gpu.launch (outline it with gpu-kernel-outlining)" \
                         if op.name == "gpu.launch" else f"'{op.name}'"
@@ -297,7 +288,7 @@ def lower_host(host: HostProgram):
 
             found = [from_mlir(d) for d in diags if "error" in str(d.severity).lower()]
             raise DiagnosticError(found or [Diagnostic("error", f"host code does not lower to LLVM: {e}")])
-        left = [op for op in _walk(mod.operation, []) if not op.name.startswith("llvm.")]
+        left = [op for op in walk(mod.operation) if not op.name.startswith("llvm.")]
         if left:        # name an op inside a function rather than the function, when there is one
             op = next((o for o in left if o.name != "func.func"), left[0])
             _err(str(op.location), f"host code: '{op.name}' cannot be compiled for the CPU (no lowering "
