@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from mlir import ir
 
+from ..passes.utils.ir_walk import walk
+
 _NARROW = ("f16", "bf16")
 
 
@@ -75,20 +77,11 @@ def _helper_text(name: str, ti: str, to: str, shape, elt: str, dim: int) -> str:
     return "\n".join(L)
 
 
-def _walk(op, out):
-    for region in op.regions:
-        for block in region.blocks:
-            for child in block.operations:
-                out.append(child.operation)
-                _walk(child.operation, out)
-    return out
-
-
 def decompose_softmax(mod) -> list[str]:
     """Replace every memref `linalg.softmax` of `mod` (in its context) by a call of a helper
     function; returns the problems found (softmax forms it cannot decompose)."""
     problems = []
-    ops = [op for op in _walk(mod.operation, []) if op.name == "linalg.softmax"]
+    ops = [op for op in walk(mod.operation) if op.name == "linalg.softmax"]
     for n, op in enumerate(ops):
         src, out = op.operands[0], op.operands[1]
         if not isinstance(src.type, ir.MemRefType) or len(op.results):

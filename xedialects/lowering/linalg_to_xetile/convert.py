@@ -23,6 +23,7 @@ from mlir.dialects import arith, memref
 from ...arch import ArchError, XeArch, get_arch
 from ...diagnostics import DiagnosticError
 from ...passes.registry import Option, register_pass, register_pipeline
+from ...passes.utils.ir_walk import walk
 from . import gemv, ger
 from .gemm_epilogue import Fusion, KernelIO, plan_fusion, rewrite_host
 from .gemm_kernel import kernel_text
@@ -111,15 +112,6 @@ def _host_funcs(module_op):
             yield op.operation
 
 
-def _walk(op, out):
-    for region in op.regions:
-        for block in region.blocks:
-            for child in block.operations:
-                out.append(child.operation)
-                _walk(child.operation, out)
-    return out
-
-
 def _plan_with_fusion(spec, fusion, options, hw: XeArch):
     """The plan for `spec`; split-K (atomic partial sums) and a fused fill/epilogue exclude each
     other: an explicit k-slices > 1 drops the fusion, otherwise the plan keeps K whole."""
@@ -159,7 +151,7 @@ def convert_linalg_to_xetile(module_op, options, ctx):
         launches = []
         claimed = set()
         mb = MemoryBound(fname, hw, ctx, report, printing)
-        for op in _walk(func, []):
+        for op in list(walk(func)):
             if not op.name.startswith("linalg.") or op in claimed:
                 continue
             try:

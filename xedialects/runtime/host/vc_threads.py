@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from mlir import ir
 
+from ...passes.utils.ir_walk import walk
+
 SUBGROUP = 16
 _VC = "VectorComputeFunctionINTEL"
 
@@ -23,13 +25,6 @@ def _children(op):
         for block in region.blocks:
             for child in block.operations:
                 yield child.operation
-
-
-def _walk(op, out):
-    for child in _children(op):
-        out.append(child)
-        _walk(child, out)
-    return out
 
 
 def _name(op):
@@ -44,7 +39,7 @@ def _rewrite_kernel(kop):
     from mlir.dialects import arith, gpu
 
     index = ir.IndexType.get()
-    ops = [o for o in _walk(kop, []) if o.name in ("gpu.thread_id", "gpu.block_dim", "gpu.global_id")]
+    ops = [o for o in walk(kop) if o.name in ("gpu.thread_id", "gpu.block_dim", "gpu.global_id")]
     for op in ops:
         with ir.InsertionPoint(op), op.location:
             c16 = arith.ConstantOp(index, SUBGROUP).result
@@ -103,7 +98,7 @@ def normalize_vc_launches(module) -> int:
         for fop in top:
             if fop.name != "func.func":
                 continue
-            for op in _walk(fop, []):
+            for op in list(walk(fop)):
                 if op.name != "gpu.launch_func" or str(op.attributes["kernel"]) not in vc:
                     continue
                 sizes = list(ir.DenseI32ArrayAttr(op.attributes["operandSegmentSizes"]))
