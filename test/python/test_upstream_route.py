@@ -26,10 +26,9 @@ ROUTE_OK = {"form:plain", "form:transposed_b", "form:generic", "form:batch", "fo
             "epilogue:bias_relu_i8", "epilogue:gelu_tanh", "epilogue:gelu_erf", "epilogue:alpha_beta",
             "epilogue:alpha_beta_args", "epilogue:alpha_beta_dynamic", "epilogue:named_chain",
             "epilogue:residual_scale_f16", "tensor:bias_relu", "tensor:inout", "tensor:inout_dynamic",
-            "epilogue:bias_col_dynamic", "epilogue:bias_col"}
+            "epilogue:bias_col_dynamic", "epilogue:bias_col", "form:transposed_a"}
 # the others: where they stop and why
 ROUTE_LEFT = {
-    "form:transposed_a": "transpose is only supported for 32 and 64 bit elements",
     "form:f32_tf32": "mlir-opt crashed (signal SIGABRT): unsupported xevm::ElemType",
     "form:tf32": "failed to legalize operation 'xegpu.prefetch_nd'",
     # the scattered fallbacks (exported as xegpu.load/store with offsets): LLVM 22's subgroup distribution
@@ -98,12 +97,12 @@ def test_xe_opt_prints_disassembly_and_pipeline_form():
 
 def test_xe_opt_route_failure_is_located_and_writes_nothing(tmp_path):
     src = tmp_path / "t.mlir"
-    src.write_text(EX.PROGRAMS["form:transposed_a"].src)
+    src.write_text(EX.PROGRAMS["form:tf32"].src)
     out = tmp_path / "k.spv"
     r = _xe_opt(str(src), "--xe-gemm-to-spirv-upstream", "--emit=spirv-binary", "-o", str(out))
     assert r.returncode == 1 and not out.exists()
     assert "Traceback" not in r.stderr and "internal error" not in r.stderr
-    assert "error: xe-gemm-to-spirv-upstream: mlir-opt" in r.stderr and "transpose is only supported" in r.stderr
+    assert "error: xe-gemm-to-spirv-upstream: mlir-opt" in r.stderr and "failed to legalize" in r.stderr
 
 
 def test_missing_translator_is_a_clear_error(tmp_path):
@@ -149,3 +148,20 @@ def test_text_fixups():
             "  %e = memref.expand_shape %arg0 [[0, 1]] output_shape [1, 64] : memref<64xf32> into memref<1x64xf32>\n"
             "  gpu.return\n}")
     assert hoist_views(func).split("\n")[1].startswith("  %e = memref.expand_shape")
+
+
+def test_transposed_16bit_loads_become_32bit_packed_pairs():
+    from xedialects.lowering.upstream_route.text import transposed_16bit_loads
+
+    lane = ("    %d = xegpu.create_nd_tdesc %arg0 : memref<48x64xbf16> -> !xegpu.tensor_desc<32x8xbf16>\n"
+            "    %v = xegpu.load_nd %d[%r, %c] <{transpose = array<i64: 1, 0>}> : !xegpu.tensor_desc<32x8xbf16> -> "
+            "vector<16xbf16>")
+    out = transposed_16bit_loads(lane).split("\n")
+    assert "shape : [48, %tq0_half], strides : [%tq0_half, 1] : i64 -> !xegpu.tensor_desc<16x4xi32>" in out[6]
+    assert "%tq0_half = arith.constant 32 : index" in out[4] and "%tq0_col = arith.shrui %c, %tq0_c1" in out[5]
+    loads = [x for x in out if "xegpu.load_nd" in x]
+    assert len(loads) == 2 and all("vector<4xi32>" in x for x in loads) and "%tq0_r1, %tq0_col" in loads[1]
+    assert out[-1].strip().startswith("%v = vector.shuffle %tq0_b0, %tq0_b1 [0, 1, 2")
+    # an odd number of columns (no i32 view) is left as it is
+    odd = lane.replace("48x64xbf16", "48x63xbf16")
+    assert transposed_16bit_loads(odd) == odd

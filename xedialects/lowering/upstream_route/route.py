@@ -70,7 +70,7 @@ def _route(module_op, text: str) -> RouteResult:
     step, given = "mlir-opt (upstream's xegpu passes)", T.hoist_scalar_loads(T.hoist_views(text))  # given: the input of the step
     try:
         dist = tools.run("mlir-opt", [f"--pass-pipeline={DISTRIBUTE}", "-"], given).stdout
-        given = T.inline_uniform_warps(dist)
+        given = T.transposed_16bit_loads(T.inline_uniform_warps(dist))
         lowered = tools.run("mlir-opt", [f"--pass-pipeline={UPSTREAM_PIPELINE}", "-"], given).stdout
         step = "mlir-translate"
         ll = tools.run("mlir-translate", ["--mlir-to-llvmir", "-"], T.device_module(lowered)).stdout

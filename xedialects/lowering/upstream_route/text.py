@@ -343,3 +343,73 @@ def intrinsics_to_opencl(ll: str) -> str:
         args = one + ("" if arity == 1 else ("S_" if n else code))
         return f"{m.group(1)}{m.group(2)} spir_func{m.group(3)}@_Z{len(builtin)}{builtin}{args}("
     return _INTRINSIC.sub(sub, ll)
+
+
+# a 16-bit transposed block load as upstream's distribution leaves it (lane level), on a descriptor
+# created from a static 2D memref
+_TDESC = re.compile(r"^\s*(%[\w$.-]+) = xegpu\.create_nd_tdesc (%[\w$.-]+) : memref<(\d+)x(\d+)x(bf16|f16)> -> ")
+_T16_LOAD = re.compile(r"^(\s*)(%[\w$.-]+) = xegpu\.load_nd (%[\w$.-]+)\[(%[\w$.-]+), (%[\w$.-]+)\] "
+                       r"<\{transpose = array<i64: 1, 0>\}> : !xegpu\.tensor_desc<(\d+)x(\d+)x(bf16|f16)> -> "
+                       r"vector<(\d+)x(bf16|f16)>\s*$")
+
+
+def transposed_16bit_loads(text: str) -> str:
+    """Lane-level transposed 16-bit block loads (`load_nd <{transpose}>` of an H x W bf16/f16 block, what
+    upstream's distribution makes of a plain load + `vector.transpose` of the DPAS A, whose lane layout
+    [16, 1] x [1, 1] xegpu-optimize-block-loads does not pack) as 32-bit transposed loads of packed pairs:
+    per 16 rows of the block a `16 x W/2` i32 load through a descriptor on the memref's pointer (shape
+    [R, C/2]; column offset / 2), `vector.bitcast` to W 16-bit elements (lane j: row j of the piece, its
+    W elements in order), the pieces concatenated in row order as distribution lays them out (rows j,
+    j + 16, ...). Upstream's XeVM lowering transposes only 32/64-bit elements. Only loads on a descriptor
+    of a static row-major 2D memref with an even number of columns, W even and at most 16, H a multiple
+    of 16; others are left (XeVM then rejects them, a located error). Like upstream's packed-pair B,
+    this assumes an even column offset (our kernels' M offsets are multiples of the tile width)."""
+    descs: dict[str, tuple[str, int, int]] = {}
+    out: list[str] = []
+    n = 0
+    for line in text.split("\n"):
+        d = _TDESC.match(line)
+        if d:
+            descs[d.group(1)] = (d.group(2), int(d.group(3)), int(d.group(4)))
+        m = _T16_LOAD.match(line)
+        src = descs.get(m.group(3)) if m else None
+        if m is None or src is None:
+            out.append(line)
+            continue
+        ind, res, row, col = m.group(1), m.group(2), m.group(4), m.group(5)
+        h, w, elt, per_lane = int(m.group(6)), int(m.group(7)), m.group(8), int(m.group(9))
+        mem, rows, cols = src
+        if (m.group(10) != elt or cols % 2 or w % 2 or w > 16 or h % 16 or per_lane != (h // 16) * w):
+            out.append(line)
+            continue
+        p = f"%tq{n}"
+        n += 1
+        memref_ty = f"memref<{rows}x{cols}x{elt}>"
+        desc_ty = f"!xegpu.tensor_desc<16x{w // 2}xi32>"
+        out += [f"{ind}{p}_ip = memref.extract_aligned_pointer_as_index {mem} : {memref_ty} -> index",
+                f"{ind}{p}_p = arith.index_cast {p}_ip : index to i64",
+                f"{ind}{p}_c1 = arith.constant 1 : index",
+                f"{ind}{p}_half = arith.constant {cols // 2} : index",
+                f"{ind}{p}_col = arith.shrui {col}, {p}_c1 : index",
+                f"{ind}{p}_d = xegpu.create_nd_tdesc {p}_p, shape : [{rows}, {p}_half], strides : [{p}_half, 1] : "
+                f"i64 -> {desc_ty}"]
+        pieces = []
+        for i in range(h // 16):
+            r = row
+            if i:
+                out += [f"{ind}{p}_o{i} = arith.constant {16 * i} : index",
+                        f"{ind}{p}_r{i} = arith.addi {row}, {p}_o{i} : index"]
+                r = f"{p}_r{i}"
+            out += [f"{ind}{p}_w{i} = xegpu.load_nd {p}_d[{r}, {p}_col] <{{transpose = array<i64: 1, 0>}}> : "
+                    f"{desc_ty} -> vector<{w // 2}xi32>",
+                    f"{ind}{p}_b{i} = vector.bitcast {p}_w{i} : vector<{w // 2}xi32> to vector<{w}x{elt}>"]
+            pieces.append(f"{p}_b{i}")
+        acc, size = pieces[0], w
+        for i, piece in enumerate(pieces[1:], 1):
+            name = res if i == len(pieces) - 1 else f"{p}_cat{i}"
+            out.append(f"{ind}{name} = vector.shuffle {acc}, {piece} [{', '.join(map(str, range(size + w)))}] : "
+                       f"vector<{size}x{elt}>, vector<{w}x{elt}>")
+            acc, size = name, size + w
+        if len(pieces) == 1:
+            out[-1] = out[-1].replace(f"{p}_b0 = ", f"{res} = ", 1)
+    return "\n".join(out)
