@@ -481,19 +481,12 @@ def _launches_kernels(module, entry: str) -> bool:
     """Whether host function @entry (as written, before any pipeline) holds a gpu.launch_func."""
     from mlir import ir
 
-    found = []
+    from ..passes.utils.ir_walk import walk
 
-    def visit(op):
-        if op.name == "gpu.launch_func":
-            found.append(op)
-            return ir.WalkResult.INTERRUPT
-        return ir.WalkResult.ADVANCE
-
-    for op in module.body.operations:
-        op = op.operation
-        if op.name == "func.func" and ir.StringAttr(op.attributes["sym_name"]).value == entry:
-            op.walk(visit)
-    return bool(found)
+    return any(o.name == "gpu.launch_func"
+               for op in module.body.operations if op.operation.name == "func.func"
+               and ir.StringAttr(op.operation.attributes["sym_name"]).value == entry
+               for o in walk(op.operation))
 
 
 def _draw(module, plans, out_dir) -> bool:

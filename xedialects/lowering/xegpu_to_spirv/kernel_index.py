@@ -30,6 +30,25 @@ def _create(name, a, b):
     return ir.Operation.create(name, results=[a.type], operands=[a, b]).results[0]
 
 
+def _signed_rounding_div(self, op, toward_sign_of_b: bool):
+    """Signed a / b rounded down (floordivs) or up (ceildivs) from the truncating division: the
+    quotient moves by one (up when `toward_sign_of_b`, else down) when the remainder is nonzero and
+    its sign equals (ceil) / differs from (floor) b's sign."""
+    a, b = (self.scalar(v, op) for v in op.operands)
+    q, r = _create("arith.divsi", a, b), _create("arith.remsi", a, b)
+    zero = arith.ConstantOp(a.type, 0).result
+    nz = arith.CmpIOp(arith.CmpIPredicate.ne, r, zero).result
+    signs = (arith.CmpIOp(arith.CmpIPredicate.slt, r, zero).result,
+             arith.CmpIOp(arith.CmpIPredicate.slt, b, zero).result)
+    if toward_sign_of_b:
+        cond = arith.CmpIOp(arith.CmpIPredicate.eq, *signs).result
+    else:
+        cond = arith.XOrIOp(*signs).result
+    one = arith.ConstantOp(a.type, 1).result
+    moved = _create("arith.addi" if toward_sign_of_b else "arith.subi", q, one)
+    return arith.SelectOp(arith.AndIOp(nz, cond).result, moved, q).result
+
+
 class IndexLowering:
     """index.* scalar ops as arith ops."""
 
@@ -38,25 +57,11 @@ class IndexLowering:
 
     def h_index_floordivs(self, op):
         """q = a / b truncated, minus 1 when the remainder is nonzero and its sign differs from b's."""
-        a, b = (self.scalar(v, op) for v in op.operands)
-        q, r = _create("arith.divsi", a, b), _create("arith.remsi", a, b)
-        zero = arith.ConstantOp(a.type, 0).result
-        nz = arith.CmpIOp(arith.CmpIPredicate.ne, r, zero).result
-        diff = arith.XOrIOp(arith.CmpIOp(arith.CmpIPredicate.slt, r, zero).result,
-                            arith.CmpIOp(arith.CmpIPredicate.slt, b, zero).result).result
-        one = arith.ConstantOp(a.type, 1).result
-        return [arith.SelectOp(arith.AndIOp(nz, diff).result, _create("arith.subi", q, one), q).result]
+        return [_signed_rounding_div(self, op, toward_sign_of_b=False)]
 
     def h_index_ceildivs(self, op):
         """q = a / b truncated, plus 1 when the remainder is nonzero and has b's sign."""
-        a, b = (self.scalar(v, op) for v in op.operands)
-        q, r = _create("arith.divsi", a, b), _create("arith.remsi", a, b)
-        zero = arith.ConstantOp(a.type, 0).result
-        nz = arith.CmpIOp(arith.CmpIPredicate.ne, r, zero).result
-        same = arith.CmpIOp(arith.CmpIPredicate.eq, arith.CmpIOp(arith.CmpIPredicate.slt, r, zero).result,
-                            arith.CmpIOp(arith.CmpIPredicate.slt, b, zero).result).result
-        one = arith.ConstantOp(a.type, 1).result
-        return [arith.SelectOp(arith.AndIOp(nz, same).result, _create("arith.addi", q, one), q).result]
+        return [_signed_rounding_div(self, op, toward_sign_of_b=True)]
 
     def h_index_ceildivu(self, op):
         a, b = (self.scalar(v, op) for v in op.operands)
