@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from mlir import ir
 
 from ...diagnostics import DiagnosticError, at, from_mlir
+from .unit_dims import collapse_unit_dim_values
 
 # upstream's passes, as its own integration tests lower work-group programs (LLVM 22)
 WG_TO_SG = ("builtin.module(cse, xevm-attach-target{chip=pvc}, gpu.module(xegpu-wg-to-sg-distribute, cse, "
@@ -230,6 +231,7 @@ def to_subgroup(ctx, module_op, filename: str) -> None:
 
     with ctx:
         replicated_transposes(module_op)
+        collapse_unit_dim_values(module_op, filename)
         reslice_unit_expansions(module_op)
     pm = PassManager.parse(WG_TO_SG, ctx)
     try:
