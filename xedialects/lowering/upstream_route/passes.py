@@ -13,19 +13,31 @@ SPIRV_UPSTREAM = "xe-gemm-to-spirv-upstream"
 
 
 @register_pass(EXPORT_PASS,
-               "Export VC-mode XeGPU as upstream MLIR's subgroup-level xegpu (text; xe-opt prints it, Python: "
-               "export_upstream); route=spirv also runs upstream's passes, llvm-spirv and spirv-val "
+               "Export XeGPU as upstream MLIR's xegpu (text; xe-opt prints it, Python: export_upstream / "
+               "export_upstream_lanes); route=spirv also runs upstream's passes, llvm-spirv and spirv-val "
                "(xe-opt prints spirv-dis text, or --emit=spirv-binary -o F); the IR is left unchanged",
                options=[Option("route", str, "none", "none: the export only; spirv: upstream's route to SPIR-V",
-                               choices=("none", "spirv"))])
+                               choices=("none", "spirv")),
+                        Option("level", str, "subgroup", "subgroup: VC-mode kernels as subgroup-level xegpu; lane: "
+                               "SIMT-mode kernels (VC-mode ones distributed by xegpu-simt-distribute on a copy) as "
+                               "lane-level xegpu", choices=("subgroup", "lane")),
+                        Option("distribute", str, "auto", "route=spirv: whose subgroup distribution -- upstream: "
+                               "LLVM's; xedialects: ours, then the lane-level export; auto: LLVM's, ours when it "
+                               "fails (with a remark)", choices=("auto", "upstream", "xedialects"))])
 def convert_xegpu_to_upstream(module_op, options, ctx):
     from ..xegpu_to_upstream import export_upstream
-    from .route import upstream_route
+    from .route import lane_text, upstream_route
 
+    lanes = options["level"] == "lane"
     try:
-        text = export_upstream(module_op)
         if options["route"] == "spirv":
-            upstream_route(module_op, export_text=text)
+            result = upstream_route(module_op, distribute="xedialects" if lanes else options["distribute"])
+            for d in result.remarks:
+                ctx.emit(d)
+        elif lanes:
+            lane_text(module_op)
+        else:
+            export_upstream(module_op)
     except DiagnosticError as e:
         for d in e.diagnostics:
             ctx.emit(d)

@@ -34,35 +34,81 @@ UPSTREAM_PIPELINE = ("builtin.module(gpu.module(" + ",".join(GPU_PASSES) + ")," 
                      ",gpu.module(canonicalize,cse,convert-xevm-to-llvm))")
 # LLVM IR clean-up before the translator: SROA/instcombine fold upstream's out-parameter allocas,
 # the scalarizer splits vectors wider than 256 bits (upstream's per-lane B of two K steps is a
-# <32 x bf16>; SPIR-V vectors stop at 16 elements); instnamer names every value for hoist_allocas
-OPT_PASSES = "sroa,instcombine,scalarizer<load-store;min-bits=256>,instcombine,instnamer"
-OPT_PASSES_SCALAR = "sroa,instcombine,scalarizer<load-store>,instcombine,instnamer"
+# <32 x bf16>; SPIR-V vectors stop at 16 elements); instnamer names every value for hoist_allocas;
+# instcombine without its fixpoint check (LLVM 22 makes a second round needed on the lane-level
+# export of the unaligned GEMMs a fatal error)
+OPT_PASSES = "sroa,instcombine<no-verify-fixpoint>,scalarizer<load-store;min-bits=256>,instcombine<no-verify-fixpoint>,instnamer"
+OPT_PASSES_SCALAR = "sroa,instcombine<no-verify-fixpoint>,scalarizer<load-store>,instcombine<no-verify-fixpoint>,instnamer"
 # the translator's SPIR-V: OpenCL kernel, version 1.4 like our pvc binaries
 LLVM_SPIRV_ARGS = ["--spirv-max-version=1.4"]
 
 
 @dataclass
 class RouteResult:
-    upstream: str      # the exported subgroup-level xegpu text
+    upstream: str      # the exported xegpu text (subgroup level; lane level when distributed by ours)
     lowered: str       # after upstream's passes (LLVM dialect, host and device)
     llvm_ir: str       # the LLVM IR handed to llvm-spirv (after the fix-ups)
     binary: bytes      # the SPIR-V module (spirv-val clean)
+    distributed_by: str = "upstream"   # whose subgroup-to-lane distribution: "upstream" or "xedialects"
+    remarks: tuple = ()                # Diagnostics (remarks) of the route, e.g. the fallback
 
 
-_CACHE: "OrderedDict[str, RouteResult]" = OrderedDict()
+DISTRIBUTE_MODES = ("auto", "upstream", "xedialects")
+_CACHE: "OrderedDict[tuple, RouteResult]" = OrderedDict()
+_LAST: "OrderedDict[str, RouteResult]" = OrderedDict()  # our module's text -> its last route result
 
 
-def upstream_route(module, *, export_text: str | None = None) -> RouteResult:
+def upstream_route(module, *, export_text: str | None = None, distribute: str | None = None) -> RouteResult:
     """The SPIR-V binary of `module` (our context, VC-mode XeGPU) through upstream MLIR's passes.
+
+    distribute: "upstream" -- upstream's layout propagation and subgroup distribution (errors as
+    they come); "xedialects" -- our xegpu-simt-distribute, the lane-level export, then upstream's
+    passes from convert-xegpu-to-xevm on; "auto" -- upstream's, and ours when upstream's xegpu
+    passes fail (a remark at the kernel names upstream's failure). None: the result of the last
+    route of this module if any (xe-opt asks again for what its pass computed), else "auto".
     Raises DiagnosticError located at the kernel on any failure (export, upstream passes, tools)."""
     module_op = module.operation if hasattr(module, "operation") else module
-    text = export_text if export_text is not None else export_upstream(module_op)
-    if text in _CACHE:
-        return _CACHE[text]
-    result = _route(module_op, text)
-    _CACHE[text] = result
+    key = str(module_op)
+    if distribute is None:
+        if key in _LAST:
+            return _LAST[key]
+        distribute = "auto"
+    if distribute not in DISTRIBUTE_MODES:
+        raise ValueError(f"unknown distribute mode {distribute!r} (one of {', '.join(DISTRIBUTE_MODES)})")
+    result = _cached((key, distribute), lambda: _route_mode(module_op, export_text, distribute))
+    _LAST[key] = result
+    while len(_LAST) > 8:
+        _LAST.popitem(last=False)
+    return result
+
+
+def _cached(key, compute) -> RouteResult:
+    if key in _CACHE:
+        return _CACHE[key]
+    result = compute()
+    _CACHE[key] = result
     while len(_CACHE) > 8:
         _CACHE.popitem(last=False)
+    return result
+
+
+def _route_mode(module_op, export_text, distribute) -> RouteResult:
+    if distribute == "xedialects":
+        return _route_lanes(module_op)
+    text = export_text if export_text is not None else export_upstream(module_op)
+    try:
+        return _route(module_op, text)
+    except DiagnosticError as e:
+        if distribute == "upstream" or not getattr(e, "upstream_passes", False):
+            raise
+        first = e.diagnostics[0].message
+    result = _route_lanes(module_op)
+    loc = _kernel_location(module_op, None)
+    why = first.split("failed: ", 1)[-1]
+    remark = at(loc, "remark", "xe-gemm-to-spirv-upstream: upstream's subgroup distribution / xegpu lowering "
+                f"failed ({why[:300]}); the kernel was distributed by xegpu-simt-distribute, exported at lane "
+                "level and lowered from convert-xegpu-to-xevm on")
+    result.remarks = (remark,)
     return result
 
 
@@ -72,7 +118,62 @@ def _route(module_op, text: str) -> RouteResult:
         dist = tools.run("mlir-opt", [f"--pass-pipeline={DISTRIBUTE}", "-"], given).stdout
         given = T.transposed_16bit_loads(T.inline_uniform_warps(dist))
         lowered = tools.run("mlir-opt", [f"--pass-pipeline={UPSTREAM_PIPELINE}", "-"], given).stdout
-        step = "mlir-translate"
+    except (tools.ToolError, T.RouteTextError) as e:
+        err = _located(module_op, given, step, str(e))
+        err.upstream_passes = True
+        raise err from None
+    fixed, binary = _to_spirv(module_op, lowered)
+    return RouteResult(text, lowered, fixed, binary)
+
+
+def lane_text(module_op) -> str:
+    """The lane-level export of `module_op`: SIMT-mode kernels as they are, VC-mode ones after our
+    xegpu-simt-distribute on a copy (the module is left unchanged)."""
+    from ...passes import run
+    from ..xegpu_to_upstream import export_upstream_lanes
+
+    if not _has_vc_ops(module_op):
+        return export_upstream_lanes(module_op)
+    simt = module_op.clone()
+    try:
+        run(simt, "builtin.module(xegpu-simt-distribute)")
+        return export_upstream_lanes(simt)
+    finally:
+        simt.erase()
+
+
+def _route_lanes(module_op) -> RouteResult:
+    """Our distribution: xegpu-simt-distribute on a copy (VC-mode input), the lane-level export,
+    upstream's passes from convert-xegpu-to-xevm on."""
+    text = lane_text(module_op)
+    step = "mlir-opt (upstream's xegpu-to-xevm passes, lane level)"
+    try:
+        lowered = tools.run("mlir-opt", [f"--pass-pipeline={UPSTREAM_PIPELINE}", "-"], text).stdout
+    except tools.ToolError as e:
+        raise _located(module_op, text, step, str(e)) from None
+    fixed, binary = _to_spirv(module_op, lowered)
+    return RouteResult(text, lowered, fixed, binary, distributed_by="xedialects")
+
+
+def _has_vc_ops(module_op) -> bool:
+    from mlir import ir
+
+    found = []
+
+    def visit(op):
+        if op.name.startswith("xegpu.") and "mode" in op.attributes:
+            found.append(op)
+            return ir.WalkResult.INTERRUPT
+        return ir.WalkResult.ADVANCE
+
+    module_op.walk(visit)
+    return bool(found)
+
+
+def _to_spirv(module_op, lowered: str) -> tuple[str, bytes]:
+    """upstream's LLVM dialect -> (fixed LLVM IR, spirv-val-clean binary)."""
+    step = "mlir-translate"
+    try:
         ll = tools.run("mlir-translate", ["--mlir-to-llvmir", "-"], T.device_module(lowered)).stdout
         step = "opt"
         opt = tools.run("opt", [f"-passes={OPT_PASSES}", "-S", "-"], ll).stdout
@@ -86,8 +187,8 @@ def _route(module_op, text: str) -> RouteResult:
         step = "spirv-val"
         _validate(binary)
     except (tools.ToolError, T.RouteTextError) as e:
-        raise _located(module_op, given if step.startswith("mlir-opt") else "", step, str(e)) from None
-    return RouteResult(text, lowered, fixed, binary)
+        raise _located(module_op, "", step, str(e)) from None
+    return fixed, binary
 
 
 def _translate(bc: bytes) -> bytes:

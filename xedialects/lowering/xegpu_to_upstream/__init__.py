@@ -6,7 +6,9 @@ by MLIR, and the text is meant for an upstream context / `mlir-opt` (docs/upstre
 
     from xedialects.lowering.xegpu_to_upstream import export_upstream
     text = export_upstream(module)          # raises DiagnosticError at the first unexportable op
+    text = export_upstream_lanes(simt)      # SIMT mode -> upstream's lane-level xegpu (lanes.py)
 """
 from .driver import export_upstream
+from .lanes import export_upstream_lanes
 
-__all__ = ["export_upstream"]
+__all__ = ["export_upstream", "export_upstream_lanes"]

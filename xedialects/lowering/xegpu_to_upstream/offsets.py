@@ -20,8 +20,9 @@ def _is_tdesc(t) -> bool:
 
 
 class OffsetPlan:
-    def __init__(self, ex):
+    def __init__(self, ex, table=TABLE):
         self.ex = ex
+        self.table = table         # the exported xegpu ops (subgroup or lane level)
         self.off: dict = {}        # descriptor Value -> (base name, [(root, const)])
         self.alias: dict = {}      # (function #, name of an update_nd_offset result / a dropped
         #                            descriptor carry / a renumbered loop result) -> the name to print
@@ -86,7 +87,7 @@ class OffsetPlan:
             self._loop(op)
             return
         else:
-            if name.startswith("xegpu.") and name not in TABLE:
+            if name.startswith("xegpu.") and name not in self.table:
                 raise ExportOpError(not_exported_message(name))
             if name in FUNCS:
                 self.scope += 1

@@ -46,6 +46,11 @@ def _require_vc(op, ex) -> None:
 
 def create_nd_tdesc(op, ex) -> str:
     _require_vc(op, ex)
+    return create_nd_text(op, ex)
+
+
+def create_nd_text(op, ex) -> str:
+    """The upstream line of a create_nd_tdesc (offsets only in the descriptors form)."""
     n_src, n_off, n_shape, n_str = _segments(op)
     ops = [ex.name(v) for v in op.operands]
     src, rest = ops[0], ops[1:]

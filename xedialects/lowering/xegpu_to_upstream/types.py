@@ -13,7 +13,8 @@ class ExportTypeError(Exception):
 _TDESC = re.compile(
     r'!xegpu\.tensor_desc<array<i64(?::\s*(?P<shape>[-\d, ]*))?>,\s*(?P<elt>[^,>]+),\s*(?P<attr>unit|'
     r'#xegpu\.tdesc_attr<"(?P<scope>\w+)",\s*(?P<bc>true|false),\s*(?P<sc>true|false),\s*'
-    r'(?P<chunk>\d+)\s*:\s*i64,\s*(?P<sgm>unit|#xegpu\.sg_map<[^>]*>)>)>')
+    r'(?P<chunk>\d+)\s*:\s*i64,\s*(?P<sgm>unit|#xegpu\.sg_map<array<i64:\s*(?P<wl>[\d, ]*)>,\s*'
+    r'array<i64:\s*(?P<wd>[\d, ]*)>>)>)>')
 
 
 def find_end(text: str, start: int, error: type[Exception] = ExportTypeError) -> int:
@@ -31,9 +32,10 @@ def find_end(text: str, start: int, error: type[Exception] = ExportTypeError) ->
     raise error(f"unbalanced type text: {text[start:start + 80]}")
 
 
-def tdesc(generic: str) -> str:
+def tdesc(generic: str, lanes: bool = False) -> str:
     """`!xegpu.tensor_desc<array<i64: 8, 16>, f32, unit>` -> `!xegpu.tensor_desc<8x16xf32>` (block
-    descriptors; scattered ones, SIMT sg_maps and 2D SLM descriptors are not exported)."""
+    descriptors; scattered ones and 2D SLM descriptors are not exported; SIMT sg_maps only by the
+    lane-level export, `lanes`, whose descriptors carry no layout)."""
     m = _TDESC.fullmatch(generic.strip())
     if not m:
         raise ExportTypeError(f"cannot read tensor_desc type {generic}")
@@ -41,9 +43,9 @@ def tdesc(generic: str) -> str:
     body = "x".join(shape + [m["elt"].strip()])
     if m["attr"] == "unit":
         return f"!xegpu.tensor_desc<{body}>"
-    if m["sgm"] != "unit":
+    if m["sgm"] != "unit" and not lanes:
         raise ExportTypeError(f"SIMT-mode tensor_desc with sg_map ({m['sgm']}) is not exported; export the "
-                              "VC-mode kernel (before xegpu-simt-distribute)")
+                              "VC-mode kernel (before xegpu-simt-distribute), or at lane level (level=lane)")
     if m["sc"] == "true":
         raise ExportTypeError("a scattered tensor_desc outside create_tdesc / update_offset and the accesses "
                               "(a loop carry, a block argument) is not exported (upstream's scattered "
@@ -61,6 +63,18 @@ def tdesc(generic: str) -> str:
     return f"!xegpu.tensor_desc<{body}, #xegpu.block_tdesc_attr<{', '.join(parts)}>>"
 
 
+def simt_parts(generic: str) -> dict:
+    """Shape, element type, sg_map (wi_layout, wi_data), scattered flag and chunk size of a SIMT-mode
+    tensor_desc type (our generic spelling); ExportTypeError without an sg_map."""
+    m = _TDESC.fullmatch(generic.strip())
+    if not m or m["attr"] == "unit" or m["sgm"] == "unit":
+        raise ExportTypeError(f"expected a SIMT-mode tensor_desc with sg_map, got {generic}")
+    ints = lambda s: tuple(int(x) for x in s.split(",") if x.strip())  # noqa: E731
+    return {"shape": ints(m["shape"] or ""), "elt": m["elt"].strip(), "layout": ints(m["wl"]),
+            "data": ints(m["wd"]), "scattered": m["sc"] == "true", "chunk": int(m["chunk"]),
+            "slm": m["scope"] == "slm"}
+
+
 def scattered_parts(generic: str) -> tuple[int, int, str]:
     """(lanes, chunk size, element type) of our VC-mode scattered descriptor type."""
     m = _TDESC.fullmatch(generic.strip())
@@ -73,8 +87,8 @@ def scattered_parts(generic: str) -> tuple[int, int, str]:
     return shape[0], int(m["chunk"]), m["elt"].strip()
 
 
-def rewrite_tdescs(text: str) -> str:
-    """Every generic `!xegpu.tensor_desc<...>` in `text` in upstream spelling."""
+def rewrite_tdescs(text: str, lanes: bool = False) -> str:
+    """Every generic `!xegpu.tensor_desc<...>` in `text` in upstream spelling (`tdesc`)."""
     out, pos = [], 0
     while True:
         i = text.find("!xegpu.tensor_desc<", pos)
@@ -83,7 +97,7 @@ def rewrite_tdescs(text: str) -> str:
             return "".join(out)
         j = find_end(text, i)
         out.append(text[pos:i])
-        out.append(tdesc(text[i:j]))
+        out.append(tdesc(text[i:j], lanes))
         pos = j
 
 

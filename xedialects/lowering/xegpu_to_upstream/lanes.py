@@ -1,0 +1,144 @@
+"""The lane-level export: our SIMT-mode XeGPU (after `xegpu-simt-distribute`) as upstream MLIR's
+lane-level xegpu text -- what LLVM 22's `xegpu-subgroup-distribute` produces and
+`convert-xegpu-to-xevm` consumes: descriptors without layouts, offsets on the accesses (the offsets
+form, `offsets.py`), per-lane 1D vectors, per-lane scattered `xegpu.load` / `xegpu.store`
+(`lane_ops.py`). Kernels get `intel_reqd_sub_group_size = 16` (upstream lowers `gpu.shuffle` only
+with it).
+
+    from xedialects.lowering.xegpu_to_upstream import export_upstream_lanes
+    text = export_upstream_lanes(module)   # DiagnosticError at the first op not expressible
+"""
+from __future__ import annotations
+
+import io
+import re
+
+from mlir import ir
+
+from .driver import TARGET, _check_no_xetile, _Exporter, _fail, _line
+from .lane_ops import TABLE, translate
+from .offsets import OffsetPlan
+from .ops import ExportOpError
+from .types import ExportTypeError, rewrite_tdescs
+
+_OP_LINE = re.compile(r'^\s*(?:%[\w#:]+(?:, %[\w#:]+)* = )?(?:"xegpu\.|scf\.for |scf\.yield )')
+_FUNC_LINE = re.compile(r"^\s*(?:func\.func|gpu\.func) ")
+_KERNEL = re.compile(r"^(\s*gpu\.func @[\w$.]+\(.*\) kernel)( attributes \{)?(.*)$")
+_GPU_MODULE = re.compile(r"^(\s*gpu\.module @[\w$.]+) \{")
+_TF32 = re.compile(r"(\d)xtf32\b")
+SUBGROUP = "intel_reqd_sub_group_size = 16 : i32"
+_SELECT = re.compile(r"^(\s*)(%[\w$.-]+) = arith\.select (%[\w$.#-]+), (%[\w$.#-]+), (%[\w$.#-]+) : "
+                     r"vector<(?P<dims>(?:\d+x)+)(?P<elt>\w+)>$")
+
+
+def f32_for_tf32(text: str) -> str:
+    """tf32 buffers and vectors spelled f32 (same 32-bit storage; the DPAS reads them as tf32)."""
+    return _TF32.sub(r"\1xf32", text)
+
+
+class _LaneExporter(_Exporter):
+    """Names, offsets plan and scattered sources as the subgroup export's, lane-level types."""
+
+    def type(self, t) -> str:
+        return self.type_text(str(t))
+
+    def type_text(self, text: str) -> str:
+        return f32_for_tf32(rewrite_tdescs(text, lanes=True) if "!xegpu." in text else text)
+
+    def rewrite(self, text: str) -> str:
+        return self.rename(f32_for_tf32(rewrite_tdescs(text, lanes=True)))
+
+
+def _targets(module_op) -> list:
+    found = []
+
+    def visit(op):
+        if op.name.startswith("xegpu.") or op.name == "scf.for" or (op.name == "scf.yield" and len(op.operands)):
+            found.append(op)
+        return ir.WalkResult.ADVANCE
+
+    module_op.walk(visit, walk_order=ir.WalkOrder.PRE_ORDER)
+    return found
+
+
+def _check_simt(module_op) -> None:
+    bad = []
+
+    def visit(op):
+        if op.name.startswith("xegpu.") and "mode" in op.attributes:
+            bad.append(op)
+            return ir.WalkResult.INTERRUPT
+        return ir.WalkResult.ADVANCE
+
+    module_op.walk(visit, walk_order=ir.WalkOrder.PRE_ORDER)
+    if bad:
+        _fail(bad[0], f"'{bad[0].name}' in VC mode is not exported at lane level: distribute the kernel to lanes "
+              "first (xegpu-simt-distribute; convert-xegpu-to-upstream{level=lane} does that on a copy)")
+
+
+def _vector_select(line: str, ex) -> list[str]:
+    """`arith.select` of vectors by a scalar i1 as a select by the broadcast condition (SPIR-V's
+    OpSelect wants a condition of the result's vector size)."""
+    m = _SELECT.match(line)
+    if not m:
+        return [line]
+    ind, res, c, a, b = m.group(1, 2, 3, 4, 5)
+    vt, mt = f"vector<{m['dims']}{m['elt']}>", f"vector<{m['dims']}i1>"
+    cv = ex.fresh()
+    return [f"{ind}{cv} = vector.broadcast {c} : i1 to {mt}", f"{ind}{res} = arith.select {cv}, {a}, {b} : {mt}, {vt}"]
+
+
+def _kernel_line(line: str) -> str:
+    m = _KERNEL.match(line)
+    if not m or SUBGROUP in line:
+        return line
+    if m.group(2):
+        return f"{m.group(1)} attributes {{{SUBGROUP}, {m.group(3).lstrip()}"
+    rest = m.group(3)
+    return f"{m.group(1)} attributes {{{SUBGROUP}}}{rest}"
+
+
+def export_upstream_lanes(module, *, target: bool = True) -> str:
+    """The text of `module` (our context, SIMT-mode XeGPU) in upstream MLIR's lane-level xegpu.
+    Raises DiagnosticError located at the first op that it cannot express."""
+    module_op = module.operation if hasattr(module, "operation") else module
+    _check_no_xetile(module_op)
+    _check_simt(module_op)
+    ex = _LaneExporter(module_op)
+    ex.plan = OffsetPlan(ex, table=TABLE)
+    try:
+        ex.plan.analyze(module_op)
+    except ExportOpError as e:
+        _fail(getattr(e, "op", None) or module_op, str(e))
+    buf = io.StringIO()
+    module_op.print(state=ex.state, file=buf)
+    ops = _targets(module_op)
+    out, k = [], 0
+    for line in buf.getvalue().splitlines():
+        if _OP_LINE.match(line):
+            if k >= len(ops):
+                _fail(module_op, "printed ops and IR walk disagree (internal)")
+            op = ops[k]
+            k += 1
+            try:
+                if op.name.startswith("xegpu."):
+                    indent = line[:len(line) - len(line.lstrip())]
+                    text = translate(op, ex)
+                    out += [indent + ex.rename(x) for x in text.split("\n")] if text else []
+                else:
+                    out += _line(op, line, ex)
+            except (ExportOpError, ExportTypeError) as e:
+                _fail(op, f"{e} (lane level)")
+            continue
+        if _FUNC_LINE.match(line):
+            ex.scope += 1
+        m = _GPU_MODULE.match(line)
+        if target and m:
+            line = f"{m.group(1)} [{TARGET}] {{"
+        try:
+            out += _vector_select(_kernel_line(ex.rewrite(line)), ex)
+        except ExportTypeError as e:
+            _fail(module_op, str(e))
+    if k != len(ops):
+        _fail(module_op, "printed ops and IR walk disagree (internal)")
+    return "\n".join(out) + "\n"
