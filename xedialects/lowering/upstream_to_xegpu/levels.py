@@ -226,7 +226,9 @@ def drop_identities(module_op) -> None:
 
 
 def to_subgroup(ctx, module_op, filename: str) -> None:
-    """Run upstream's work-group to subgroup distribution and blocking in the upstream context."""
+    """Run upstream's work-group to subgroup distribution and blocking in the upstream context, after
+    the rewrites of what LLVM 22's distribution cannot take as written (replicated transposes, unit-dim
+    row values kept 1D, re-sliced unit-dim expansions); the identities they add are dropped after."""
     from mlir.passmanager import PassManager
 
     with ctx:

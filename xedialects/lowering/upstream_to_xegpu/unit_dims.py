@@ -135,29 +135,36 @@ def _is_elementwise(op) -> bool:
 
 def _is_seed(op) -> bool:
     """A work-group unit-dim-expanding shape_cast with a user that is not a vector.broadcast."""
-    if op.name != "vector.shape_cast" or "sg_layout" not in str(op.attributes["layout_result_0"]
-                                                                if "layout_result_0" in op.attributes else ""):
+    if op.name != "vector.shape_cast" or "layout_result_0" not in op.attributes:
+        return False
+    if "sg_layout" not in str(op.attributes["layout_result_0"]):
         return False
     src = ir.VectorType(op.operands[0].type).shape
     res = ir.VectorType(op.results[0].type).shape
     if _expanded_dims(src, res, _layout_of(op.operands[0])) is None:
         return False
-    return any(u.owner.name != "vector.broadcast" for u in op.results[0].uses)
+    return any(_op(u.owner).name != "vector.broadcast" for u in op.results[0].uses)
 
 
 def _op(owner):
     return owner.operation if hasattr(owner, "operation") else owner
 
 
+def _maker(v):
+    """The op that makes `v` (for a loop body's argument: the loop)."""
+    return _op(v.owner.owner) if isinstance(v, ir.BlockArgument) else _op(v.owner)
+
+
 class _Component:
-    """Values connected to seed shape_casts through elementwise ops and scf.for carries."""
+    """The values connected to a seed shape_cast through elementwise ops and scf.for carries (values
+    hash by the value they name), with the ops that make them and the broadcasts that read them."""
 
     def __init__(self, seed):
-        self.values, self.keys = [], set()
-        self.seeds, self.broadcasts = [], []   # seed shape_casts; (broadcast op, operand value)
-        self.constants, self.elementwise, self.loops = [], [], []   # ops; (for op, result index)
-        self._todo = []
-        self.dims = None
+        self.values, self._seen, self._todo = [], set(), []
+        self.seeds, self.constants, self.elementwise = [], [], []
+        self.loops = []        # (scf.for, carried index)
+        self.broadcasts = []   # (vector.broadcast, the value it reads)
+        self.dims = None       # the unit dims the seeds insert
         self._add(seed.results[0])
         while self._todo:
             v = self._todo.pop()
@@ -165,52 +172,50 @@ class _Component:
             self._users(v)
 
     def _add(self, v):
-        k = _key(v)
-        if k not in self.keys:
-            self.keys.add(k)
+        if v not in self._seen:
+            self._seen.add(v)
             self.values.append(v)
             self._todo.append(v)
 
+    @staticmethod
+    def _once(ops: list, op) -> None:
+        if op not in ops:
+            ops.append(op)
+
     def _loop(self, for_op, i):
         for_op = _op(for_op)
-        if (for_op, i) not in self.loops:
-            self.loops.append((for_op, i))
-        self._add(for_op.results[i])
-        self._add(for_op.operands[_FOR_OPERANDS + i])
+        self._once(self.loops, (for_op, i))
         body = for_op.regions[0].blocks[0]
-        self._add(body.arguments[i + 1])
-        yield_op = list(body.operations)[-1].operation
-        self._add(yield_op.operands[i])
+        for v in (for_op.results[i], for_op.operands[_FOR_OPERANDS + i], body.arguments[i + 1],
+                  _op(list(body.operations)[-1]).operands[i]):
+            self._add(v)
 
     def _producer(self, v):
+        op = _maker(v)
         if isinstance(v, ir.BlockArgument):
-            owner = _op(v.owner.owner)
-            if owner.name != "scf.for" or v.arg_number == 0:
-                raise _Unsupported(owner, f"'{owner.name}' carries it")
-            self._loop(owner, v.arg_number - 1)
-            return
-        op = _op(v.owner)
-        if op.name == "vector.shape_cast":
-            src = ir.VectorType(op.operands[0].type).shape
-            dims = _expanded_dims(src, ir.VectorType(v.type).shape, _layout_of(op.operands[0]))
+            if op.name != "scf.for" or v.arg_number == 0:
+                raise _Unsupported(op, f"'{op.name}' carries it")
+            self._loop(op, v.arg_number - 1)
+        elif op.name == "vector.shape_cast":
+            dims = _expanded_dims(ir.VectorType(op.operands[0].type).shape, ir.VectorType(v.type).shape,
+                                  _layout_of(op.operands[0]))
             if dims is None:
                 raise _Unsupported(op, "'vector.shape_cast' makes it without only inserting unit dims")
-            self._dims(dims, op)
-            if op not in self.seeds:
-                self.seeds.append(op)
+            if self.dims not in (None, dims):
+                raise _Unsupported(op, "'vector.shape_cast' inserts other unit dims than another one it meets")
+            self.dims = dims
+            self._once(self.seeds, op)
         elif op.name == "arith.constant":
             value = op.attributes["value"]
             if not isinstance(value, ir.DenseElementsAttr) or not value.is_splat:
                 raise _Unsupported(op, "'arith.constant' makes it, not as a splat")
-            if op not in self.constants:
-                self.constants.append(op)
+            self._once(self.constants, op)
         elif _is_elementwise(op):
-            if op not in self.elementwise:
-                self.elementwise.append(op)
+            self._once(self.elementwise, op)
             for w in op.operands:
                 self._add(w)
         elif op.name == "scf.for":
-            self._loop(op, ir.OpResult(v).result_number)
+            self._loop(op, v.result_number)
         else:
             raise _Unsupported(op, f"'{op.name}' makes it")
 
@@ -218,8 +223,7 @@ class _Component:
         for use in v.uses:
             user = _op(use.owner)
             if user.name == "vector.broadcast":
-                if (user, _key(v)) not in [(b, _key(w)) for b, w in self.broadcasts]:
-                    self.broadcasts.append((user, v))
+                self.broadcasts.append((user, v))
             elif _is_elementwise(user):
                 self._add(user.results[0])
             elif user.name == "scf.yield" and _op(user.parent).name == "scf.for":
@@ -229,80 +233,75 @@ class _Component:
             else:
                 raise _Unsupported(user, f"'{user.name}' uses it")
 
-    def _dims(self, dims, op):
-        if self.dims is None:
-            self.dims = dims
-        elif self.dims != dims:
-            raise _Unsupported(op, "'vector.shape_cast' inserts other unit dims than another one it meets")
-
-
-def _key(v):
-    """A hashable identity of an MLIR value (values hash and compare by the value they name)."""
-    return v
-
 
 def _collapsed_type(t, dims):
     vt = ir.VectorType(t)
     return ir.VectorType.get([s for i, s in enumerate(vt.shape) if i not in dims], vt.element_type)
 
 
-def _rewrite(c: _Component) -> None:
-    dims = set(c.dims)
-    layouts = {}
+def _identity(v, layout: str):
+    """`math.copysign %v, %v` (v itself, for floats exactly) carrying `layout`, before the insertion point."""
+    return ir.Operation.create("math.copysign", results=[v.type], operands=[v, v],
+                               attributes={"layout_result_0": ir.Attribute.parse(layout)}).results[0]
+
+
+def _check(c: _Component) -> dict:
+    """value -> (its 2D layout, the layout without the unit dims, its 2D type); _Unsupported when a
+    value has no work-group layout, one that splits a unit dim, or a seed reads a value distributed
+    otherwise than the 1D value will be."""
+    dims, layouts = set(c.dims), {}
     for v in c.values:
-        text = _layout_of(v)
+        text, op = _layout_of(v), _maker(v)
         if text is None or "sg_layout" not in text:
-            op = _op(v.owner.owner) if isinstance(v, ir.BlockArgument) else _op(v.owner)
             raise _Unsupported(op, f"'{op.name}' makes it without a work-group layout")
         flat = _collapsed_layout(text, dims)
         if flat is None:
-            op = _op(v.owner.owner) if isinstance(v, ir.BlockArgument) else _op(v.owner)
-            raise _Unsupported(op, f"'{op.name}' gives it the layout {text}, which splits its unit dims")
-        layouts[_key(v)] = (text, flat, v.type)
-    for sc in c.seeds:  # the source must be distributed as the 1D value will be
-        text, flat, t = layouts[_key(sc.results[0])]
-        src = sc.operands[0]
-        flat_shape = ir.VectorType(_collapsed_type(t, dims)).shape
-        src_layout = _layout_of(src)
-        if src_layout is None or _distribution(src_layout, flat_shape) != _distribution(flat, flat_shape):
+            raise _Unsupported(op, f"'{op.name}' gives it the layout {text}, not one of lists with 1 "
+                                   f"in the unit dims")
+        layouts[v] = (text, flat, v.type)
+    for sc in c.seeds:
+        text, flat, t = layouts[sc.results[0]]
+        shape = ir.VectorType(_collapsed_type(t, dims)).shape
+        src_layout = _layout_of(sc.operands[0])
+        if src_layout is None or _distribution(src_layout, shape) != _distribution(flat, shape):
             raise _Unsupported(sc, f"'vector.shape_cast' reads a value distributed otherwise ({src_layout}) "
                                    f"than its result ({text})")
+    return layouts
 
-    # broadcasts: a 2D shape_cast of the 1D value (sliced layout) feeds each, made after the retyping
-    for for_op, i in c.loops:
-        v = for_op.results[i]
-        for_op.attributes[f"layout_result_{i}"] = ir.Attribute.parse(layouts[_key(v)][1])
+
+def _rewrite(c: _Component) -> None:
+    """Retype the component in place (see the module docstring); nothing is changed when it raises."""
+    layouts, dims = _check(c), set(c.dims)
+    flat_attr = {v: ir.Attribute.parse(flat) for v, (_, flat, _) in layouts.items()}
+    seed_results = {sc.results[0] for sc in c.seeds}
     for v in c.values:
-        if not (isinstance(v, ir.OpResult) and _op(v.owner).name == "vector.shape_cast" and _op(v.owner) in c.seeds):
+        if v not in seed_results:
             v.set_type(_collapsed_type(v.type, dims))
+    for for_op, i in c.loops:
+        for_op.attributes[f"layout_result_{i}"] = flat_attr[for_op.results[i]]
     for op in c.constants:
-        t = op.results[0].type
-        splat = op.attributes["value"].get_splat_value()
-        op.attributes["value"] = ir.DenseElementsAttr.get_splat(t, splat)
-        op.attributes["layout_result_0"] = ir.Attribute.parse(layouts[_key(op.results[0])][1])
+        op.attributes["value"] = ir.DenseElementsAttr.get_splat(op.results[0].type,
+                                                                op.attributes["value"].get_splat_value())
+        op.attributes["layout_result_0"] = flat_attr[op.results[0]]
     for op in c.elementwise:
-        op.attributes["layout_result_0"] = ir.Attribute.parse(layouts[_key(op.results[0])][1])
-    for sc in c.seeds:
-        text, flat, t = layouts[_key(sc.results[0])]
-        src = sc.operands[0]
+        op.attributes["layout_result_0"] = flat_attr[op.results[0]]
+        for i, w in enumerate(op.operands):
+            if f"layout_operand_{i}" in op.attributes and w in flat_attr:
+                op.attributes[f"layout_operand_{i}"] = flat_attr[w]
+    for sc in c.seeds:  # the shape_cast's result is the source itself, in the 1D layout
+        res = sc.results[0]
         with ir.InsertionPoint(sc), sc.location:
-            ident = ir.Operation.create("math.copysign", results=[src.type], operands=[src, src],
-                                        attributes={"layout_result_0": ir.Attribute.parse(flat)})
-        for use in list(sc.results[0].uses):
-            if _op(use.owner).name == "vector.broadcast":
-                for k, (b, w) in enumerate(c.broadcasts):
-                    if _key(w) == _key(sc.results[0]):
-                        c.broadcasts[k] = (b, ident.results[0])
-                        layouts[_key(ident.results[0])] = (text, flat, t)
-        sc.results[0].replace_all_uses_with(ident.results[0])
+            flat = _identity(sc.operands[0], layouts[res][1])
+        layouts[flat] = layouts[res]
+        c.broadcasts = [(b, flat if w == res else w) for b, w in c.broadcasts]
+        res.replace_all_uses_with(flat)
         sc.erase()
-    for b, v in c.broadcasts:
-        text, _, t = layouts[_key(v)]
-        sliced = ir.Attribute.parse(f"#xegpu.slice<{text}, dims = [{', '.join(map(str, sorted(dims)))}]>")
+    unit = ", ".join(map(str, sorted(dims)))
+    for b, v in c.broadcasts:  # each broadcast reads a shape_cast of its own, the one user LLVM 22 takes
+        text, _, t = layouts[v]
         with ir.InsertionPoint(b), b.location:
-            ident = ir.Operation.create("math.copysign", results=[v.type], operands=[v, v],
-                                        attributes={"layout_result_0": sliced})
-            expand = ir.Operation.create("vector.shape_cast", results=[t], operands=[ident.results[0]],
+            sliced = _identity(v, f"#xegpu.slice<{text}, dims = [{unit}]>")
+            expand = ir.Operation.create("vector.shape_cast", results=[t], operands=[sliced],
                                          attributes={"layout_result_0": ir.Attribute.parse(text)})
         b.operands[0] = expand.results[0]
 
