@@ -3,9 +3,11 @@
 // maxed, exponentiated and carried by scf.for. LLVM 22's xegpu-wg-to-sg-distribute distributes such
 // a shape_cast only when it feeds vector.broadcast alone, so the import keeps those values 1D
 // (unit_dims.py): the loop carries the rows as vectors, split into 8-row blocks by xegpu-blocking.
-// xe-run simulates the kernel and the host checks m and l against its own f32 loops.
+// xe-run simulates the kernel (as imported, and through our xegpu-simt-distribute) and the host
+// checks m and l against its own f32 loops.
 // RUN: xe-opt --convert-upstream-xegpu %s | FileCheck %s --check-prefix=SG
 // RUN: xe-run %s -e main --entry-point-result=void | FileCheck %s
+// RUN: xe-run %s -e main --entry-point-result=void --pipeline=xegpu-simt-distribute | FileCheck %s
 // CHECK: [ALLCLOSE: TRUE]
 // SG:       scf.for {{.*}} -> (vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>)
 // SG:         vector.multi_reduction <maximumf>, {{.*}} [1] : vector<8x16xf32> to vector<8xf32>
