@@ -222,9 +222,9 @@ def test_workgroup_row_reduction_expanded_to_its_own_layout():
 
 
 @pytest.mark.parametrize("src,message", [
-    ("gpu.module @k {\n gpu.func @f(%s: memref<2048xi8, 3>) kernel {\n"
-     "  %m = xegpu.create_mem_desc %s : memref<2048xi8, 3> -> !xegpu.mem_desc<16x64xf16>\n  gpu.return\n }\n}\n",
-     "'xegpu.create_mem_desc' is not imported"),
+    ("gpu.module @k {\n gpu.func @f(%s: memref<1024xf32, 3>) kernel {\n"
+     "  %m = xegpu.create_mem_desc %s : memref<1024xf32, 3> -> !xegpu.mem_desc<32x64xf16>\n  gpu.return\n }\n}\n",
+     "'xegpu.create_mem_desc' of memref<1024xf32, 3> as f16 elements"),
     ("gpu.module @k {\n gpu.func @f(%b: memref<64xf16>, %o: vector<16xindex>) kernel {\n"
      "  %s = xegpu.load_matrix %b[0] : memref<64xf16> -> vector<16xf16>\n  gpu.return\n }\n}\n",
      "'xegpu.load_matrix'"),
@@ -252,8 +252,8 @@ def test_xe_run_and_xe_opt_take_upstream_input(tmp_path):
     r = _tool("xe-opt.py", "--convert-upstream-xegpu", str(f))
     assert r.returncode == 0 and "{mode = vc}" in r.stdout and "#xegpu.block_tdesc_attr" not in r.stdout
     bad = tmp_path / "bad.mlir"
-    bad.write_text("gpu.module @k {\n gpu.func @f(%s: memref<2048xi8, 3>) kernel {\n"
-                   "  %m = xegpu.create_mem_desc %s : memref<2048xi8, 3> -> !xegpu.mem_desc<16x64xf16>\n"
+    bad.write_text("gpu.module @k {\n gpu.func @f(%s: memref<1024xf32, 3>) kernel {\n"
+                   "  %m = xegpu.create_mem_desc %s : memref<1024xf32, 3> -> !xegpu.mem_desc<32x64xf16>\n"
                    "  gpu.return\n }\n}\n")
     for tool, args in (("xe-opt.py", ["--convert-upstream-xegpu"]), ("xe-run.py", [])):
         r = _tool(tool, *args, str(bad))

@@ -84,6 +84,7 @@ class Translator:
         self.loaded: dict[str, tuple[str, str]] = {}  # lane level: load result -> (our fragment, its type)
         self.vnni_values: dict[str, str] = {}  # loads done in VNNI layout (dpas B only) -> their type
         self.replace: dict[str, list[str]] = {}  # non-xegpu ops whose line a translation replaced
+        self.mem_views: dict[tuple, tuple] = {}  # mem_desc names -> (their SLM view's type, MemDesc)
 
     @property
     def mode(self) -> str:
@@ -581,20 +582,17 @@ TABLE = {
     "gpu.lane_id": lane_id,
 }
 
-# LLVM 22 xegpu ops without a translation, and why (located error naming the op)
-NOT_IMPORTED = {
-    "xegpu.create_mem_desc": "shared-local-memory matrices (mem_desc) have no equivalent in our xegpu",
-    "xegpu.load_matrix": "shared-local-memory matrices (mem_desc) have no equivalent in our xegpu",
-    "xegpu.store_matrix": "shared-local-memory matrices (mem_desc) have no equivalent in our xegpu",
-}
-
 
 def translate(op, tr) -> list[str]:
-    fn = TABLE.get(op.name)
+    """Our lines for one upstream op (the shared-local-memory matrix ops are matrix_ops.py's)."""
+    fn = TABLE.get(op.name) or matrix_ops.SG_TABLE.get(op.name)
     if fn is None:
-        why = NOT_IMPORTED.get(op.name, "no translation to our xegpu")
-        raise ImportOpError(f"'{op.name}' is not imported: {why}")
+        raise ImportOpError(f"'{op.name}' is not imported: no translation to our xegpu")
     try:
         return fn(op, tr)
     except ImportTypeError as e:
         raise ImportOpError(f"'{op.name}': {e}") from None
+
+
+# shared-local-memory matrices (mem_desc): their own module, which imports the helpers above
+from . import matrix_ops  # noqa: E402

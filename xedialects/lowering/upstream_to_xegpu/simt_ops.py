@@ -9,6 +9,7 @@ order our SIMT dpas takes for computed operands (`wi_layout [2, 8], wi_data [1, 
 """
 from __future__ import annotations
 
+from .matrix_ops import lane_load_matrix, lane_store_matrix
 from .sg_ops import (ImportOpError, _blocks, attr, check_attrs, hint, HINTS, ints, props)
 from .types import element_bits, vector_parts, vector_text, zero_of
 
@@ -245,4 +246,6 @@ TABLE = {
     "xegpu.dpas": dpas,
     "xegpu.load": load,
     "xegpu.store": store,
+    "xegpu.load_matrix": lane_load_matrix,
+    "xegpu.store_matrix": lane_store_matrix,
 }

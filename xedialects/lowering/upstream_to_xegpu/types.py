@@ -170,6 +170,10 @@ _OTHER_TYPE = re.compile(r"!xegpu\.(?!tensor_desc<|nbarrier\b)[\w.]+")
 def rewrite_tdescs(text: str, simt: bool = False, rows_types=frozenset()) -> str:
     """Every upstream `!xegpu.tensor_desc<...>` in `text` in our spelling (other xegpu types: error)."""
     other = _OTHER_TYPE.search(text)
+    if other and other.group(0) == "!xegpu.mem_desc":
+        raise ImportTypeError("type '!xegpu.mem_desc' outside create_mem_desc / load_matrix / store_matrix (a function "
+                              "argument or result, loop carry, call operand): a mem_desc is imported only as the "
+                              "view of its buffer in the function that creates it")
     if other:
         raise ImportTypeError(f"type '{other.group(0)}' has no equivalent in our xegpu")
     out, pos = [], 0

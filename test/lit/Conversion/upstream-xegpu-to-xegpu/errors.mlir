@@ -2,9 +2,31 @@
 // RUN: xe-opt --convert-upstream-xegpu %s --split-input-file --verify-diagnostics
 
 gpu.module @k {
-  gpu.func @mem_desc(%s: memref<2048xi8, 3>) kernel {
-    // expected-error @+1 {{'xegpu.create_mem_desc' is not imported: shared-local-memory matrices (mem_desc) have no equivalent in our xegpu}}
-    %m = xegpu.create_mem_desc %s : memref<2048xi8, 3> -> !xegpu.mem_desc<16x64xf16>
+  gpu.func @mem_desc_of_other_elements(%s: memref<1024xf32, 3>) kernel {
+    // expected-error @+1 {{'xegpu.create_mem_desc' of memref<1024xf32, 3> as f16 elements: only a 1D i8 buffer (identity layout) or a buffer of f16 is imported}}
+    %m = xegpu.create_mem_desc %s : memref<1024xf32, 3> -> !xegpu.mem_desc<32x64xf16>
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @k {
+  gpu.func @scalar_matrix_access_at_subgroup_level(%s: memref<2048xi8, 3>) kernel {
+    %m = xegpu.create_mem_desc %s : memref<2048xi8, 3> -> !xegpu.mem_desc<32x32xf16>
+    // expected-error @+1 {{'xegpu.load_matrix' of f16 at subgroup level: a 2D block is imported (scalars and 1D vectors are lane-level forms, imported in lane-level kernels)}}
+    %x = xegpu.load_matrix %m[0, 0] : !xegpu.mem_desc<32x32xf16> -> f16
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @k {
+  gpu.func @matrix_offsets(%s: memref<2048xi8, 3>, %v: vector<8x16xf16>) kernel {
+    %m = xegpu.create_mem_desc %s : memref<2048xi8, 3> -> !xegpu.mem_desc<32x32xf16>
+    // expected-error @+1 {{'xegpu.store_matrix' with 1 offsets on a 2D mem_desc (one per dimension is imported)}}
+    xegpu.store_matrix %v, %m[8] : vector<8x16xf16>, !xegpu.mem_desc<32x32xf16>
     gpu.return
   }
 }
