@@ -128,6 +128,7 @@ def load_nd(op, ex) -> str:
     loaded = ex.fresh()
     text = properties(props).replace("packed = unit", "packed")
     lines.append(f"{loaded} = xegpu.load_nd {base}{offs}{text} : {ex.type(td.type)} -> {_vec(n, elt)}")
+    ex.loads[op.result] = (loaded, _matrix_ids(shape, tp), ours)
     x = _reorder(ex, lines, loaded, _matrix_ids(shape, tp), ours, elt, op)
     _from_1d(x, ours.shape[1], elt, ex.result(op), str(op.result.type), lines, ex)
     return "\n".join(lines)
@@ -200,6 +201,62 @@ def _operand_ids(v, default):
     return default
 
 
+def _slots(v, ex):
+    """(load_nd result, slot indices) when `v` is lane-uniform slot selections (`vector.shape_cast`,
+    single-source `vector.shuffle`, unit-stride `vector.extract_strided_slice`) of a load_nd result
+    exported in this module: every lane holds those slots of its loaded fragment; else None."""
+    owner = getattr(v.owner, "operation", v.owner)
+    name = getattr(owner, "name", None)
+    if v in ex.loads:
+        return v, np.arange(ex.loads[v][2].shape[1])
+    if name not in ("vector.shape_cast", "vector.shuffle", "vector.extract_strided_slice"):
+        return None
+    src = owner.operands[0]
+    inner = _slots(src, ex)
+    if inner is None:
+        return None
+    load, slots = inner
+    if name == "vector.shape_cast":
+        return load, slots
+    if name == "vector.shuffle":
+        if owner.operands[1] != src:
+            return None
+        mask = list(ir.DenseI64ArrayAttr(owner.attributes["mask"]))
+        return load, slots[mask] if all(0 <= i < len(slots) for i in mask) else None
+    shape, _ = vector_parts(str(src.type))
+    offs = [ir.IntegerAttr(x).value for x in ir.ArrayAttr(owner.attributes["offsets"])]
+    sizes = [ir.IntegerAttr(x).value for x in ir.ArrayAttr(owner.attributes["sizes"])]
+    strides = [ir.IntegerAttr(x).value for x in ir.ArrayAttr(owner.attributes["strides"])]
+    if any(x != 1 for x in strides):
+        return None
+    grid = slots.reshape(shape)
+    box = tuple(slice(o, o + z) for o, z in zip(offs, sizes))
+    return load, grid[box].reshape(-1)
+
+
+def _operand_from_load(v, ex, ours_default, want, elt, lines, op):
+    """The DPAS operand `v` straight from its load's upstream vector when `v` is slot selections of
+    one (one reorder, often in the lane, instead of one into our order and one out of it); else None.
+    `ours_default`: our order of `v` (A-matrix ids), `want`: the DPAS order (A-matrix ids)."""
+    traced = _slots(v, ex)
+    if traced is None:
+        return None
+    load, slots = traced
+    loaded, up_ids, ours = ex.loads[load]
+    held = ours[:, slots]  # load-matrix ids of v's slots, per lane
+    if held.shape != ours_default.shape:
+        return None
+    to_load = {}
+    for l in range(LANES):
+        for p in range(held.shape[1]):
+            to_load[int(ours_default[l, p])] = int(held[l, p])
+    try:
+        dst = np.vectorize(to_load.__getitem__)(want)
+    except KeyError:
+        return None
+    return _reorder(ex, lines, loaded, up_ids, dst, elt, op)
+
+
 def dpas(op, ex) -> str:
     _require_simt(op)
     a, b = op.operands[0], op.operands[1]
@@ -219,8 +276,10 @@ def dpas(op, ex) -> str:
     a_up = upstream_tf32_a_ids(m, k) if bits == 32 else upstream_block_ids((m, k))
     b_up = upstream_block_ids((k, LANES))
     lines: list[str] = []
-    x, _ = _to_1d(ex.name(a), str(a.type), ea, lines, ex)
-    xa = _reorder(ex, lines, x, a_ours, a_up, ea, op)
+    xa = _operand_from_load(a, ex, a_ours, a_up, ea, lines, op)
+    if xa is None:
+        x, _ = _to_1d(ex.name(a), str(a.type), ea, lines, ex)
+        xa = _reorder(ex, lines, x, a_ours, a_up, ea, op)
     x, _ = _to_1d(ex.name(b), str(b.type), eb, lines, ex)
     xb = _reorder(ex, lines, x, b_ours, b_up, eb, op)
     xc = None
