@@ -20,10 +20,11 @@ from xedialects.sim import simulate
 sys.path.insert(0, os.path.dirname(__file__))
 import test_upstream_export as UE  # noqa: E402
 
-# a cross-section: plain bf16 (packed A loads reordered across lanes), f16, the transposed B (its
-# transposed load as a plain load + reorder), the scattered fallbacks (per-lane gathers / scatters),
+# a cross-section: bf16 (packed A loads: the DPAS A taken from the loaded vector in the lane), f16, the transposed B (its
+# transposed load as a plain load + reorder), the transposed A (its 32x8 block loaded 16 wide, our
+# SIMT vector gpu.shuffle per element), the scattered fallbacks (per-lane gathers / scatters),
 # epilogues with bias / relu, tensor programs
-ROUND_TRIP = ["form:bf16_f32", "form:f16_f32", "form:transposed_b", "form:k_1", "form:unaligned",
+ROUND_TRIP = ["form:bf16_f32", "form:f16_f32", "form:transposed_a", "form:transposed_b", "form:k_1", "form:unaligned",
               "epilogue:bias_relu", "epilogue:bias_relu_unaligned", "epilogue:bias_relu_f16_out", "tensor:bias_relu"]
 
 

@@ -39,13 +39,15 @@ def _require_simt(op) -> None:
                             "first (xegpu-simt-distribute), or export it at subgroup level")
 
 
-def _block(op, td) -> dict:
+def _block(op, td, narrow_ok=False) -> dict:
     parts = simt_parts(str(td.type))
     shape, elt = parts["shape"], parts["elt"]
     bits = element_bits(elt)
     if bits not in (16, 32):
         raise ExportOpError(f"'{op.name}' of {elt} data is not exported at lane level (16- and 32-bit block data "
                             "only: upstream's lane-level 8-bit register order is not modelled)")
+    if narrow_ok and len(shape) == 2 and shape[1] < LANES and LANES % shape[1] == 0:
+        return parts
     if len(shape) != 2 or shape[1] % LANES or (shape[0] * shape[1]) % LANES:
         raise ExportOpError(f"'{op.name}' of the {'x'.join(map(str, shape))} block is not exported at lane level "
                             "(2D blocks whose width is a multiple of 16 only)")
@@ -84,13 +86,38 @@ def _reorder(ex, lines, name, src, dst, elt, op) -> str:
         raise ExportOpError(f"'{op.name}': the lanes cannot be reordered ({e})") from None
 
 
-def _matrix_ids(shape, transpose):
-    """Upstream's plain block order as ids of the (transposed when `transpose`) block."""
+def _matrix_ids(shape, transpose, loaded_width=None):
+    """Upstream's plain block order as ids of the (transposed when `transpose`) block; a block loaded
+    `loaded_width` wide (a narrow block widened) has ids < 0 for the columns past the block."""
     h, w = shape
-    ids = upstream_block_ids(shape)
-    if not transpose:
-        return ids
-    return (ids % w) * h + ids // w
+    lw = loaded_width or w
+    e = upstream_block_ids((h, lw))
+    r, c = e // lw, e % lw
+    ids = c * h + r if transpose else r * w + c
+    return np.where(c < w, ids, -1 - e)
+
+
+def _widened(op, td, ex, shape):
+    """(lines, descriptor ref, type) of a 16-wide block at the offsets of the narrow block of `td`
+    (a 2D load of fewer than 16 columns: the 2D block load's minimum width; the extra columns are
+    never used), or None when the source is not a static 2D memref at least 16 elements wide (the
+    wider block would cross a surface narrower than the block load's minimum)."""
+    create = ex.plan.base_create(td, op)
+    if create is None:
+        return None
+    src = create.operands[0]
+    try:
+        mt = ir.MemRefType(src.type)
+    except ValueError:
+        return None
+    if mt.rank != 2 or mt.shape[1] < LANES or mt.shape[1] == -9223372036854775808:
+        return None
+    full = ex.type(td.type)
+    wide = full.replace(f"<{shape[0]}x{shape[1]}x", f"<{shape[0]}x{LANES}x", 1)
+    name = ex.plan.fresh()
+    head = create_nd_text(create, ex).rpartition(" -> ")[0]
+    _, offs, pre = ex.plan.access(td, op)
+    return pre + [f"{name} = {head.split(' = ', 1)[1]} -> {wide}"], name + offs, wide
 
 
 def _load_ids(op, parts):
@@ -104,7 +131,11 @@ def _load_ids(op, parts):
 
 
 def create_nd_tdesc(op, ex) -> str:
-    simt_parts(str(op.result.type))
+    """A block narrower than 16 columns gets no descriptor of its own: its loads and prefetches
+    create a 16-wide one (`_widened`), anything else is a located error there."""
+    shape = simt_parts(str(op.result.type))["shape"]
+    if len(shape) == 2 and shape[1] < LANES:
+        return ""
     return create_nd_text(op, ex)
 
 
@@ -115,21 +146,34 @@ def update_nd_offset(op, ex) -> str:
 def load_nd(op, ex) -> str:
     _require_simt(op)
     td = op.operands[0]
-    parts = _block(op, td)
+    parts = _block(op, td, narrow_ok=True)
     ours, tp, va = _load_ids(op, parts)
     shape, elt = parts["shape"], parts["elt"]
-    n = shape[0] * shape[1] // LANES
     lines: list[str] = []
-    base, offs, pre = ex.plan.access(td, op)
-    lines += pre
+    width = shape[1]
+    if shape[1] < LANES:
+        wide = _widened(op, td, ex, shape)
+        if wide is None:
+            raise ExportOpError(f"'{op.name}' of the {shape[0]}x{shape[1]} block is not exported at lane level (a "
+                                "block narrower than 16 is loaded 16 wide, which needs a static 2D memref source at "
+                                "least 16 elements wide)")
+        pre, ref, ttext = wide
+        lines += pre
+        width = LANES
+    else:
+        base, offs, pre = ex.plan.access(td, op)
+        lines += pre
+        ref, ttext = base + offs, ex.type(td.type)
+    n = shape[0] * width // LANES
     props = _hints(op)
     if va == 0 and shape[1] == LANES:
         props.append(("packed", "unit"))
     loaded = ex.fresh()
     text = properties(props).replace("packed = unit", "packed")
-    lines.append(f"{loaded} = xegpu.load_nd {base}{offs}{text} : {ex.type(td.type)} -> {_vec(n, elt)}")
-    ex.loads[op.result] = (loaded, _matrix_ids(shape, tp), ours)
-    x = _reorder(ex, lines, loaded, _matrix_ids(shape, tp), ours, elt, op)
+    lines.append(f"{loaded} = xegpu.load_nd {ref}{text} : {ttext} -> {_vec(n, elt)}")
+    up = _matrix_ids(shape, tp, width)
+    ex.loads[op.result] = (loaded, up, ours)
+    x = _reorder(ex, lines, loaded, up, ours, elt, op)
     _from_1d(x, ours.shape[1], elt, ex.result(op), str(op.result.type), lines, ex)
     return "\n".join(lines)
 
@@ -163,7 +207,7 @@ def store_nd(op, ex) -> str:
     v, td = op.operands
     parts = _block(op, td)
     shape, elt = parts["shape"], parts["elt"]
-    ours = ours_ids(shape, parts["layout"], parts["data"])
+    ours = ours_ids(shape, parts["layout"], parts["data"])  # (stores of narrow blocks: _block's error)
     lines: list[str] = []
     flat, _ = _to_1d(ex.name(v), str(v.type), elt, lines, ex)
     pre, pieces = _pieces(op, td, ex, STORE_WIDTH, shape, elt)
@@ -184,8 +228,14 @@ def prefetch_nd(op, ex) -> str:
     shape, elt = parts["shape"], parts["elt"]
     if len(shape) != 2:
         raise ExportOpError(f"'{op.name}' of a {len(shape)}D block is not exported at lane level")
-    lines, pieces = _pieces(op, td, ex, PREFETCH_WIDTH, shape, elt)
     hints = properties(_hints(op))
+    if shape[1] < LANES:  # a hint: the 16-wide block at the same offsets, when its source allows
+        wide = _widened(op, td, ex, shape)
+        if wide is None:
+            return ""
+        pre, ref, ttext = wide
+        return "\n".join(pre + [f"xegpu.prefetch_nd {ref}{hints} : {ttext}"])
+    lines, pieces = _pieces(op, td, ex, PREFETCH_WIDTH, shape, elt)
     lines += [f"xegpu.prefetch_nd {ref}{hints} : {ttext}" for ref, ttext, _, _ in pieces]
     return "\n".join(lines)
 

@@ -93,6 +93,27 @@ def _vector_select(line: str, ex) -> list[str]:
     return [f"{ind}{cv} = vector.broadcast {c} : i1 to {mt}", f"{ind}{res} = arith.select {cv}, {a}, {b} : {mt}, {vt}"]
 
 
+_SHUFFLE = re.compile(r"^(\s*)(%[\w$.-]+), (%[\w$.-]+) = gpu\.shuffle\s+(\w+) (%[\w$.#-]+), (%[\w$.#-]+), "
+                      r"(%[\w$.#-]+) : vector<(\d+)x(\w+)>$")
+
+
+def _vector_shuffle(line: str, ex) -> list[str]:
+    """`gpu.shuffle` of a vector (our SIMT reorders) as one shuffle per element: upstream's
+    convert-gpu-to-llvm-spv lowers scalar shuffles only."""
+    m = _SHUFFLE.match(line)
+    if not m:
+        return [line]
+    ind, res, valid, mode, x, i, w, n, elt = m.groups()
+    out, elems = [], []
+    for k in range(int(n)):
+        e, s, ok = ex.fresh(), ex.fresh(), ex.fresh()
+        out += [f"{e} = vector.extract {x}[{k}] : {elt} from vector<{n}x{elt}>",
+                f"{s}, {ok} = gpu.shuffle {mode} {e}, {i}, {w} : {elt}"]
+        elems.append(s)
+    out += [f"{res} = vector.from_elements {', '.join(elems)} : vector<{n}x{elt}>", f"{valid} = arith.constant true"]
+    return [ind + x for x in out]
+
+
 def _kernel_line(line: str) -> str:
     m = _KERNEL.match(line)
     if not m or SUBGROUP in line:
@@ -141,7 +162,8 @@ def export_upstream_lanes(module, *, target: bool = True) -> str:
         if target and m:
             line = f"{m.group(1)} [{TARGET}] {{"
         try:
-            out += _vector_select(_kernel_line(ex.rewrite(line)), ex)
+            for x in _vector_select(_kernel_line(ex.rewrite(line)), ex):
+                out += _vector_shuffle(x, ex)
         except ExportTypeError as e:
             _fail(module_op, str(e))
     if k != len(ops):
