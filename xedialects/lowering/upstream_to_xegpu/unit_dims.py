@@ -28,6 +28,8 @@ _FOR_OPERANDS = 3  # scf.for: lower bound, upper bound, step, then the inits
 
 
 class _Unsupported(Exception):
+    """What stops the rewrite, at the op `op` (reported as a located DiagnosticError)."""
+
     def __init__(self, op, message):
         super().__init__(message)
         self.op = op
