@@ -20,12 +20,14 @@ from xedialects.sim import simulate
 sys.path.insert(0, os.path.dirname(__file__))
 import test_upstream_export as UE  # noqa: E402
 
-# a cross-section: bf16 (packed A loads: the DPAS A taken from the loaded vector in the lane), f16, the transposed B (its
-# transposed load as a plain load + reorder), the transposed A (its 32x8 block loaded 16 wide, our
-# SIMT vector gpu.shuffle per element), the scattered fallbacks (per-lane gathers / scatters),
+# a cross-section: bf16 (packed A loads: the DPAS A taken from the loaded vector in the lane), f16,
+# the transposed B (its transposed load as a plain load + reorder), the transposed A (its 32x8 block loaded 16 wide, our
+# SIMT vector gpu.shuffle per element), the scattered fallbacks (per-lane gathers / scatters), the
+# 32x1 bias column of a memref<?x1xf32> (per-lane memref.load inside the descriptor's shape),
 # epilogues with bias / relu, tensor programs
 ROUND_TRIP = ["form:bf16_f32", "form:f16_f32", "form:transposed_a", "form:transposed_b", "form:k_1", "form:unaligned",
-              "epilogue:bias_relu", "epilogue:bias_relu_unaligned", "epilogue:bias_relu_f16_out", "tensor:bias_relu"]
+              "epilogue:bias_relu", "epilogue:bias_relu_unaligned", "epilogue:bias_relu_f16_out", "epilogue:bias_col_dynamic",
+              "tensor:bias_relu"]
 
 
 def _simt(name):

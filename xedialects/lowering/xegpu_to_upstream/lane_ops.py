@@ -14,7 +14,7 @@ import numpy as np
 from mlir import ir
 
 from ...core.typeinfo import element_bits
-from .lane_order import LANES, Reorder, ours_ids, upstream_block_ids, upstream_tf32_a_ids
+from .lane_order import LANES, Reorder, ours_coords, ours_ids, upstream_block_ids, upstream_tf32_a_ids
 from .ops import ExportOpError, _attr, _flat_source, _hints, _ints, create_nd_text
 from .offsets import LITERAL_OFFSETS
 from .types import ExportTypeError, properties, simt_parts, vector_parts, vector_text
@@ -153,10 +153,12 @@ def load_nd(op, ex) -> str:
     width = shape[1]
     if shape[1] < LANES:
         wide = _widened(op, td, ex, shape)
+        if wide is None and not tp and va is None:
+            return _scalar_load(op, td, ex, parts)
         if wide is None:
             raise ExportOpError(f"'{op.name}' of the {shape[0]}x{shape[1]} block is not exported at lane level (a "
-                                "block narrower than 16 is loaded 16 wide, which needs a static 2D memref source at "
-                                "least 16 elements wide)")
+                                "transposed / VNNI block narrower than 16 is loaded 16 wide, which needs a static 2D "
+                                "memref source at least 16 elements wide)")
         pre, ref, ttext = wide
         lines += pre
         width = LANES
@@ -175,6 +177,80 @@ def load_nd(op, ex) -> str:
     ex.loads[op.result] = (loaded, up, ours)
     x = _reorder(ex, lines, loaded, up, ours, elt, op)
     _from_1d(x, ours.shape[1], elt, ex.result(op), str(op.result.type), lines, ex)
+    return "\n".join(lines)
+
+
+def _scalar_load(op, td, ex, parts) -> str:
+    """A narrow block no 16-wide block load can read (the 32x1 column of a bias on a memref<?x1xf32>):
+    each lane loads its fragment's elements by `memref.load`, the row and column inside the
+    descriptor's shape (else 0 is loaded, as the block load's boundary check gives)."""
+    from .ops import DYNAMIC, _segments
+
+    create = ex.plan.base_create(td, op)
+    src = create.operands[0] if create is not None else None
+    if src is None or not isinstance(src.type, ir.MemRefType) or ir.MemRefType(src.type).rank != 2:
+        raise ExportOpError(f"'{op.name}' of a block narrower than 16 columns is not exported at lane level unless "
+                            "its descriptor is on a 2D memref")
+    shape, elt = parts["shape"], parts["elt"]
+    mt = ir.MemRefType(src.type)
+    lines: list[str] = []
+    _, n_off, n_shape, _ = _segments(create)
+    st_shape = _ints(create.attributes["static_shape"])
+    dyn_shape = [ex.name(x) for x in list(create.operands)[1 + n_off:1 + n_off + n_shape]]
+    bounds = []
+    it = iter(dyn_shape)
+    for d in range(2):
+        if st_shape:
+            v = st_shape[d]
+            name = next(it) if v == DYNAMIC else None
+        else:
+            v = mt.shape[d]
+            name = None
+        if name is None and v == DYNAMIC:
+            c, name = ex.fresh(), ex.fresh()
+            lines += [f"{c} = arith.constant {d} : index", f"{name} = memref.dim {ex.name(src)}, {c} : {mt}"]
+        elif name is None:
+            name = ex.fresh()
+            lines.append(f"{name} = arith.constant {v} : index")
+        bounds.append(name)
+    _, syms = ex.plan.get(td, op)
+    org = []
+    for sym in syms:
+        x, ls = ex.plan.materialize(sym, literal_ok=False)
+        lines += ls
+        org.append(x)
+    rows, cols = ours_coords(shape, parts["layout"], parts["data"])
+    r = Reorder(ex.fresh, lines)
+    zero, c0 = ex.fresh(), ex.fresh()
+    et = elt_text(elt)
+    lines += [f"{zero} = arith.constant {'0.0' if et.startswith(('f', 'bf')) else '0'} : {et}",
+              f"{c0} = arith.constant 0 : index"]
+    elems = []
+    for p in range(rows.shape[1]):
+        idx, ok = [], None
+        for d, tab in enumerate((rows[:, p], cols[:, p])):
+            t = r.table(tab, "index")
+            a, inb = ex.fresh(), ex.fresh()
+            lines += [f"{a} = arith.addi {org[d]}, {t} : index", f"{inb} = arith.cmpi ult, {a}, {bounds[d]} : index"]
+            if ok is None:
+                ok = inb
+            else:
+                both = ex.fresh()
+                lines.append(f"{both} = arith.andi {ok}, {inb} : i1")
+                ok = both
+            idx.append(a)
+        safe = []
+        for a in idx:
+            s_ = ex.fresh()
+            lines.append(f"{s_} = arith.select {ok}, {a}, {c0} : index")
+            safe.append(s_)
+        v, x = ex.fresh(), ex.fresh()
+        lines += [f"{v} = memref.load {ex.name(src)}[{safe[0]}, {safe[1]}] : {ex.type_text(str(mt))}",
+                  f"{x} = arith.select {ok}, {v}, {zero} : {et}"]
+        elems.append(x)
+    flat = ex.fresh()
+    lines.append(f"{flat} = vector.from_elements {', '.join(elems)} : {_vec(len(elems), elt)}")
+    _from_1d(flat, len(elems), elt, ex.result(op), str(op.result.type), lines, ex)
     return "\n".join(lines)
 
 

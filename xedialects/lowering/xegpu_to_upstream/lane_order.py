@@ -68,8 +68,11 @@ class Reorder:
             self.lines.append(f"{self.lane} = gpu.lane_id")
         return self.lane
 
+    def table(self, values, t: str) -> str:
+        return self._table(values, t)
+
     def _table(self, values, t: str) -> str:
-        """The lane's entry of a constant 16-entry table (`t` i32 or i1)."""
+        """The lane's entry of a constant 16-entry table (`t` i32, index or i1)."""
         vals = [int(v) for v in values]
         if len(set(vals)) == 1:
             c = self.fresh()
