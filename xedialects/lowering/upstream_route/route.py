@@ -1,7 +1,9 @@
 """Upstream's route from our VC-mode XeGPU to a SPIR-V binary: export (`export_upstream`), upstream
 mlir-opt passes down to the LLVM dialect (`DISTRIBUTE`, `UPSTREAM_PIPELINE`), mlir-translate, opt,
-the LLVM IR fix-ups (text.py), llvm-as, the Khronos translator llvm-spirv, spirv-val. Any failure is a DiagnosticError
-located at our kernel (gpu.func) with the tool's message."""
+the LLVM IR fix-ups (text.py), llvm-as, the Khronos translator llvm-spirv, spirv-val. Who distributes
+the subgroup to lanes (`distribute`): upstream's passes, or our xegpu-simt-distribute and the
+lane-level export (`export_upstream_lanes`), or ours when upstream's fail (auto, with a remark).
+Any failure is a DiagnosticError located at our kernel (gpu.func) with the tool's message."""
 from __future__ import annotations
 
 import os
@@ -37,8 +39,9 @@ UPSTREAM_PIPELINE = ("builtin.module(gpu.module(" + ",".join(GPU_PASSES) + ")," 
 # <32 x bf16>; SPIR-V vectors stop at 16 elements); instnamer names every value for hoist_allocas;
 # instcombine without its fixpoint check (LLVM 22 makes a second round needed on the lane-level
 # export of the unaligned GEMMs a fatal error)
-OPT_PASSES = "sroa,instcombine<no-verify-fixpoint>,scalarizer<load-store;min-bits=256>,instcombine<no-verify-fixpoint>,instnamer"
-OPT_PASSES_SCALAR = "sroa,instcombine<no-verify-fixpoint>,scalarizer<load-store>,instcombine<no-verify-fixpoint>,instnamer"
+_INSTCOMBINE = "instcombine<no-verify-fixpoint>"
+OPT_PASSES = f"sroa,{_INSTCOMBINE},scalarizer<load-store;min-bits=256>,{_INSTCOMBINE},instnamer"
+OPT_PASSES_SCALAR = f"sroa,{_INSTCOMBINE},scalarizer<load-store>,{_INSTCOMBINE},instnamer"
 # the translator's SPIR-V: OpenCL kernel, version 1.4 like our pvc binaries
 LLVM_SPIRV_ARGS = ["--spirv-max-version=1.4"]
 

@@ -17,7 +17,7 @@ from ...core.typeinfo import element_bits
 from .lane_order import LANES, Reorder, ours_coords, ours_ids, upstream_block_ids, upstream_tf32_a_ids
 from .ops import ExportOpError, _attr, _flat_source, _hints, _ints, create_nd_text
 from .offsets import LITERAL_OFFSETS
-from .types import ExportTypeError, properties, simt_parts, vector_parts, vector_text
+from .types import ExportTypeError, properties, simt_parts, vector_parts
 
 # widest 2D block prefetch / store upstream's XeVM lowering takes, by element bits
 PREFETCH_WIDTH = {16: 16}

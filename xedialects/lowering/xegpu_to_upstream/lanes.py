@@ -154,7 +154,7 @@ def export_upstream_lanes(module, *, target: bool = True) -> str:
                 else:
                     out += _line(op, line, ex)
             except (ExportOpError, ExportTypeError) as e:
-                _fail(op, f"{e} (lane level)")
+                _fail(op, str(e))
             continue
         if _FUNC_LINE.match(line):
             ex.scope += 1
