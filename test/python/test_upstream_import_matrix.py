@@ -268,3 +268,32 @@ def test_mem_desc_argument_is_an_error():
     with pytest.raises(DiagnosticError) as e:
         import_upstream(src, "arg.mlir")
     assert "!xegpu.mem_desc" in e.value.diagnostics[0].message
+
+
+ODD_SG = _program("%a: memref<8x8xf32>, %b: memref<8x8xf32>, %i: index", 16, """\
+    %ta = xegpu.create_nd_tdesc %a : memref<8x8xf32> -> !xegpu.tensor_desc<3x5xf32>
+    %v = xegpu.load_nd %ta[1, 2] : !xegpu.tensor_desc<3x5xf32> -> vector<3x5xf32>
+    %slm = memref.alloc() : memref<64xf32, 3>
+    %m = xegpu.create_mem_desc %slm : memref<64xf32, 3> -> !xegpu.mem_desc<8x8xf32, #xegpu.mem_layout<stride = [1, 8], block = [2, 4]>>
+    xegpu.store_matrix %v, %m[%i, 2] : vector<3x5xf32>, !xegpu.mem_desc<8x8xf32, #xegpu.mem_layout<stride = [1, 8], block = [2, 4]>>, index
+    gpu.barrier
+    %f = xegpu.create_mem_desc %slm : memref<64xf32, 3> -> !xegpu.mem_desc<8x8xf32>
+    %w = xegpu.load_matrix %f[0, 0] : !xegpu.mem_desc<8x8xf32> -> vector<8x8xf32>
+    %tb = xegpu.create_nd_tdesc %b : memref<8x8xf32> -> !xegpu.tensor_desc<8x8xf32>
+    xegpu.store_nd %w, %tb[0, 0] : vector<8x8xf32>, !xegpu.tensor_desc<8x8xf32>
+""")
+
+
+def test_subgroup_block_of_odd_shape():
+    """A 3x5 block (15 elements: one-lane messages) at a dynamic row offset into column-major 2x4
+    blocks, SLM read back flat (8x8 row-major, unblocked): every element at MemDesc.linear."""
+    text = to_ours_text(ODD_SG, "o.mlir")
+    assert "vector<15x1xindex>" in text and "memref.reinterpret_cast" in text
+    a = np.arange(64, dtype=np.float32).reshape(8, 8)
+    flat = simulate(import_upstream(ODD_SG, "o.mlir"), "main", [a, np.zeros_like(a), 3]).buffers[1].reshape(-1)
+    md = parse_mem_desc("!xegpu.mem_desc<8x8xf32, #xegpu.mem_layout<stride = [1, 8], block = [2, 4]>>")
+    want = np.zeros(64, np.float32)
+    for r in range(3):
+        for c in range(5):
+            want[md.linear([3 + r, 2 + c])] = a[1 + r, 2 + c]
+    assert np.array_equal(flat, want)
