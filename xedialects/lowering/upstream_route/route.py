@@ -149,11 +149,12 @@ def _route_lanes(module_op) -> RouteResult:
     """Our distribution: xegpu-simt-distribute on a copy (VC-mode input), the lane-level export,
     upstream's passes from convert-xegpu-to-xevm on."""
     text = lane_text(module_op)
-    step = "mlir-opt (upstream's xegpu-to-xevm passes, lane level)"
+    step, given = "mlir-opt (upstream's xegpu-to-xevm passes, lane level)", text
     try:
-        lowered = tools.run("mlir-opt", [f"--pass-pipeline={UPSTREAM_PIPELINE}", "-"], text).stdout
-    except tools.ToolError as e:
-        raise _located(module_op, text, step, str(e)) from None
+        given = T.transposed_16bit_loads(text)  # the transposed B's 16-row loads as 32-bit ones
+        lowered = tools.run("mlir-opt", [f"--pass-pipeline={UPSTREAM_PIPELINE}", "-"], given).stdout
+    except (tools.ToolError, T.RouteTextError) as e:
+        raise _located(module_op, given, step, str(e)) from None
     fixed, binary = _to_spirv(module_op, lowered)
     return RouteResult(text, lowered, fixed, binary, distributed_by="xedialects")
 

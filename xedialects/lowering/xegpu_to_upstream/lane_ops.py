@@ -151,6 +151,14 @@ def load_nd(op, ex) -> str:
     shape, elt = parts["shape"], parts["elt"]
     lines: list[str] = []
     width = shape[1]
+    rows16 = _transposed_rows(op, td, ex, shape, elt) if tp and va is not None else None
+    if rows16 is not None:  # lane l: memory rows l, l + 16, ... (a row per lane and 16 rows)
+        loaded, up = rows16
+        lines += loaded[0]
+        ex.loads[op.result] = (loaded[1], up, ours)
+        x = _reorder(ex, lines, loaded[1], up, ours, elt, op)
+        _from_1d(x, ours.shape[1], elt, ex.result(op), str(op.result.type), lines, ex)
+        return "\n".join(lines)
     if shape[1] < LANES:
         wide = _widened(op, td, ex, shape)
         if wide is None and not tp and va is None:
@@ -178,6 +186,50 @@ def load_nd(op, ex) -> str:
     x = _reorder(ex, lines, loaded, up, ours, elt, op)
     _from_1d(x, ours.shape[1], elt, ex.result(op), str(op.result.type), lines, ex)
     return "\n".join(lines)
+
+
+def _transposed_rows(op, td, ex, shape, elt):
+    """A transposed 16-bit VNNI load (our transposed B) as lane-level transposed loads of 16 rows each
+    (`load_nd <{transpose}> : tensor_desc<16 x W> -> vector<W>`: lane l gets memory row l, which our
+    import reads as the SIMT transposed load of wi_layout [16, 1]; the route turns each into a 32-bit
+    transposed load of packed pairs, text.transposed_16bit_loads): ((lines, name), upstream ids) or
+    None (then the plain block is loaded and reordered across lanes)."""
+    h, w = shape
+    create = ex.plan.base_create(td, op)
+    if element_bits(elt) != 16 or h % LANES or w % 2 or w > LANES or create is None:
+        return None
+    try:
+        mt = ir.MemRefType(create.operands[0].type)
+    except ValueError:
+        return None
+    if mt.rank != 2 or any(d < 0 for d in mt.shape) or mt.shape[1] % 2 or "strided" in str(mt):
+        return None
+    if list(ir.DenseI64ArrayAttr(create.attributes["static_shape"])):
+        return None
+    full = ex.type(td.type)
+    narrow = full.replace(f"<{h}x{w}x", f"<{LANES}x{w}x", 1)
+    name = ex.plan.fresh()
+    head = create_nd_text(create, ex).rpartition(" -> ")[0]
+    lines = [f"{name} = {head.split(' = ', 1)[1]} -> {narrow}"]
+    _, syms = ex.plan.get(td, op)
+    pieces = []
+    for i in range(h // LANES):
+        row, lr = ex.plan.materialize((syms[0][0], syms[0][1] + LANES * i), literal_ok=False)
+        col, lc = ex.plan.materialize(syms[1], literal_ok=False)
+        piece = ex.fresh()
+        lines += lr + lc + [f"{piece} = xegpu.load_nd {name}[{row}, {col}] <{{transpose = array<i64: 1, 0>}}> : "
+                            f"{narrow} -> {_vec(w, elt)}"]
+        pieces.append(piece)
+    acc, size = pieces[0], w
+    for piece in pieces[1:]:
+        cat = ex.fresh()
+        lines.append(f"{cat} = vector.shuffle {acc}, {piece} [{', '.join(map(str, range(size + w)))}] : "
+                     f"{_vec(size, elt)}, {_vec(w, elt)}")
+        acc, size = cat, size + w
+    lane = np.arange(LANES).reshape(-1, 1)
+    slot = np.arange(h // LANES * w).reshape(1, -1)
+    mem_row, mem_col = (slot // w) * LANES + lane, slot % w
+    return (lines, acc), mem_col * h + mem_row  # ids of the transposed (loaded) matrix
 
 
 def _scalar_load(op, td, ex, parts) -> str:
