@@ -105,7 +105,12 @@ def _route_mode(module_op, export_text, distribute) -> RouteResult:
         if distribute == "upstream" or not getattr(e, "upstream_passes", False):
             raise
         first = e.diagnostics[0].message
-    result = _route_lanes(module_op)
+    try:
+        result = _route_lanes(module_op)
+    except DiagnosticError as lanes_error:  # both roads failed: ours is the error, upstream's a note
+        lanes_error.diagnostics[0].notes.append(Diagnostic("note", f"before that, with upstream's distribution: "
+                                                                   f"{first}"))
+        raise
     loc = _kernel_location(module_op, None)
     why = first.split("failed: ", 1)[-1]
     remark = at(loc, "remark", "xe-gemm-to-spirv-upstream: upstream's subgroup distribution / xegpu lowering "
