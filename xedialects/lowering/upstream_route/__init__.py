@@ -4,6 +4,7 @@ spirv-val; plus SPIR-V statistics for comparing it with our own pvc binary (docs
 
     from xedialects.lowering.upstream_route import upstream_route
     result = upstream_route(module)   # .binary (spirv-val clean), .upstream, .lowered, .llvm_ir
+    result = upstream_route(module, distribute="xedialects")   # our distribution, lane-level export
 """
 from .route import UPSTREAM_PIPELINE, RouteResult, upstream_route
 from .stats import disassemble, spirv_stats
