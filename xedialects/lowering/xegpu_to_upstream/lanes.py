@@ -38,7 +38,7 @@ def f32_for_tf32(text: str) -> str:
 
 class _LaneExporter(_Exporter):
     """Names, offsets plan and scattered sources as the subgroup export's, lane-level types; the
-    upstream vector of each exported load_nd (lane_ops: DPAS operands taken from it directly)."""
+    upstream vector of each exported load_nd (lane_dpas: DPAS operands taken from it directly)."""
 
     def __init__(self, module_op):
         super().__init__(module_op)
