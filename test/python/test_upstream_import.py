@@ -351,3 +351,25 @@ def test_lane_transposed_b_load():
     c = simulate(import_upstream(LANE_TRANSPOSED_B, "tb.mlir"), "main",
                  [a, bt, np.zeros((8, 16), np.float32)]).buffers[2]
     assert np.array_equal(c, a.astype(np.float32) @ b.astype(np.float32))
+
+
+LANE_STRIDED_GATHER = _launched_kernel("%a: memref<64xf16>, %o: memref<32xf16>", 16, """\
+    %k = gpu.block_dim x
+    %s = memref.subview %a[%k] [40] [1] : memref<64xf16> to memref<40xf16, strided<[1], offset: ?>>
+    %t = gpu.thread_id x
+    %c2 = arith.constant 2 : index
+    %i = arith.muli %t, %c2 : index
+    %m = arith.constant true
+    %v = xegpu.load %s[%i], %m <{chunk_size = 2}> : memref<40xf16, strided<[1], offset: ?>>, index, i1 -> vector<2xf16>
+    xegpu.store %v, %o[%i], %m <{chunk_size = 2}> : vector<2xf16>, memref<32xf16>, index, i1
+""")
+
+
+def test_lane_gather_from_strided_memref_with_dynamic_offset():
+    """A lane-level gather (two elements per lane) from a subview at a dynamic offset: the element
+    type is the memref's own (f16), not text after its last '<' (the strided layout)."""
+    text = to_ours_text(LANE_STRIDED_GATHER, "strided.mlir")
+    assert "!xegpu.tensor_desc<16xf16, #xegpu.tdesc_attr<scattered = true" in text
+    a = np.arange(64, dtype=np.float16)
+    out = simulate(import_upstream(LANE_STRIDED_GATHER, "strided.mlir"), "main", [a, np.zeros(32, np.float16)]).buffers[1]
+    assert np.array_equal(out, a[16:48])

@@ -27,7 +27,7 @@ import test_upstream_export as UE  # noqa: E402
 # epilogues with bias / relu, tensor programs
 ROUND_TRIP = ["form:bf16_f32", "form:f16_f32", "form:transposed_a", "form:transposed_b", "form:k_1", "form:unaligned",
               "epilogue:bias_relu", "epilogue:bias_relu_unaligned", "epilogue:bias_relu_f16_out", "epilogue:bias_col_dynamic",
-              "tensor:bias_relu"]
+              "tensor:bias_relu", "tensor:batch_fill"]
 
 
 def _simt(name):

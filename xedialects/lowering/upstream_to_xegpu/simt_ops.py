@@ -9,6 +9,8 @@ order our SIMT dpas takes for computed operands (`wi_layout [2, 8], wi_data [1, 
 """
 from __future__ import annotations
 
+from mlir import ir
+
 from .matrix_ops import lane_load_matrix, lane_store_matrix
 from .sg_ops import (ImportOpError, _blocks, attr, check_attrs, hint, HINTS, ints, props)
 from .types import element_bits, vector_parts, vector_text, zero_of
@@ -186,13 +188,11 @@ def _scatter(op, tr, value_first: bool, lines):
         raise ImportOpError(f"lane-level '{op.name}' takes one index offset and an i1 mask per lane, got "
                             f"{off.type}, {mask.type}")
     st = str(src.type)
-    if not st.startswith("memref<"):
+    if not isinstance(src.type, ir.MemRefType):
         raise ImportOpError(f"'{op.name}' on a {st} source (only memrefs)")
-    elt = st[st.index("x", st.rindex("<")) + 1:].split(",")[0].rstrip(">") if "x" in st else st
+    elt = str(ir.MemRefType(src.type).element_type)
     chunk = 1
     if attr(op, "chunk_size") is not None:
-        from mlir import ir
-
         chunk = ir.IntegerAttr(op.attributes["chunk_size"]).value
     tdt = (f"!xegpu.tensor_desc<16x{elt}, #xegpu.tdesc_attr<scattered = true, sg_map = <wi_layout = [1, 16], "
            "wi_data = [1, 1]>>>")
