@@ -489,8 +489,9 @@ class Driver:
                 out = self.export_spirv(module, diags)
                 self._time("Output", t)
                 return out, diags
-            if self.args.emit == "upstream-xegpu" or (kind == "upstream-xegpu" and self.args.emit == "mlir"):
-                out = self.export_upstream(module, diags)
+            if self.args.emit == "upstream-xegpu" or (kind in ("upstream-xegpu", "upstream-xegpu-lanes")
+                                                       and self.args.emit == "mlir"):
+                out = self.export_upstream(module, diags, lanes=kind == "upstream-xegpu-lanes")
                 self._time("Output", t)
                 return (None if out is None else out + "\n"), diags
             out = print_operation(module.operation, generic="mlir-print-op-generic" in flags,
@@ -532,14 +533,15 @@ class Driver:
             return None
         return ""
 
-    def export_upstream(self, module, diags):
-        """--emit=upstream-xegpu: the module as upstream MLIR xegpu text (docs/upstream-xegpu.md);
-        None after reporting an error."""
+    def export_upstream(self, module, diags, lanes: bool = False):
+        """--emit=upstream-xegpu: the module as upstream MLIR xegpu text (docs/upstream-xegpu.md),
+        lane level after convert-xegpu-to-upstream{level=lane}; None after reporting an error."""
         from ..diagnostics import DiagnosticError
+        from ..lowering.upstream_route.route import lane_text
         from ..lowering.xegpu_to_upstream import export_upstream
 
         try:
-            return export_upstream(module)
+            return lane_text(module.operation) if lanes else export_upstream(module)
         except DiagnosticError as e:
             diags.extend(e.diagnostics)
             return None

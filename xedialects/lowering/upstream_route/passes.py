@@ -4,6 +4,8 @@ stays ours, the output is emitted by xe-opt) and the pipelines `xe-gemm-to-upstr
 `xe-gemm-to-spirv-upstream`. `export_kind` tells xe-opt which output a pass list ends in."""
 from __future__ import annotations
 
+import re
+
 from ...diagnostics import DiagnosticError
 from ...passes import Option, register_pass, register_pipeline
 
@@ -58,12 +60,15 @@ register_pipeline(
 
 
 def export_kind(last_name: str | None, last_options: str | None) -> str | None:
-    """What the pipeline's last element makes xe-opt emit: "upstream-xegpu", "upstream-spirv" or None."""
+    """What the pipeline's last element makes xe-opt emit: "upstream-xegpu" (subgroup-level text),
+    "upstream-xegpu-lanes" (lane-level text: the export pass with level=lane), "upstream-spirv" or None."""
     if last_name == SPIRV_UPSTREAM:
         return "upstream-spirv"
     if last_name == UPSTREAM_XEGPU:
         return "upstream-xegpu"
     if last_name == EXPORT_PASS:
-        opts = (last_options or "").replace(" ", "")
-        return "upstream-spirv" if "route=spirv" in opts else "upstream-xegpu"
+        opts = dict(o.split("=", 1) for o in re.split(r"[\s,]+", last_options or "") if "=" in o)
+        if opts.get("route") == "spirv":
+            return "upstream-spirv"
+        return "upstream-xegpu-lanes" if opts.get("level") == "lane" else "upstream-xegpu"
     return None

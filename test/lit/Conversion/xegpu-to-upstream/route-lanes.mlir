@@ -14,6 +14,8 @@
 // RUN: rm -f %t.spv && xe-opt %s --xe-gemm-to-spirv-upstream --emit=spirv-binary -o %t.spv 2>/dev/null && test -s %t.spv
 // RUN: not xe-opt %s --pass-pipeline="builtin.module(xe-gemm-to-xegpu, convert-xegpu-to-upstream{route=spirv distribute=upstream})" 2>&1 | FileCheck %s --check-prefix=UPSTREAM
 // RUN: xe-opt %s --pass-pipeline="builtin.module(xe-gemm-to-xegpu, convert-xegpu-to-upstream{level=lane})" 2>&1 | FileCheck %s --check-prefix=LANE
+// RUN: xe-opt %s --xe-gemm-to-xegpu --convert-xegpu-to-upstream=level=lane 2>&1 | FileCheck %s --check-prefix=LANE
+// RUN: xe-opt %s --xe-gemm-to-xegpu --convert-xegpu-to-upstream=level=lane | %mlir-opt --verify-each > /dev/null
 
 func.func @f(%A: memref<2x1xbf16>, %B: memref<1x64xbf16>, %C: memref<2x64xbf16>) {
   linalg.matmul ins(%A, %B : memref<2x1xbf16>, memref<1x64xbf16>) outs(%C : memref<2x64xbf16>)
@@ -39,4 +41,9 @@ func.func @f(%A: memref<2x1xbf16>, %B: memref<1x64xbf16>, %C: memref<2x64xbf16>)
 
 // UPSTREAM: error: xe-gemm-to-spirv-upstream: mlir-opt (upstream's xegpu passes) failed: {{.*}}XeGPUSubgroupDistribute.cpp:90
 
+// The export pass with level=lane alone: xe-opt prints the lane-level text (not the subgroup level's)
 // LANE-NOT: error
+// LANE: gpu.func @f_0({{.*}}) kernel attributes {intel_reqd_sub_group_size = 16 : i32
+// LANE: xegpu.load %{{.*}}[%{{.*}}], %{{.*}} : memref<2xbf16>, index, i1 -> vector<1xbf16>
+// LANE: xegpu.dpas %{{.*}}, %{{.*}}, %{{.*}} : vector<8xbf16>, vector<16xbf16>, vector<8xf32> -> vector<8xf32>
+// LANE-NOT: layout
