@@ -205,6 +205,58 @@ def test_lane_level_slm_round_trips():
     assert np.array_equal(res[3], a[3, 4 * (lane % 4) + lane // 4].astype(np.float32))
 
 
+
+# a lane-level kernel whose only xegpu ops are matrix accesses of 1D vectors and scalars
+MATRIX_ONLY_LANE = _program("%a: memref<64xf32>, %o: memref<16x5xf32>", 16, """\
+    %l = gpu.lane_id
+    %c0 = arith.constant 0 : index
+    %c4 = arith.constant 4 : index
+    %c16 = arith.constant 16 : index
+    %r0 = arith.muli %l, %c4 : index
+    %x0 = memref.load %a[%r0] : memref<64xf32>
+    %c1 = arith.constant 1 : index
+    %i1 = arith.addi %r0, %c1 : index
+    %x1 = memref.load %a[%i1] : memref<64xf32>
+    %c2 = arith.constant 2 : index
+    %i2 = arith.addi %r0, %c2 : index
+    %x2 = memref.load %a[%i2] : memref<64xf32>
+    %c3 = arith.constant 3 : index
+    %i3 = arith.addi %r0, %c3 : index
+    %x3 = memref.load %a[%i3] : memref<64xf32>
+    %v = vector.from_elements %x0, %x1, %x2, %x3 : vector<4xf32>
+    %slm = memref.alloc() : memref<256xi8, 3>
+    %m = xegpu.create_mem_desc %slm : memref<256xi8, 3> -> !xegpu.mem_desc<16x4xf32>
+    xegpu.store_matrix %v, %m[%l, 0] : vector<4xf32>, !xegpu.mem_desc<16x4xf32>, index
+    gpu.barrier
+    %t = xegpu.create_mem_desc %slm : memref<256xi8, 3> -> !xegpu.mem_desc<4x16xf32>
+    %w = xegpu.load_matrix %t[0, 0] <{subgroup_block_io}> : !xegpu.mem_desc<4x16xf32> -> vector<4xf32>
+    %l1 = arith.addi %l, %c1 : index
+    %n = arith.remui %l1, %c16 : index
+    %y = xegpu.load_matrix %m[%n, %c2] : !xegpu.mem_desc<16x4xf32>, index, index -> f32
+    %w0 = vector.extract %w[0] : f32 from vector<4xf32>
+    memref.store %w0, %o[%l, %c0] : memref<16x5xf32>
+    %w1 = vector.extract %w[1] : f32 from vector<4xf32>
+    memref.store %w1, %o[%l, %c1] : memref<16x5xf32>
+    %w2 = vector.extract %w[2] : f32 from vector<4xf32>
+    memref.store %w2, %o[%l, %c2] : memref<16x5xf32>
+    %w3 = vector.extract %w[3] : f32 from vector<4xf32>
+    memref.store %w3, %o[%l, %c3] : memref<16x5xf32>
+    memref.store %y, %o[%l, %c4] : memref<16x5xf32>
+""")
+
+
+def test_lane_level_kernel_of_matrix_accesses_only():
+    """No xegpu op but load_matrix / store_matrix, data 1D and scalar: the kernel is lane level
+    (levels.classify). Lane l stores a[4l:4l+4] as row l of a 16x4 matrix (A = a row-major), reads
+    the buffer as 4x16 by a subgroup block read (element k: a[16 k + l]) and scalar A[(l+1)%16, 2]."""
+    text = to_ours_text(MATRIX_ONLY_LANE, "mo.mlir")
+    assert "mode = vc" not in text and "xegpu.load_gather" in text and "xegpu.store_scatter" in text
+    a = np.arange(64, dtype=np.float32) * 0.5 - 7
+    o = simulate(import_upstream(MATRIX_ONLY_LANE, "mo.mlir"), "main", [a, np.zeros((16, 5), np.float32)]).buffers[1]
+    lane = np.arange(16)
+    assert np.array_equal(o[:, :4], a[16 * np.arange(4)[None, :] + lane[:, None]])
+    assert np.array_equal(o[:, 4], a[4 * ((lane + 1) % 16) + 2])
+
 # ------------------------------------------------------------------------------ work-group level
 
 WG_LAYOUT = "#xegpu.layout<sg_layout = [2, 2], sg_data = [16, 16], inst_data = [8, 16]>"
@@ -234,6 +286,9 @@ def test_workgroup_matrices_distributed_by_upstream():
 
 # ------------------------------------------------------------------------------ errors
 
+SG_LANES = "#xegpu.layout<lane_layout = [1, 16], lane_data = [1, 1]>"   # a subgroup-level op's lane layout
+
+
 def _kernel(params: str, body: str) -> str:
     return f"gpu.module @k {{\n gpu.func @f({params}) kernel {{\n{body}  gpu.return\n }}\n}}\n"
 
@@ -247,11 +302,12 @@ def _kernel(params: str, body: str) -> str:
      "'xegpu.create_mem_desc' op operand #0 must be reside in share memory"),   # upstream's verifier
     (_kernel("%s: memref<2048xi8, 3>",
              "  %m = xegpu.create_mem_desc %s : memref<2048xi8, 3> -> !xegpu.mem_desc<32x32xf16>\n"
-             "  %x = xegpu.load_matrix %m[0, 0] : !xegpu.mem_desc<32x32xf16> -> f16\n"),
-     "'xegpu.load_matrix' of f16 at subgroup level: a 2D block is imported"),
+             "  %x = xegpu.load_matrix %m[0, 0] : !xegpu.mem_desc<32x32xf16> -> vector<8x16xf16>\n"),
+     "'xegpu.load_matrix' of vector<8x16xf16>: its level cannot be told (a 2D vector without a layout is a "
+     "subgroup block or one lane's share) and no other xegpu op of its kernel decides it"),
     (_kernel("%s: memref<2048xi8, 3>",
              "  %m = xegpu.create_mem_desc %s : memref<2048xi8, 3> -> !xegpu.mem_desc<32x32xf16>\n"
-             "  %x = xegpu.load_matrix %m[0] : !xegpu.mem_desc<32x32xf16> -> vector<8x16xf16>\n"),
+             f"  %x = xegpu.load_matrix %m[0] <{{layout = {SG_LANES}}}> : !xegpu.mem_desc<32x32xf16> -> vector<8x16xf16>\n"),
      "'xegpu.load_matrix' with 1 offsets on a 2D mem_desc"),
 ])
 def test_unsupported_forms_are_located_errors(src, message):
@@ -264,7 +320,7 @@ def test_unsupported_forms_are_located_errors(src, message):
 def test_mem_desc_argument_is_an_error():
     """A mem_desc crossing a function boundary has no buffer to view: an error naming the type."""
     src = _kernel("%m: !xegpu.mem_desc<32x32xf16>",
-                  "  %x = xegpu.load_matrix %m[0, 0] : !xegpu.mem_desc<32x32xf16> -> vector<8x16xf16>\n")
+                  f"  %x = xegpu.load_matrix %m[0, 0] <{{layout = {SG_LANES}}}> : !xegpu.mem_desc<32x32xf16> -> vector<8x16xf16>\n")
     with pytest.raises(DiagnosticError) as e:
         import_upstream(src, "arg.mlir")
     assert "!xegpu.mem_desc" in e.value.diagnostics[0].message

@@ -38,10 +38,30 @@ def _names(op) -> list[str]:
     return [op.attributes[i].name for i in range(len(op.attributes))]
 
 
+_MATRIX_DATA = {"xegpu.load_matrix": ("result", 0), "xegpu.store_matrix": ("operand", 0)}
+
+
+def _matrix_lane(op):
+    """Whether a load_matrix / store_matrix is lane level by its data's type: a scalar or 1D vector
+    is one lane's share (True); a 2D vector carrying a `layout` attribute is subgroup (or work-group)
+    level (False: upstream's distribution drops the layout); any other 2D vector (LLVM 22's own
+    distribution gives a lane `vector<1x1xf32>` of a 1x16 block) cannot tell (None)."""
+    kind, i = _MATRIX_DATA[op.name]
+    t = (op.results if kind == "result" else op.operands)[i].type
+    if not isinstance(t, ir.VectorType) or t.rank == 1:
+        return True
+    return False if "layout" in op.attributes else None
+
+
 def classify(module_op, filename: str) -> Level:
-    """Work-group level when any layout or descriptor carries sg_layout; lane level when an access's
-    vector holds fewer elements than its descriptor's block (one lane's share)."""
+    """Work-group level when any layout or descriptor carries sg_layout; a kernel is lane level when
+    an access's vector holds fewer elements than its descriptor's block (one lane's share), a dpas
+    is 1D, a scattered access takes one offset per lane, or a matrix access moves a scalar or a 1D
+    vector. A matrix access of a 2D vector without a layout follows the rest of its kernel; when
+    nothing else in the kernel decides, it is a located error naming the op."""
     lvl = Level()
+    decided: set = set()        # kernels some op places at subgroup or lane level
+    undecided: dict = {}        # kernel -> its first matrix access whose level the type cannot tell
 
     def visit(op):
         for name in _names(op):
@@ -50,7 +70,7 @@ def classify(module_op, filename: str) -> Level:
         for v in list(op.results) + list(op.operands):
             if "sg_layout" in str(v.type):
                 lvl.workgroup = True
-        lane = False
+        lane = None
         if op.name in ("xegpu.load_nd", "xegpu.store_nd"):
             vec = op.results[0].type if op.name == "xegpu.load_nd" else op.operands[0].type
             td = op.operands[0 if op.name == "xegpu.load_nd" else 1].type
@@ -60,15 +80,36 @@ def classify(module_op, filename: str) -> Level:
         elif op.name in ("xegpu.load", "xegpu.store"):  # per-lane offsets: an index or vector<1xindex>
             offsets = list(op.operands)[1 if op.name == "xegpu.load" else 2:][:1]
             lane = bool(offsets) and str(offsets[0].type) in ("index", "vector<1xindex>")
+        elif op.name in _MATRIX_DATA:
+            lane = _matrix_lane(op)
+            if lane is None:
+                undecided.setdefault(kernel_key(op), op)
+                return
+        if lane is None:
+            return
+        k = kernel_key(op)
+        decided.add(k)
         if lane:
             lvl.lane = True
-            k = kernel_key(op)
             if k is not None:
                 lvl.lane_kernels.add(k)
                 if op.name == "xegpu.load_nd" and "transpose" in op.attributes:
                     lvl.rows_types.setdefault(k, set()).add(str(op.operands[0].type))
 
     _walk(module_op, visit)
+    if not lvl.workgroup:
+        for k, op in undecided.items():
+            if k not in decided:
+                kind, i = _MATRIX_DATA[op.name]
+                t = (op.results if kind == "result" else op.operands)[i].type
+                d = at(op.location, "error", f"convert-upstream-xegpu: '{op.name}' of {t}: its level cannot be "
+                                             "told (a 2D vector without a layout is a subgroup block or one lane's "
+                                             "share) and no other xegpu op of its kernel decides it; give the "
+                                             "subgroup-level op its layout attribute, or a lane's data as a scalar "
+                                             "or 1D vector")
+                if d.filename in (None, "-", "<unknown>"):
+                    d.filename = filename
+                raise DiagnosticError([d])
     return lvl
 
 

@@ -12,10 +12,10 @@ gpu.module @k {
 // -----
 
 gpu.module @k {
-  gpu.func @scalar_matrix_access_at_subgroup_level(%s: memref<2048xi8, 3>) kernel {
+  gpu.func @matrix_access_of_undecided_level(%s: memref<2048xi8, 3>) kernel {
     %m = xegpu.create_mem_desc %s : memref<2048xi8, 3> -> !xegpu.mem_desc<32x32xf16>
-    // expected-error @+1 {{'xegpu.load_matrix' of f16 at subgroup level: a 2D block is imported (scalars and 1D vectors are lane-level forms, imported in lane-level kernels)}}
-    %x = xegpu.load_matrix %m[0, 0] : !xegpu.mem_desc<32x32xf16> -> f16
+    // expected-error @+1 {{'xegpu.load_matrix' of vector<2x16xf16>: its level cannot be told (a 2D vector without a layout is a subgroup block or one lane's share) and no other xegpu op of its kernel decides it}}
+    %x = xegpu.load_matrix %m[0, 0] : !xegpu.mem_desc<32x32xf16> -> vector<2x16xf16>
     gpu.return
   }
 }
@@ -26,7 +26,7 @@ gpu.module @k {
   gpu.func @matrix_offsets(%s: memref<2048xi8, 3>, %v: vector<8x16xf16>) kernel {
     %m = xegpu.create_mem_desc %s : memref<2048xi8, 3> -> !xegpu.mem_desc<32x32xf16>
     // expected-error @+1 {{'xegpu.store_matrix' with 1 offsets on a 2D mem_desc (one per dimension is imported)}}
-    xegpu.store_matrix %v, %m[8] : vector<8x16xf16>, !xegpu.mem_desc<32x32xf16>
+    xegpu.store_matrix %v, %m[8] <{layout = #xegpu.layout<lane_layout = [1, 16], lane_data = [1, 1]>}> : vector<8x16xf16>, !xegpu.mem_desc<32x32xf16>
     gpu.return
   }
 }

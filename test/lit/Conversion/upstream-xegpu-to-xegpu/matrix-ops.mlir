@@ -12,7 +12,8 @@ gpu.module @k {
   gpu.func @subgroup(%v: vector<2x16xf16>, %i: index) kernel {
     %slm = memref.alloc() : memref<2048xi8, 3>
     %m = xegpu.create_mem_desc %slm : memref<2048xi8, 3> -> !xegpu.mem_desc<32x32xf16, #xegpu.mem_layout<stride = [1, 32], block = [16, 16]>>
-    xegpu.store_matrix %v, %m[15, 16] : vector<2x16xf16>, !xegpu.mem_desc<32x32xf16, #xegpu.mem_layout<stride = [1, 32], block = [16, 16]>>
+    // the lane layout says subgroup level (a 2D vector alone cannot tell)
+    xegpu.store_matrix %v, %m[15, 16] <{layout = #xegpu.layout<lane_layout = [1, 16], lane_data = [1, 1]>}> : vector<2x16xf16>, !xegpu.mem_desc<32x32xf16, #xegpu.mem_layout<stride = [1, 32], block = [16, 16]>>
     %w = xegpu.load_matrix %m[%i, 0] : !xegpu.mem_desc<32x32xf16, #xegpu.mem_layout<stride = [1, 32], block = [16, 16]>>, index -> vector<2x16xf16>
     gpu.return
   }
