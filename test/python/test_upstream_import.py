@@ -373,3 +373,61 @@ def test_lane_gather_from_strided_memref_with_dynamic_offset():
     a = np.arange(64, dtype=np.float16)
     out = simulate(import_upstream(LANE_STRIDED_GATHER, "strided.mlir"), "main", [a, np.zeros(32, np.float16)]).buffers[1]
     assert np.array_equal(out, a[16:48])
+
+
+I8_SG = _launched_kernel("%a: memref<8x64xi8>, %b: memref<64x16xi8>, %c: memref<8x16xi32>", 16, """\
+    %ta = xegpu.create_nd_tdesc %a : memref<8x64xi8> -> !xegpu.tensor_desc<8x32xi8>
+    %tb = xegpu.create_nd_tdesc %b : memref<64x16xi8> -> !xegpu.tensor_desc<32x16xi8>
+    %tc = xegpu.create_nd_tdesc %c : memref<8x16xi32> -> !xegpu.tensor_desc<8x16xi32>
+    %a0 = xegpu.load_nd %ta[0, 0] : !xegpu.tensor_desc<8x32xi8> -> vector<8x32xi8>
+    %b0 = xegpu.load_nd %tb[0, 0] : !xegpu.tensor_desc<32x16xi8> -> vector<32x16xi8>
+    %a1 = xegpu.load_nd %ta[0, 32] : !xegpu.tensor_desc<8x32xi8> -> vector<8x32xi8>
+    %b1 = xegpu.load_nd %tb[32, 0] : !xegpu.tensor_desc<32x16xi8> -> vector<32x16xi8>
+    %d0 = xegpu.dpas %a0, %b0 : vector<8x32xi8>, vector<32x16xi8> -> vector<8x16xi32>
+    %a2 = arith.addi %a1, %a1 : vector<8x32xi8>
+    %d1 = xegpu.dpas %a2, %b1, %d0 : vector<8x32xi8>, vector<32x16xi8>, vector<8x16xi32> -> vector<8x16xi32>
+    xegpu.store_nd %d1, %tc[0, 0] : vector<8x16xi32>, !xegpu.tensor_desc<8x16xi32>
+""")
+UPSTREAM_DISTRIBUTE = ("builtin.module(xevm-attach-target{chip=pvc}, gpu.module(xegpu-propagate-layout{layout-kind=lane}, "
+                       "xegpu-subgroup-distribute, canonicalize, cse))")
+
+
+@pytest.mark.skipif(UE.MLIR_OPT is None, reason="upstream mlir-opt not installed")
+def test_lane_i8_gemm_in_upstreams_own_distribution():
+    """An i8 GEMM (K = 64: a loaded A, and a computed A = 2 A1) at subgroup level, distributed to lane
+    level by LLVM 22's own xegpu-subgroup-distribute (A: vector<16xi8>, lane l bytes 2l, 2l + 1 of
+    every row; B packed: vector<32xi8>, column l), imported at lane level (A loads as wi_data
+    [1, 2], the computed A reordered across lanes into our packed [2, 8] x [1, 4]) gives exactly the
+    subgroup-level import's numbers and numpy's."""
+    src = "module attributes {gpu.container_module} {\n" + I8_SG + "}\n"
+    r = subprocess.run([UE.MLIR_OPT, "-", f"--pass-pipeline={UPSTREAM_DISTRIBUTE}"], input=src, capture_output=True,
+                       text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    lane = r.stdout
+    assert "-> vector<16xi8>" in lane and "<{packed}> : !xegpu.tensor_desc<32x16xi8> -> vector<32xi8>" in lane
+    text = to_ours_text(lane, "i8lane.mlir")
+    assert "tensor_desc<8x32xi8, #xegpu.tdesc_attr<sg_map = <wi_layout = [1, 16], wi_data = [1, 2]>>>" in text
+    assert "-> vector<8x2xi8>" in text and "gpu.shuffle idx" in text
+    rng = np.random.default_rng(7)
+    a = rng.integers(-20, 21, (8, 64)).astype(np.int8)
+    b = rng.integers(-20, 21, (64, 16)).astype(np.int8)
+    want = (a[:, :32].astype(np.int32) @ b[:32].astype(np.int32)
+            + (2 * a[:, 32:].astype(np.int32)) @ b[32:].astype(np.int32))
+    got = {}
+    for name, prog in (("sg", src), ("lane", lane)):
+        got[name] = simulate(import_upstream(prog, f"{name}.mlir"), "main",
+                             [a, b, np.zeros((8, 16), np.int32)]).buffers[2]
+    assert np.array_equal(got["sg"], want) and np.array_equal(got["lane"], want)
+
+
+def test_lane_8bit_block_of_other_width_is_a_located_error():
+    src = _launched_kernel("%a: memref<8x64xi8>, %o: memref<8x64xi8>", 16, """\
+    %ta = xegpu.create_nd_tdesc %a : memref<8x64xi8> -> !xegpu.tensor_desc<8x64xi8>
+    %v = xegpu.load_nd %ta[0, 0] : !xegpu.tensor_desc<8x64xi8> -> vector<32xi8>
+    %to = xegpu.create_nd_tdesc %o : memref<8x64xi8> -> !xegpu.tensor_desc<8x64xi8>
+    xegpu.store_nd %v, %to[0, 0] : vector<32xi8>, !xegpu.tensor_desc<8x64xi8>
+""")
+    with pytest.raises(DiagnosticError) as e:
+        import_upstream(src, "w64.mlir")
+    d = e.value.diagnostics[0]
+    assert d.line is not None and "8-bit blocks are imported 16 or 32 wide only" in d.message, d.message

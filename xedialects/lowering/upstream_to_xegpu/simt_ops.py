@@ -2,10 +2,12 @@
 
 Upstream's per-lane vectors are 1D (`vector<8xf16>` of an 8x16 block); ours are the sg_map's 2D
 fragments (`vector<8x1xf16>`) in the same element order, so values cross with `vector.shape_cast`.
+An 8-bit block 32 wide (a DPAS A of i8) gives each lane two consecutive bytes of every row (LLVM 22's
+lane order: types.lane_group), our `wi_data = [1, 2]` (`vector<8x2xi8>`).
 B of dpas (`packed` or not, the per-lane order is the same: column `lane`, rows in order) becomes
 our VNNI fragment <K/v x 1 x v>, the accumulator <M x 1>. A loaded by `load_nd` is passed as the
 load's own fragment; any other A is reordered across lanes (`gpu.shuffle idx`) into the packed
-order our SIMT dpas takes for computed operands (`wi_layout [2, 8], wi_data [1, 2]`, docs/simt.md).
+order our SIMT dpas takes for computed operands (`wi_layout [2, 8], wi_data [1, 32/bits]`, docs/simt.md).
 """
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ from mlir import ir
 
 from .matrix_ops import lane_load_matrix, lane_store_matrix
 from .sg_ops import (ImportOpError, _blocks, attr, check_attrs, hint, HINTS, ints, props)
-from .types import element_bits, vector_parts, vector_text, zero_of
+from .types import element_bits, lane_group, vector_parts, vector_text, zero_of
 
 def _count(shape) -> int:
     n = 1
@@ -22,11 +24,11 @@ def _count(shape) -> int:
     return n
 
 
-def _fragment(block_shape) -> list[int]:
-    """Our per-work-item shape of a block under wi_layout [1, 16], wi_data [1, 1]."""
+def _fragment(block_shape, group: int = 1) -> list[int]:
+    """Our per-work-item shape of a block under wi_layout [1, 16], wi_data [1, group]."""
     if len(block_shape) == 1:
         return [max(1, block_shape[0] // 16)]
-    return [_count(block_shape) // 16, 1]
+    return [_count(block_shape) // (16 * group), group]
 
 
 def _cast(src: str, src_t: str, dst_t: str, tr, lines) -> str:
@@ -46,7 +48,11 @@ def load_nd(op, tr) -> list[str]:
     lines: list[str] = []
     view, descs = _blocks(op, op.operands[0], tr, lines)
     shape, elt = vector_parts(op.result.type)
-    frag = _fragment(view.td.shape)
+    group = lane_group(view.td)
+    if group > 1 and (tp or attr(op, "packed") is not None):
+        raise ImportOpError(f"lane-level 'xegpu.load_nd' of tensor_desc<{view.td.block}> {'transposed' if tp else 'packed'}"
+                            ": an 8-bit block is imported packed 16 wide only (DPAS B)")
+    frag = _fragment(view.td.shape, group)
     extra = []
     if tp:  # lane i loads row i of the block (sg_map [16, 1]) and holds it as the transposed column
         if len(view.td.shape) != 2 or view.td.shape[0] != 16 or view.td.array_length != 1:
@@ -91,8 +97,9 @@ def store_nd(op, tr) -> list[str]:
         raise ImportOpError("'xegpu.store_nd' through an array_length descriptor")
     v = op.operands[0]
     shape, elt = vector_parts(v.type)
-    frag_t = vector_text(_fragment(view.td.shape), elt)
-    if _count(shape) != _count(_fragment(view.td.shape)):
+    frag = _fragment(view.td.shape, lane_group(view.td))
+    frag_t = vector_text(frag, elt)
+    if _count(shape) != _count(frag):
         raise ImportOpError(f"'xegpu.store_nd' lane-level value {v.type} is not one lane's share of "
                             f"tensor_desc<{view.td.block}>")
     val = _cast(tr.name(v), str(v.type), frag_t, tr, lines)
@@ -101,43 +108,48 @@ def store_nd(op, tr) -> list[str]:
 
 
 def _reorder_a(name: str, t: str, tr, lines) -> tuple[str, str]:
-    """A in upstream's lane order (lane c holds column c, rows in order) -> our packed order
-    (wi_layout [2, 8], wi_data [1, 2]: lane l holds rows l/8 + 2j, columns 2(l%8) + q)."""
+    """A in upstream's lane order (lane c holds g consecutive columns g c .. g c + g - 1 of every row,
+    rows in order: g = 1 for 16-bit A, 2 for 8-bit) -> our packed order (wi_layout [2, 8], wi_data
+    [1, p], p = 32 / bits = 2 g: lane l holds rows l/8 + 2j, columns p (l%8) + q). Element (j, q) of
+    lane l comes from lane 2 (l%8) + q / g, slot (l/8 + 2j) g + q % g."""
     shape, elt = vector_parts(t)
-    m = shape[0]
-    if len(shape) != 1 or m % 2 or element_bits(elt) != 16:
-        raise ImportOpError(f"lane-level dpas A {t} not loaded by load_nd: only 16-bit A is reordered to our SIMT "
-                            "dpas order")
+    bits = element_bits(elt)
+    if len(shape) != 1 or bits not in (8, 16):
+        raise ImportOpError(f"lane-level dpas A {t} not loaded by load_nd: only 8- and 16-bit A is reordered to our "
+                            "SIMT dpas order")
+    g = 16 // bits
+    p = 2 * g
+    m = shape[0] // g
+    if m % 2:
+        raise ImportOpError(f"lane-level dpas A {t}: an odd number of rows")
     f = tr.fresh
-    lane, c8, c1, c2 = f(), f(), f(), f()
-    ly, lx, odd, w = f(), f(), f(), f()
+    lane, c8, c1, cp, w = f(), f(), f(), f(), f()
+    ly, lx, odd, base = f(), f(), f(), f()
     lines += [f"{lane} = gpu.lane_id", f"{c8} = arith.constant 8 : index", f"{c1} = arith.constant 1 : index",
-              f"{c2} = arith.constant 2 : index", f"{w} = arith.constant 16 : i32",
+              f"{cp} = arith.constant 2 : index", f"{w} = arith.constant 16 : i32",
               f"{ly} = arith.divui {lane}, {c8} : index", f"{lx} = arith.remui {lane}, {c8} : index",
-              f"{odd} = arith.cmpi eq, {ly}, {c1} : index"]
-    src = []
-    for q in range(2):
-        base, s_idx, s32 = f(), f(), f()
-        lines += [f"{base} = arith.muli {lx}, {c2} : index"]
-        if q:
-            lines += [f"{s_idx} = arith.addi {base}, {c1} : index"]
-        else:
-            s_idx = base
-        lines += [f"{s32} = arith.index_cast {s_idx} : index to i32"]
-        src.append(s32)
+              f"{odd} = arith.cmpi eq, {ly}, {c1} : index", f"{base} = arith.muli {lx}, {cp} : index"]
+    src = {}
+    for d in sorted({q // g for q in range(p)}):
+        s_idx, s32 = base, f()
+        if d:
+            c, s_idx = f(), f()
+            lines += [f"{c} = arith.constant {d} : index", f"{s_idx} = arith.addi {base}, {c} : index"]
+        lines.append(f"{s32} = arith.index_cast {s_idx} : index to i32")
+        src[d] = s32
     elems = []
     for j in range(m // 2):
-        for q in range(2):
+        for q in range(p):
             picked = []
             for r in (2 * j, 2 * j + 1):
-                e, s, ok = f(), f(), f()
-                lines += [f"{e} = vector.extract {name}[{r}] : {elt} from {t}",
-                          f"{s}, {ok} = gpu.shuffle idx {e}, {src[q]}, {w} : {elt}"]
-                picked.append(s)
+                e, sh, ok = f(), f(), f()
+                lines += [f"{e} = vector.extract {name}[{r * g + q % g}] : {elt} from {t}",
+                          f"{sh}, {ok} = gpu.shuffle idx {e}, {src[q // g]}, {w} : {elt}"]
+                picked.append(sh)
             sel = f()
             lines.append(f"{sel} = arith.select {odd}, {picked[1]}, {picked[0]} : {elt}")
             elems.append(sel)
-    out, out_t = f(), vector_text([m // 2, 2], elt)
+    out, out_t = f(), vector_text([m // 2, p], elt)
     lines.append(f"{out} = vector.from_elements {', '.join(elems)} : {out_t}")
     return out, out_t
 

@@ -153,11 +153,28 @@ def ours(td: TDesc, simt: bool = False, rows: bool = False) -> str:
             raise ImportTypeError(f"lane layout {lay.lane_layout} of tensor_desc<{td.block}>: only [1, 16] is imported")
         # a block loaded transposed gives lane i its row i (the column of the transposed block)
         parts.append("sg_map = <wi_layout = [16, 1], wi_data = [1, 1]>" if rows else
-                     "sg_map = <wi_layout = [1, 16], wi_data = [1, 1]>")
+                     f"sg_map = <wi_layout = [1, 16], wi_data = [1, {lane_group(td)}]>")
     body = "x".join(str(d) for d in shape) + f"x{td.elt}"
     if not parts:
         return f"!xegpu.tensor_desc<{body}>"
     return f"!xegpu.tensor_desc<{body}, #xegpu.tdesc_attr<{', '.join(parts)}>>"
+
+
+def lane_group(td: TDesc) -> int:
+    """Consecutive elements of a row one lane holds in a lane-level 2D block access: 2 for an 8-bit
+    block 32 wide (LLVM 22 lowers it to a 2D block IO of tile_width 32, 8-bit elements, whose
+    registers give each lane a 16-bit unit of every row -- OpenCL's
+    intel_sub_group_2d_block_read_8b_8r32x1c returns a ushort per row: bytes 2l, 2l + 1 -- and the
+    layout upstream's distribution gives a DPAS A of 8-bit data, lane_data [1, 2]); 1 otherwise (lane l:
+    elements l, l + 16, ... of each row). Other widths of 8-bit blocks have no modelled lane order."""
+    if len(td.shape) != 2 or element_bits(td.elt) != 8 or td.scattered:
+        return 1
+    if td.shape[1] == 32:
+        return 2
+    if td.shape[1] != 16:
+        raise ImportTypeError(f"lane-level tensor_desc<{td.block}>: 8-bit blocks are imported 16 or 32 wide only "
+                              "(the lane order of other widths is not modelled)")
+    return 1
 
 
 def _two_d(v: list[int], pad: int) -> list[int]:
