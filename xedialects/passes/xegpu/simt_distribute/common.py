@@ -14,8 +14,8 @@ SCATTERED_OPS = ("xegpu.create_tdesc", "xegpu.load_gather", "xegpu.store_scatter
 SIMT_MAX_LANES = 32   # a scattered access addresses at most 32 lanes on PVC: 2 elements per work-item
 DYNAMIC = ir.ShapedType.get_dynamic_size() if hasattr(ir.ShapedType, "get_dynamic_size") else -(1 << 63)
 PURE_OPS = ("vector.broadcast", "vector.splat", "vector.extract", "vector.from_elements", "vector.shape_cast",
-            "vector.extract_strided_slice", "vector.insert_strided_slice", "vector.shuffle", "vector.step",
-            "gpu.lane_id")
+            "vector.bitcast", "vector.extract_strided_slice", "vector.insert_strided_slice", "vector.shuffle",
+            "vector.step", "gpu.lane_id")
 
 
 

@@ -34,6 +34,7 @@ class Distributor(SplitALoads, LayoutAnalysis, DistributionRules):
         self.reorders: dict = {}     # result value -> (source Layout, source index per element): subgroup reorder
         self.red_plan: dict = {}     # reduction result -> ReductionPlan (how the work-items combine it)
         self.gather_reorder: dict = {}   # last insert of a gathered block -> reordered after it
+        self.bitcast_pre: dict = {}  # widening bitcast result -> source Layout its fragment is rearranged to first
         self._remat: dict = {}       # vector value -> recomputable in any layout
         self._memo: dict = {}        # (what, key, block) -> value built in that block
         self._lane = None

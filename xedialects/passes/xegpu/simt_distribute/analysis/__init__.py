@@ -3,6 +3,7 @@ dataflow in `propagate` and one module of layout rules per op family. `LayoutAna
 union; `Distributor` (pass_entry) runs it before the rewrite (`..distribute`)."""
 from __future__ import annotations
 
+from .bitcasts import BitcastLayouts
 from .block_io import BlockIOLayouts
 from .dpas import DpasLayouts
 from .propagate import LayoutPropagation
@@ -12,6 +13,6 @@ from .vector_ops import VectorOpLayouts
 
 
 class LayoutAnalysis(LayoutPropagation, BlockIOLayouts, DpasLayouts, ScatteredLayouts, VectorOpLayouts,
-                     ReductionLayouts):
+                     BitcastLayouts, ReductionLayouts):
     """Every vector value's `Layout` (`self.lay`), every descriptor chain's sg_map (`self.chain_sgm`,
     `self.sc_lay`), and the reorders and reduction plans the rewrite follows."""

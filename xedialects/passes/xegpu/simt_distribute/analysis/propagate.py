@@ -136,6 +136,10 @@ class LayoutPropagation:
                         changed |= self.desire(op.operands[0], "plain", sgm.t())
                     elif perm == [0, 2, 1]:
                         changed |= self.desire(op.operands[0], "inter", sgm)
+                elif n == "vector.bitcast":
+                    need = self.bitcast_source_want(op)
+                    if need is not None:
+                        changed |= self.desire(op.operands[0], *need)
                 elif n == "vector.shape_cast":
                     src = op.operands[0]
                     if form in ("inter", "vnni", "plain"):
@@ -297,6 +301,9 @@ class LayoutPropagation:
             return
         if n in ("vector.shape_cast", "vector.transpose"):
             self.fwd_move(op)
+            return
+        if n == "vector.bitcast":
+            self.fwd_bitcast(op)
             return
         if n.startswith(("arith.", "math.")) and len(res) == 1:
             self.fwd_elementwise(op, res[0])

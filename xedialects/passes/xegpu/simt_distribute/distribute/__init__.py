@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from ....utils.ir_walk import walk
 from ..common import PURE_OPS, is_vec
+from .bitcasts import BitcastRules
 from .block_io import BlockIORules
 from .control_flow import SimtRebuilder
 from .conversions import FragmentConversions
@@ -15,7 +16,8 @@ from .scattered import ScatteredRules
 from .vector_ops import VectorOpRules
 
 
-class DistributionRules(FragmentConversions, BlockIORules, DpasRules, VectorOpRules, ReductionRules, ScatteredRules):
+class DistributionRules(FragmentConversions, BlockIORules, DpasRules, VectorOpRules, BitcastRules, ReductionRules,
+                        ScatteredRules):
     """The rewrite: `handlers` maps op names to rules (element-wise arith / math and scf.for are
     handled by `SimtRebuilder`)."""
 
@@ -33,6 +35,7 @@ class DistributionRules(FragmentConversions, BlockIORules, DpasRules, VectorOpRu
             "vector.insert": self.r_insert,
             "vector.shape_cast": self.r_move,
             "vector.transpose": self.r_move,
+            "vector.bitcast": self.r_bitcast,
             "arith.constant": self.r_const,
             "vector.broadcast": self.r_broadcast,
             "vector.splat": self.r_broadcast,
