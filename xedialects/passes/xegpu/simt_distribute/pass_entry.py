@@ -34,6 +34,8 @@ class Distributor(SplitALoads, LayoutAnalysis, DistributionRules):
         self.reorders: dict = {}     # result value -> (source Layout, source index per element): subgroup reorder
         self.red_plan: dict = {}     # reduction result -> ReductionPlan (how the work-items combine it)
         self.gather_reorder: dict = {}   # last insert of a gathered block -> reordered after it
+        self.dpas_a_conv: dict = {}  # DPAS result -> (Layout of its A operand, Layout the DPAS needs): reorder
+        self._refused = None         # values whose want a trial propagation could not set (analysis/conversions)
         self.bitcast_pre: dict = {}  # widening bitcast result -> source Layout its fragment is rearranged to first
         self._remat: dict = {}       # vector value -> recomputable in any layout
         self._memo: dict = {}        # (what, key, block) -> value built in that block

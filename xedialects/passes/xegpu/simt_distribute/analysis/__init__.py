@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from .bitcasts import BitcastLayouts
 from .block_io import BlockIOLayouts
+from .conversions import LayoutConversions
 from .dpas import DpasLayouts
 from .propagate import LayoutPropagation
 from .reductions import ReductionLayouts
@@ -13,6 +14,6 @@ from .vector_ops import VectorOpLayouts
 
 
 class LayoutAnalysis(LayoutPropagation, BlockIOLayouts, DpasLayouts, ScatteredLayouts, VectorOpLayouts,
-                     BitcastLayouts, ReductionLayouts):
+                     BitcastLayouts, ReductionLayouts, LayoutConversions):
     """Every vector value's `Layout` (`self.lay`), every descriptor chain's sg_map (`self.chain_sgm`,
-    `self.sc_lay`), and the reorders and reduction plans the rewrite follows."""
+    `self.sc_lay`), and the reorders, layout conversions and reduction plans the rewrite follows."""

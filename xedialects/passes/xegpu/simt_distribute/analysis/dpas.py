@@ -1,7 +1,8 @@
 """Layouts of `xegpu.dpas` operands in `xegpu-simt-distribute`: the sg_maps of A, B and C (A in
 the hardware's element order when it comes straight from a block load, else the packed 32-bit
-order of rfc-xetile-xegpu.md; B VNNI-packed) and the check that operands arrive in them
-(docs/simt.md, "The DPAS operand orders")."""
+order of rfc-xetile-xegpu.md; B VNNI-packed) and the check that operands arrive in them, but
+for an A operand an element-wise chain computed in another layout, which is converted
+(docs/simt.md, "The DPAS operand orders", "Layout conversions")."""
 from __future__ import annotations
 
 from .....arch import elem_bits
@@ -49,6 +50,12 @@ class DpasLayouts:
             need.append((op.operands[2], Layout.plain(vec_shape(op.operands[2]), lc)))
         for v, lay in need:
             have = self.lay_of(op, v)
+            if v == a and not have.same(lay) and self.computed_a(a) and not have.special and \
+                    not self.remat_able(a) and self.holds_all(have, lay.tbl):
+                # an A operand computed in another layout (analysis/conversions): reordered across
+                # the work-items into the order the instruction takes
+                self.dpas_a_conv[res] = (have, lay)
+                continue
             if not have.same(lay):
                 raise SimtError(op, f"DPAS operand {v.get_name()} is distributed as {have.describe()}, the "
                                     f"instruction needs {lay.describe()}")

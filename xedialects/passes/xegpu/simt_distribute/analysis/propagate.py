@@ -1,6 +1,6 @@
 """The layout dataflow of `xegpu-simt-distribute` (step 2, like upstream XeGPUPropagateLayout):
-requirements ("wants") flow backwards from DPAS operands and stores to the values that feed them,
-then a forward walk gives every vector value its `Layout`, dispatching each op to the rule of its
+requirements ("wants") flow backwards from DPAS operands and stores to the values that feed them
+(the A want of a computed DPAS operand last, on trial: `conversions`), then a forward walk gives every vector value its `Layout`, dispatching each op to the rule of its
 family (block IO, DPAS, scattered, vector ops, reductions) and handling scf control flow here."""
 from __future__ import annotations
 
@@ -32,18 +32,26 @@ class LayoutPropagation:
         return not self.errors
 
     def desire(self, v, form, sgm) -> bool:
-        if not is_vec(v) or v in self.want:
+        if not is_vec(v):
+            return False
+        if v in self.want:
+            if self._refused is not None and self.want[v] != (form, sgm):
+                self._refused.append(v)
             return False
         self.want[v] = (form, sgm)
         return True
 
     def backward(self):
         ops = list(walk(self.func))
+        soft = []
         for op in ops:
             if op.name == "xegpu.dpas":
                 a, b = op.operands[0], op.operands[1]
                 la, lb, lc = self.roles(vec_elt(a), vec_elt(b), vec_elt(op.results[0]), a)
-                self.desire(a, "plain", la)
+                if self.computed_a(a):
+                    soft.append((a, ("plain", la)))
+                else:
+                    self.desire(a, "plain", la)
                 self.desire(b, "vnni" if len(vec_shape(b)) == 3 else "plain", lb)
                 if len(op.operands) > 2:
                     self.desire(op.operands[2], "plain", lc)
@@ -64,6 +72,11 @@ class LayoutPropagation:
                     and not any(as_op(u.owner).name in ("vector.insert_strided_slice", "vector.insert")
                                 for u in op.results[0].uses):
                 self.desire(op.results[0], "uniform", None)
+        self.propagate_wants(ops)
+        self.settle_dpas_a_wants(ops, soft)
+
+    def propagate_wants(self, ops):
+        """Push the wants backwards through the producers until nothing changes."""
         changed = True
         while changed:
             changed = False

@@ -196,6 +196,17 @@ class FragmentConversions:
             sh = vector.shape_cast(rt, sh)
         return sh
 
+    def converted(self, v, v_new, have: Layout, need: Layout):
+        """`v` (its fragment `v_new`, distributed as `have`) in layout `need`: moved inside the
+        work-items when each holds its elements at the same positions, else a subgroup reorder;
+        built once per block (every DPAS using one A operand shares it)."""
+        def build():
+            elt = vec_elt(v)
+            if uniform_positions(have.tbl, need.tbl) is not None:
+                return self.move(v_new, have, need, need.tbl, elt)
+            return self.reorder(v_new, have, need.tbl, need.lane_shape, elt)
+        return self.memo("convert", (v, have.key(), need.key()), build)
+
     def reorder(self, src_new, src_lay: Layout, need_idx, lane_shape, elt):
         """A subgroup reorder (xe-cute-architecture.md 'Subgroup Reorders'): element p of work-item
         l's result fragment is the source element need_idx[l, p] (flat index into the VC value),
