@@ -24,10 +24,11 @@ import test_upstream_export as UE  # noqa: E402
 # the transposed B (its transposed load as a plain load + reorder), the transposed A (its 32x8 block loaded 16 wide, our
 # SIMT vector gpu.shuffle per element), the scattered fallbacks (per-lane gathers / scatters), the
 # 32x1 bias column of a memref<?x1xf32> (per-lane memref.load inside the descriptor's shape),
-# epilogues with bias / relu, tensor programs
+# epilogues with bias / relu, tensor programs, 8-bit GEMMs (A: lane l holds bytes 2l, 2l + 1 of each
+# row of a 32-wide block, B packed: column l)
 ROUND_TRIP = ["form:bf16_f32", "form:f16_f32", "form:transposed_a", "form:transposed_b", "form:k_1", "form:unaligned",
               "epilogue:bias_relu", "epilogue:bias_relu_unaligned", "epilogue:bias_relu_f16_out", "epilogue:bias_col_dynamic",
-              "tensor:bias_relu", "tensor:batch_fill"]
+              "tensor:bias_relu", "tensor:batch_fill", "form:i8_i32", "epilogue:bias_relu_i8"]
 
 
 def _simt(name):
@@ -88,11 +89,36 @@ def test_vc_mode_input_is_a_located_error():
     assert d.line is not None and "in VC mode is not exported at lane level" in d.message
 
 
-def test_8bit_block_is_a_located_error():
+W48 = """\
+gpu.module @k {
+  gpu.func @f(%a: memref<8x48xi8>) kernel attributes {intel_reqd_sub_group_size = 16 : i32} {
+    %t = xegpu.create_nd_tdesc %a[0, 0] : memref<8x48xi8> -> !xegpu.tensor_desc<8x48xi8, #xegpu.tdesc_attr<sg_map = <wi_layout = [1, 16], wi_data = [1, 1]>>>
+    %v = xegpu.load_nd %t : !xegpu.tensor_desc<8x48xi8, #xegpu.tdesc_attr<sg_map = <wi_layout = [1, 16], wi_data = [1, 1]>>> -> vector<24x1xi8>
+    gpu.return
+  }
+}
+"""
+
+
+def test_8bit_block_of_unmodelled_width_is_a_located_error():
+    """8-bit blocks are exported 16 wide (a byte per lane and row) or in 32-wide pieces (bytes 2l,
+    2l + 1): a 48-wide one has no modelled upstream lane order."""
     with pytest.raises(DiagnosticError) as e:
-        export_upstream_lanes(_simt("form:i8_i32"))
+        export_upstream_lanes(xedialects.parse(W48, "w48.mlir"))
     d = e.value.diagnostics[0]
-    assert d.line is not None and "of i8 data is not exported at lane level" in d.message, d.message
+    assert d.line == 4 and "8x48 block of 8-bit data is not exported at lane level" in d.message, d.message
+
+
+def test_8bit_dpas_a_comes_straight_from_its_loads():
+    """The i8 GEMM's A (our 8x64 [2, 8] x [1, 4] loads) as 32-wide upstream loads whose per-lane
+    vectors feed the DPAS in the lane: after canonicalization no gpu.shuffle is left."""
+    text = export_upstream_lanes(_simt("form:i8_i32"))
+    assert "!xegpu.tensor_desc<8x32xi8> -> vector<16xi8>" in text and "<{packed}>" in text
+    assert "xegpu.dpas" in text and "vector<16xi8>, vector<32xi8>, vector<8xi32> -> vector<8xi32>" in text
+    if UE.MLIR_OPT is not None:
+        r = UE.mlir_opt(text, "--canonicalize", "--cse")
+        assert r.returncode == 0, r.stderr
+        assert "gpu.shuffle" not in r.stdout and r.stdout.count("xegpu.dpas") == 4
 
 
 def test_pass_level_lane_checks_the_export():

@@ -15,7 +15,7 @@ from mlir import ir
 
 from .matrix_ops import lane_load_matrix, lane_store_matrix
 from .sg_ops import (ImportOpError, _blocks, attr, check_attrs, hint, HINTS, ints, props)
-from .types import element_bits, lane_group, vector_parts, vector_text, zero_of
+from .types import check_lane_order, element_bits, lane_group, vector_parts, vector_text, zero_of
 
 def _count(shape) -> int:
     n = 1
@@ -48,6 +48,7 @@ def load_nd(op, tr) -> list[str]:
     lines: list[str] = []
     view, descs = _blocks(op, op.operands[0], tr, lines)
     shape, elt = vector_parts(op.result.type)
+    check_lane_order(view.td)
     group = lane_group(view.td)
     if group > 1 and (tp or attr(op, "packed") is not None):
         raise ImportOpError(f"lane-level 'xegpu.load_nd' of tensor_desc<{view.td.block}> {'transposed' if tp else 'packed'}"
@@ -97,6 +98,7 @@ def store_nd(op, tr) -> list[str]:
         raise ImportOpError("'xegpu.store_nd' through an array_length descriptor")
     v = op.operands[0]
     shape, elt = vector_parts(v.type)
+    check_lane_order(view.td)
     frag = _fragment(view.td.shape, lane_group(view.td))
     frag_t = vector_text(frag, elt)
     if _count(shape) != _count(frag):

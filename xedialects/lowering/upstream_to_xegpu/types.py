@@ -166,15 +166,18 @@ def lane_group(td: TDesc) -> int:
     registers give each lane a 16-bit unit of every row -- OpenCL's
     intel_sub_group_2d_block_read_8b_8r32x1c returns a ushort per row: bytes 2l, 2l + 1 -- and the
     layout upstream's distribution gives a DPAS A of 8-bit data, lane_data [1, 2]); 1 otherwise (lane l:
-    elements l, l + 16, ... of each row). Other widths of 8-bit blocks have no modelled lane order."""
+    elements l, l + 16, ... of each row). Other widths of 8-bit blocks have no modelled lane order:
+    their accesses are errors (`check_lane_order`), their descriptors take 1."""
     if len(td.shape) != 2 or element_bits(td.elt) != 8 or td.scattered:
         return 1
-    if td.shape[1] == 32:
-        return 2
-    if td.shape[1] != 16:
-        raise ImportTypeError(f"lane-level tensor_desc<{td.block}>: 8-bit blocks are imported 16 or 32 wide only "
-                              "(the lane order of other widths is not modelled)")
-    return 1
+    return 2 if td.shape[1] == 32 else 1
+
+
+def check_lane_order(td: TDesc) -> None:
+    """A lane-level access of an 8-bit 2D block neither 16 nor 32 wide: ImportTypeError."""
+    if len(td.shape) == 2 and element_bits(td.elt) == 8 and not td.scattered and td.shape[1] not in (16, 32):
+        raise ImportTypeError(f"lane-level access of tensor_desc<{td.block}>: 8-bit blocks are imported 16 or 32 wide "
+                              "only (the lane order of other widths is not modelled)")
 
 
 def _two_d(v: list[int], pad: int) -> list[int]:

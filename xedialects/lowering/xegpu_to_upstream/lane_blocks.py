@@ -1,8 +1,9 @@
 """Block accesses of the lane-level export: SIMT `create_nd_tdesc` / `update_nd_offset` /
 `load_nd` / `store_nd` / `prefetch_nd` as upstream's lane-level block IO (offsets on the accesses,
 1D per-lane vectors in the 2D block IO register order: lane l holds elements l, l + 16, ... of the
-block), reordered into and out of our fragments. Transposed 16-bit VNNI loads become 16-row
-transposed loads, blocks narrower than 16 columns are loaded 16 wide or element by element."""
+block; of an 8-bit block 32 wide, bytes 2l, 2l + 1 of every row), reordered into and out of our
+fragments. Transposed 16-bit VNNI loads become 16-row transposed loads, blocks narrower than 16
+columns are loaded 16 wide or element by element, 8-bit blocks wider than 32 in 32-wide pieces."""
 from __future__ import annotations
 
 import numpy as np
@@ -17,17 +18,23 @@ from .offsets import LITERAL_OFFSETS
 from .types import properties, simt_parts
 
 # widest 2D block prefetch / store upstream's XeVM lowering takes, by element bits
-PREFETCH_WIDTH = {16: 16}
-STORE_WIDTH = {16: 16}
+PREFETCH_WIDTH = {8: 32, 16: 16}
+STORE_WIDTH = {8: 32, 16: 16}
+# widest 8-bit block loaded plainly: wider ones are loaded in pieces this wide (the lane order of a
+# wider 8-bit block IO is not modelled: lane_order.upstream_block_ids)
+LOAD_WIDTH_8BIT = 2 * LANES
 
 
 def _block(op, td, narrow_ok=False) -> dict:
     parts = simt_parts(str(td.type))
     shape, elt = parts["shape"], parts["elt"]
     bits = element_bits(elt)
-    if bits not in (16, 32):
-        raise ExportOpError(f"'{op.name}' of {elt} data is not exported at lane level (16- and 32-bit block data "
-                            "only: upstream's lane-level 8-bit register order is not modelled)")
+    if bits not in (8, 16, 32):
+        raise ExportOpError(f"'{op.name}' of {elt} data is not exported at lane level (8-, 16- and 32-bit block "
+                            "data only)")
+    if bits == 8 and len(shape) == 2 and shape[1] > LANES and shape[1] % LOAD_WIDTH_8BIT:
+        raise ExportOpError(f"'{op.name}' of the {'x'.join(map(str, shape))} block of 8-bit data is not exported at "
+                            f"lane level (8-bit blocks 16 wide or a multiple of {LOAD_WIDTH_8BIT} wide only)")
     if narrow_ok and len(shape) == 2 and shape[1] < LANES and LANES % shape[1] == 0:
         return parts
     if len(shape) != 2 or shape[1] % LANES or (shape[0] * shape[1]) % LANES:
@@ -36,12 +43,12 @@ def _block(op, td, narrow_ok=False) -> dict:
     return parts
 
 
-def _matrix_ids(shape, transpose, loaded_width=None):
+def _matrix_ids(shape, transpose, loaded_width=None, bits=16):
     """Upstream's plain block order as ids of the (transposed when `transpose`) block; a block loaded
     `loaded_width` wide (a narrow block widened) has ids < 0 for the columns past the block."""
     h, w = shape
     lw = loaded_width or w
-    e = upstream_block_ids((h, lw))
+    e = upstream_block_ids((h, lw), bits)
     r, c = e // lw, e % lw
     ids = c * h + r if transpose else r * w + c
     return np.where(c < w, ids, -1 - e)
@@ -120,6 +127,11 @@ def load_nd(op, ex) -> str:
         pre, ref, ttext = wide
         lines += pre
         width = LANES
+    elif element_bits(elt) == 8 and (tp or (va is not None and shape[1] != LANES)):
+        raise ExportOpError(f"'{op.name}' of the {shape[0]}x{shape[1]} block of 8-bit data {'transposed' if tp else 'in VNNI layout'}"
+                            " is not exported at lane level (8-bit VNNI blocks 16 wide only)")
+    elif element_bits(elt) == 8 and shape[1] > LOAD_WIDTH_8BIT:
+        return _load_8bit_pieces(op, td, ex, shape, elt, ours, lines)
     else:
         base, offs, pre = ex.plan.access(td, op)
         lines += pre
@@ -131,9 +143,35 @@ def load_nd(op, ex) -> str:
     loaded = ex.fresh()
     text = properties(props).replace("packed = unit", "packed")
     lines.append(f"{loaded} = xegpu.load_nd {ref}{text} : {ttext} -> {vec_type(n, elt)}")
-    up = _matrix_ids(shape, tp, width)
+    up = _matrix_ids(shape, tp, width, element_bits(elt))
     ex.loads[op.result] = (loaded, up, ours)
     x = reorder(ex, lines, loaded, up, ours, elt, op)
+    from_1d(x, ours.shape[1], elt, ex.result(op), str(op.result.type), lines, ex)
+    return "\n".join(lines)
+
+
+def _load_8bit_pieces(op, td, ex, shape, elt, ours, lines) -> str:
+    """An 8-bit block wider than 32 as 32-wide loads (each lane: bytes 2l, 2l + 1 of every row of
+    each piece) joined into one vector, piece after piece."""
+    pre, pieces = _pieces(op, td, ex, {8: LOAD_WIDTH_8BIT}, shape, elt)
+    lines += pre
+    hints = properties(_hints(op))
+    names, ids = [], []
+    for ref, ttext, c0, w in pieces:
+        x = ex.fresh()
+        piece = upstream_block_ids((shape[0], w), 8)
+        lines.append(f"{x} = xegpu.load_nd {ref}{hints} : {ttext} -> {vec_type(piece.shape[1], elt)}")
+        names.append(x)
+        ids.append((piece // w) * shape[1] + piece % w + c0)
+    acc, size = names[0], ids[0].shape[1]
+    for x, piece in zip(names[1:], ids[1:]):
+        cat, w = ex.fresh(), piece.shape[1]
+        lines.append(f"{cat} = vector.shuffle {acc}, {x} [{', '.join(map(str, range(size + w)))}] : "
+                     f"{vec_type(size, elt)}, {vec_type(w, elt)}")
+        acc, size = cat, size + w
+    up = np.concatenate(ids, axis=1)
+    ex.loads[op.result] = (acc, up, ours)
+    x = reorder(ex, lines, acc, up, ours, elt, op)
     from_1d(x, ours.shape[1], elt, ex.result(op), str(op.result.type), lines, ex)
     return "\n".join(lines)
 
@@ -292,7 +330,7 @@ def store_nd(op, ex) -> str:
     lines += pre
     hints = properties(_hints(op))
     for ref, ttext, c0, w in pieces:
-        piece = upstream_block_ids((shape[0], w))
+        piece = upstream_block_ids((shape[0], w), element_bits(elt))
         want = (piece // w) * shape[1] + piece % w + c0
         x = reorder(ex, lines, flat, ours, want, elt, op)
         lines.append(f"xegpu.store_nd {x}, {ref}{hints} : {vec_type(want.shape[1], elt)}, {ttext}")

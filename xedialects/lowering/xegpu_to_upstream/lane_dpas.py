@@ -91,15 +91,16 @@ def dpas(op, ex) -> str:
     ea, eb = vector_parts(str(a.type))[1], vector_parts(str(b.type))[1]
     er = vector_parts(str(op.result.type))[1]
     bits = element_bits(ea)
-    if bits not in (16, 32):
-        raise ExportOpError(f"'xegpu.dpas' on {ea} operands is not exported at lane level (16-bit and tf32 DPAS only)")
+    if bits not in (8, 16, 32):
+        raise ExportOpError(f"'xegpu.dpas' on {ea} operands is not exported at lane level (8-bit, 16-bit and tf32 "
+                            "DPAS only)")
     m = nc
     k = na * LANES // m
     fa, fb = max(1, 32 // bits), max(1, 32 // element_bits(eb))
     a_ours = _operand_ids(a, ours_ids((m, k), (2, 8), (1, fa)))
     b_ours = _operand_ids(b, ours_ids((k, LANES), (1, LANES), (fb, 1), False, 0 if fb > 1 else None, fb))
     c_ids = upstream_block_ids((m, LANES))
-    a_up = upstream_tf32_a_ids(m, k) if bits == 32 else upstream_block_ids((m, k))
+    a_up = upstream_tf32_a_ids(m, k) if bits == 32 else upstream_block_ids((m, k), bits)
     b_up = upstream_block_ids((k, LANES))
     lines: list[str] = []
     xa = _operand_from_load(a, ex, a_ours, a_up, ea, lines, op)

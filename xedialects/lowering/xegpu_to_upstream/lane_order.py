@@ -38,11 +38,16 @@ def ours_ids(shape, layout, data, transpose=False, vnni_axis=None, f=1) -> np.nd
     return rows * width + cols
 
 
-def upstream_block_ids(shape) -> np.ndarray:
-    """Upstream's lane-level vector of a 2D block access of 16/32-bit data: the block row-major over
-    the subgroup's registers, lane l holding elements l, l + 16, ... (`load_nd` plain or `packed`:
-    for a 16-wide block both give lane l column l, rows in order)."""
+def upstream_block_ids(shape, bits: int = 16) -> np.ndarray:
+    """Upstream's lane-level vector of a 2D block access: the block row-major over the subgroup's
+    registers, lane l holding elements l, l + 16, ... (`load_nd` plain or `packed`: for a 16-wide
+    block both give lane l column l, rows in order). An 8-bit block 32 wide (tile_width 32 of 8-bit
+    elements: a 16-bit register unit per lane and row, the DPAS A of i8, upstream's lane_data
+    [1, 2]) gives lane l bytes 2l, 2l + 1 of every row instead."""
     n = int(np.prod(shape))
+    if bits == 8 and len(shape) == 2 and shape[1] == 2 * LANES:
+        pairs = np.arange(n).reshape(-1, LANES, 2)        # (row, lane, byte)
+        return pairs.transpose(1, 0, 2).reshape(LANES, -1).copy()
     return np.arange(n).reshape(-1, LANES).T.copy()
 
 
