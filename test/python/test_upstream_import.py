@@ -431,3 +431,24 @@ def test_lane_8bit_block_of_other_width_is_a_located_error():
         import_upstream(src, "w64.mlir")
     d = e.value.diagnostics[0]
     assert d.line is not None and "8-bit blocks are imported 16 or 32 wide only" in d.message, d.message
+
+
+LANE_I8_AS_I16 = _launched_kernel("%a: memref<8x32xi8>, %o: memref<8x16xi16>, %p: memref<8x32xi8>", 16, """\
+    %ta = xegpu.create_nd_tdesc %a : memref<8x32xi8> -> !xegpu.tensor_desc<8x32xi8>
+    %v = xegpu.load_nd %ta[0, 0] : !xegpu.tensor_desc<8x32xi8> -> vector<16xi8>
+    %w = vector.bitcast %v : vector<16xi8> to vector<8xi16>
+    %to = xegpu.create_nd_tdesc %o : memref<8x16xi16> -> !xegpu.tensor_desc<8x16xi16>
+    xegpu.store_nd %w, %to[0, 0] : vector<8xi16>, !xegpu.tensor_desc<8x16xi16>
+    %tp = xegpu.create_nd_tdesc %p : memref<8x32xi8> -> !xegpu.tensor_desc<8x32xi8>
+    xegpu.store_nd %v, %tp[0, 0] : vector<16xi8>, !xegpu.tensor_desc<8x32xi8>
+""")
+
+
+def test_lane_8bit_block_holds_the_16bit_units_of_its_registers():
+    """A 32-wide 8-bit block's lane vector is the same registers as the 16-bit block of the same rows
+    (lane l: bytes 2l, 2l + 1 = 16-bit column l): bitcast and stored as 8x16xi16 it gives the input's
+    bytes; stored back as 8-bit it gives the input."""
+    a = np.arange(256, dtype=np.uint8).astype(np.int8).reshape(8, 32)
+    res = simulate(import_upstream(LANE_I8_AS_I16, "i8i16.mlir"), "main",
+                   [a, np.zeros((8, 16), np.int16), np.zeros_like(a)]).buffers
+    assert np.array_equal(res[1], a.view(np.int16)) and np.array_equal(res[2], a)
