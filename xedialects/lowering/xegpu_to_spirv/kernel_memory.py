@@ -93,6 +93,16 @@ class MemoryLowering:
         self.info.slm_bytes += n * max(1, bits_of(elt) // 8)
         return MemArg(ptr, elt, list(m.shape), list(strides))
 
+    def h_memref_extract_aligned_pointer_as_index(self, op):
+        """The address of a kernel buffer as an index (IMEX's descriptors on a raw i64 address)."""
+        m = self.get(op.operands[0])
+        if not isinstance(m, MemArg) or m.slm:
+            raise LoweringError(op, "memref.extract_aligned_pointer_as_index of a buffer other than a kernel "
+                                    "argument in global memory is not supported by convert-xegpu-to-spirv")
+        addr = ir.Operation.create("spirv.ConvertPtrToU", results=[ir.IntegerType.get_signless(64)],
+                                   operands=[m.ptr]).results[0]
+        return [ir.Operation.create("arith.index_cast", results=[ir.IndexType.get()], operands=[addr]).results[0]]
+
     def h_memref_alloc(self, op):
         if len(op.operands):
             raise LoweringError(op, "shared local memory buffers need a static shape")

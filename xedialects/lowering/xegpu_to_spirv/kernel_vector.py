@@ -13,7 +13,7 @@ from mlir.dialects import arith
 from ...core.kinds import DYNAMIC
 from ...passes.utils.ir_walk import attr_dict as _attr_dict
 from .kernel_values import int_list, is_vector_type, vector_shape
-from .spirv_lanes import DVal, LoweringError, elt_name, is_float, storage_type
+from .spirv_lanes import DVal, LoweringError, bits_of, elt_name, is_float, storage_type
 from .spirv_layout import LANES, Layout
 
 
@@ -153,6 +153,50 @@ class VectorLowering:
 
     def h_vector_splat(self, op):
         return self.h_vector_broadcast(op)
+
+    def h_vector_bitcast(self, op):
+        """vector.bitcast (the element width changes along the innermost dimension): a narrowing one
+        splits each register into r in the same lane (spirv.Bitcast to an r-vector, components
+        extracted); a widening one first gathers each group of s elements into one lane (the result's
+        canonical layout, each register expanded to s), then joins them."""
+        src = self.dval(op.operands[0])
+        shape = vector_shape(op.results[0].type)
+        elt = elt_name(op.results[0].type)
+        a, b = bits_of(src.elt), bits_of(elt)
+        if min(a, b) < 8 or "index" in (src.elt, elt):
+            raise LoweringError(op, f"vector.bitcast of {src.elt} to {elt} is not supported by convert-xegpu-to-spirv")
+        i32 = ir.IntegerType.get_signless(32)
+
+        def spv(name, t, operands, **attrs):
+            return ir.Operation.create(name, results=[t], operands=operands, attributes=attrs).results[0]
+        lanes, slots = src.layout.lanes.reshape(-1), src.layout.slots.reshape(-1)
+        if a >= b:
+            r = a // b
+            vt = ir.VectorType.get([r], storage_type(elt)) if r > 1 else storage_type(elt)
+            vals = [None] * (src.layout.nslots * r)
+            for sl, v in enumerate(src.vals):
+                if v is None:
+                    continue
+                w = spv("spirv.Bitcast", vt, [v])
+                for k in range(r):
+                    vals[sl * r + k] = w if r == 1 else spv(
+                        "spirv.CompositeExtract", storage_type(elt), [w],
+                        indices=ir.ArrayAttr.get([ir.IntegerAttr.get(i32, k)]))
+            lay = Layout(shape, np.repeat(lanes, r), (slots[:, None] * r + np.arange(r)).reshape(-1))
+            return [DVal(lay, vals, elt)]
+        n = b // a
+        res = Layout.canonical(shape, -1)
+        grouped = self.lanes.relayout(src, Layout(src.shape, np.repeat(res.lanes.reshape(-1), n),
+                                                  (res.slots.reshape(-1)[:, None] * n + np.arange(n)).reshape(-1)))
+        vt = ir.VectorType.get([n], storage_type(src.elt))
+        vals = []
+        for m in range(res.nslots):
+            parts = grouped.vals[m * n:(m + 1) * n]
+            if any(x is None for x in parts):
+                vals.append(None)
+                continue
+            vals.append(spv("spirv.Bitcast", storage_type(elt), [spv("spirv.CompositeConstruct", vt, parts)]))
+        return [DVal(res, vals, elt)]
 
     def _static_pos(self, op):
         if "static_position" not in op.attributes:
