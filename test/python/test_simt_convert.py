@@ -187,3 +187,46 @@ xegpu.store_nd %l2, %ld {mode = vc} : vector<8x1xf32>, !xegpu.tensor_desc<8x1xf3
     assert re.search(r"arith\.truncf %\S+ : vector<8x1xf32> to vector<8x1xf16>", ir_text)
     assert ir_text.count("gpu.shuffle  idx") == 2
     assert len(re.findall(r"xegpu\.dpas %\S+, %\S+ : vector<4x2xf16>, vector<8x1x2xf16>", ir_text)) == 2
+
+
+def test_bitcast_tables():
+    # the index tables behind the bitcast rule (analysis/bitcasts.py), on a 2 x 32 f16 block
+    from xedialects.passes.xegpu.simt_distribute.analysis.bitcasts import (grouped_order, narrowed_table,
+                                                                            widened_table)
+    lanes = np.arange(16)[:, None]
+    # work-item l holds the pairs (2l, 2l + 1) of both rows, consecutive: joined in place
+    rows = np.concatenate([2 * lanes, 2 * lanes + 1, 32 + 2 * lanes, 33 + 2 * lanes], axis=1)
+    tbl = rows[:, [0, 1, 2, 3]]
+    np.testing.assert_array_equal(widened_table(tbl, 2, 4), np.concatenate([lanes, 16 + lanes], axis=1))
+    np.testing.assert_array_equal(narrowed_table(widened_table(tbl, 2, 4), 2), tbl)
+    # the same elements column by column (e(0, 2l), e(1, 2l), e(0, 2l + 1), e(1, 2l + 1)): the pairs
+    # are rearranged in registers first, at the same positions in every work-item
+    cols = rows[:, [0, 2, 1, 3]]
+    assert widened_table(cols, 2, 4) is None
+    np.testing.assert_array_equal(grouped_order(cols, 2), tbl)
+    # one element per pair (work-item l holds column l): the pairs are split over work-items
+    assert grouped_order(np.concatenate([lanes, 16 + lanes], axis=1), 2) is None
+
+
+def test_widening_bitcast_rearranged_in_registers():
+    # X is also stored as it is ([1, 16] x [1, 1]: work-item l holds columns l and l + 16 of both
+    # rows), so the transposed block's pairs are whole in each work-item but not consecutive in the
+    # loaded fragment: the transpose puts them in the order the bitcast's want asks ([16, 1] x [1, 2])
+    # with an in-register shuffle, and they are joined (no data crosses work-items)
+    body = """
+%xd = xegpu.create_nd_tdesc %X[0, 0] {mode = vc} : memref<2x32xf16> -> !xegpu.tensor_desc<2x32xf16>
+%x = xegpu.load_nd %xd {mode = vc} : !xegpu.tensor_desc<2x32xf16> -> vector<2x32xf16>
+%yd = xegpu.create_nd_tdesc %Y[0, 0] {mode = vc} : memref<2x32xf16> -> !xegpu.tensor_desc<2x32xf16>
+xegpu.store_nd %x, %yd {mode = vc} : vector<2x32xf16>, !xegpu.tensor_desc<2x32xf16>
+%t = vector.transpose %x, [1, 0] : vector<2x32xf16> to vector<32x2xf16>
+%w = vector.bitcast %t : vector<32x2xf16> to vector<32x1xf32>
+%zd = xegpu.create_nd_tdesc %Z[0, 0] {mode = vc} : memref<32x1xf32> -> !xegpu.tensor_desc<32x1xf32>
+xegpu.store_nd %w, %zd {mode = vc} : vector<32x1xf32>, !xegpu.tensor_desc<32x1xf32>
+"""
+    x = np.random.default_rng(4).uniform(-4, 4, (2, 32)).astype(np.float16)
+    text = _module([("X", "memref<2x32xf16>"), ("Y", "memref<2x32xf16>"), ("Z", "memref<32x1xf32>")], body)
+    _, simt, ir_text = _both(text, [x, np.zeros_like(x), np.zeros((32, 1), np.float32)])
+    joined = np.ascontiguousarray(x.T).view(np.uint32)[:, 0]
+    np.testing.assert_array_equal(simt.buffers[2][:, 0].view(np.uint32), joined)
+    assert "vector.shuffle" in ir_text and "gpu.shuffle" not in ir_text
+    assert re.search(r"vector\.bitcast %\S+ : vector<2x2xf16> to vector<2x1xf32>", ir_text)
