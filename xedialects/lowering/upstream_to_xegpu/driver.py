@@ -107,7 +107,7 @@ def to_ours_text(text: str, filename: str = "-") -> str:
         targets = [op for op in ops if op.name.startswith("xegpu.") or op.name == "vector.extract"
                    or op.name in _THREAD_OPS]
         buf = io.StringIO()
-        module_op.print(state=state, file=buf)
+        module_op.print(file=buf, enable_debug_info=True)  # same names as `state`; ops keep their locations
         lines = _expand_aliases(buf.getvalue().splitlines())
         out, k, depth_id, gmod = [], 0, 0, ""
         for line in lines:
@@ -130,7 +130,8 @@ def to_ours_text(text: str, filename: str = "-") -> str:
                 k += 1
                 indent = line[:len(line) - len(line.lstrip())]
                 try:
-                    out += [indent + x for x in _translate(op, tr, line)]
+                    loc = _loc_suffix(op)
+                    out += [indent + _with_loc(x, loc) for x in _translate(op, tr, line)]
                 except (ImportOpError, ImportTypeError) as e:
                     _fail(op.location, str(e), filename)
                 continue
@@ -141,6 +142,20 @@ def to_ours_text(text: str, filename: str = "-") -> str:
         if k != len(targets):
             _fail(module_op.location, "printed ops and IR walk disagree (internal)", filename)
     return "\n".join(out) + "\n"
+
+
+def _loc_suffix(op) -> str:
+    """` loc(...)` of an upstream op, for the lines of its translation: diagnostics of the imported
+    program (our verifier, later passes) point at the op in the user's file."""
+    text = str(op.location)
+    return f" {text}" if text.startswith("loc(") and "unknown" not in text else ""
+
+
+_HAS_LOC = re.compile(r"\bloc\((?:#|\")")
+
+
+def _with_loc(line: str, loc: str) -> str:
+    return line if not loc or _HAS_LOC.search(line) or line.rstrip().endswith("{") else line + loc
 
 
 def _translate(op, tr, line: str) -> list[str]:

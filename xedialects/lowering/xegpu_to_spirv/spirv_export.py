@@ -81,7 +81,7 @@ def lower_to_spirv(module, target: str = "pvc", arch: str = "pvc"):
 
     op = module.operation if hasattr(module, "operation") else module
     with op.context:
-        copy = ir.Module.parse(op.get_asm(print_generic_op_form=True))
+        copy = ir.Module.parse(op.get_asm(print_generic_op_form=True, enable_debug_info=True))
     if spirv_modules(copy):
         return copy
     if _has(copy, "gpu.module"):
