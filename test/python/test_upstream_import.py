@@ -452,3 +452,122 @@ def test_lane_8bit_block_holds_the_16bit_units_of_its_registers():
     res = simulate(import_upstream(LANE_I8_AS_I16, "i8i16.mlir"), "main",
                    [a, np.zeros((8, 16), np.int16), np.zeros_like(a)]).buffers
     assert np.array_equal(res[1], a.view(np.int16)) and np.array_equal(res[2], a)
+
+
+_TF32_MMA = "{shape = <m = 8, n = 16, k = 8>, types = <d = f32, a = tf32, b = tf32, c = f32>}"
+LANE_TF32 = _launched_kernel(
+    "%a: memref<8x8xf32>, %b: memref<8x16xf32>, %c: memref<8x16xf32>, %d: memref<8x16xf32>", 16, f"""\
+    %l = gpu.lane_id
+    %c2 = arith.constant 2 : index
+    %c8 = arith.constant 8 : index
+    %r0 = arith.divui %l, %c8 : index
+    %col = arith.remui %l, %c8 : index
+    %r1 = arith.addi %r0, %c2 : index
+    %r2 = arith.addi %r1, %c2 : index
+    %r3 = arith.addi %r2, %c2 : index
+    %a0 = memref.load %a[%r0, %col] : memref<8x8xf32>
+    %a1 = memref.load %a[%r1, %col] : memref<8x8xf32>
+    %a2 = memref.load %a[%r2, %col] : memref<8x8xf32>
+    %a3 = memref.load %a[%r3, %col] : memref<8x8xf32>
+    %va = vector.from_elements %a0, %a1, %a2, %a3 : vector<4xf32>
+    %tb = xegpu.create_nd_tdesc %b : memref<8x16xf32> -> !xegpu.tensor_desc<8x16xf32>
+    %tc = xegpu.create_nd_tdesc %c : memref<8x16xf32> -> !xegpu.tensor_desc<8x16xf32>
+    %td = xegpu.create_nd_tdesc %d : memref<8x16xf32> -> !xegpu.tensor_desc<8x16xf32>
+    %vb = xegpu.load_nd %tb[0, 0] : !xegpu.tensor_desc<8x16xf32> -> vector<8xf32>
+    %vc = xegpu.load_nd %tc[0, 0] : !xegpu.tensor_desc<8x16xf32> -> vector<8xf32>
+    %vd = xevm.mma %va, %vb, %vc {_TF32_MMA} : (vector<4xf32>, vector<8xf32>, vector<8xf32>) -> vector<8xf32>
+    xegpu.store_nd %vd, %td[0, 0] : vector<8xf32>, !xegpu.tensor_desc<8x16xf32>
+""")
+
+
+def _tf32(x):
+    """f32 -> tf32 as an independent reference: 11-bit significands, round to nearest even (np.rint)."""
+    m, e = np.frexp(x.astype(np.float64))
+    return np.ldexp(np.rint(m * 2.0 ** 11), e - 11)
+
+
+def test_lane_tf32_xevm_mma_in_the_builtins_lane_order():
+    """A hand-written lane-level tf32 `xevm.mma` (the lane export's tf32 DPAS): lane l's float4 A
+    holds A[2j + l/8][l % 8] (loaded here by memref.load in that order), B and C lane l column l.
+    Our simulator rounds f32 DPAS operands to tf32 (10 explicit mantissa bits, round to nearest even)
+    and accumulates exactly in float64 where the partial sums fit (here: magnitudes in [0.5, 2), 11-bit
+    significands), the accumulator added once and the result rounded once to f32: exactly the float64
+    reference on tf32-rounded inputs."""
+    rng = np.random.default_rng(7)
+    sgn = lambda s: rng.choice([-1.0, 1.0], s)  # noqa: E731
+    a = (sgn((8, 8)) * rng.uniform(0.5, 2.0, (8, 8))).astype(np.float32)
+    b = (sgn((8, 16)) * rng.uniform(0.5, 2.0, (8, 16))).astype(np.float32)
+    c = (sgn((8, 16)) * rng.uniform(0.5, 2.0, (8, 16))).astype(np.float32)
+    text = to_ours_text(LANE_TF32, "tf32.mlir")
+    assert "xegpu.dpas" in text and "vector<4x1xf32>, vector<8x1xf32>, vector<8x1xf32> -> vector<8x1xf32>" in text
+    got = simulate(import_upstream(LANE_TF32, "tf32.mlir"), "main", [a, b, c, np.zeros_like(c)]).buffers[3]
+    want = (c.astype(np.float64) + _tf32(a) @ _tf32(b)).astype(np.float32)
+    assert np.array_equal(got, want)
+    full = (c.astype(np.float64) + a.astype(np.float64) @ b.astype(np.float64)).astype(np.float32)
+    assert not np.array_equal(got, full)  # the operands were rounded: tf32, not f32
+
+
+LANE_F16_MMA = _launched_kernel(
+    "%a: memref<8x16xf16>, %b: memref<16x16xf16>, %c: memref<8x16xf32>", 16, """\
+    %ta = xegpu.create_nd_tdesc %a : memref<8x16xf16> -> !xegpu.tensor_desc<8x16xf16>
+    %tb = xegpu.create_nd_tdesc %b : memref<16x16xf16> -> !xegpu.tensor_desc<16x16xf16>
+    %tc = xegpu.create_nd_tdesc %c : memref<8x16xf32> -> !xegpu.tensor_desc<8x16xf32>
+    %va = xegpu.load_nd %ta[0, 0] : !xegpu.tensor_desc<8x16xf16> -> vector<8xf16>
+    %vb = xegpu.load_nd %tb[0, 0] <{packed}> : !xegpu.tensor_desc<16x16xf16> -> vector<16xf16>
+    %ia = vector.bitcast %va : vector<8xf16> to vector<8xi16>
+    %ib = vector.bitcast %vb : vector<16xf16> to vector<8xi32>
+    %d = xevm.mma %ia, %ib {shape = <m = 8, n = 16, k = 16>, types = <d = f32, a = f16, b = f16>} : (vector<8xi16>, vector<8xi32>) -> vector<8xf32>
+    xegpu.store_nd %d, %tc[0, 0] : vector<8xf32>, !xegpu.tensor_desc<8x16xf32>
+""")
+
+
+def test_lane_f16_xevm_mma_of_builtin_integer_vectors():
+    """`xevm.mma` f16 on the builtins' short8 / int8 operands (A lane l: column l; B lane l: column l,
+    row pairs in one i32) without an accumulator: bitcast back and imported as our SIMT dpas."""
+    a, b = _ab(8, 16, 16)
+    out = simulate(import_upstream(LANE_F16_MMA, "f16mma.mlir"), "main", [a, b, np.zeros((8, 16), np.float32)]).buffers[2]
+    assert np.array_equal(out, a.astype(np.float32) @ b.astype(np.float32))  # small integers: exact
+
+
+@pytest.mark.parametrize("src,message", [
+    (LANE_TF32.replace("m = 8, n = 16, k = 8", "m = 8, n = 16, k = 16"),
+     "'xevm.mma' shape <m = 8, n = 16, k = 16> for tf32 is not imported (m = 8, n = 16, k = 8)"),
+    (LANE_TF32.replace("a = tf32, b = tf32", "a = tf32, b = f16"),
+     "'xevm.mma' with a = tf32, b = f16 is not imported: A and B of one type among tf32, f16, bf16, s8, u8"),
+    (LANE_TF32.replace("%a2, %a3 : vector<4xf32>", "%a2, %a3, %a3, %a3 : vector<6xf32>").replace("(vector<4xf32>,", "(vector<6xf32>,"),
+     "'xevm.mma' A vector<6xf32>: expected vector<4xf32> (or a signless integer vector of its size)"),
+])
+def test_lane_xevm_mma_not_imported_is_a_located_error(src, message):
+    with pytest.raises(DiagnosticError) as e:
+        import_upstream(src, "mma.mlir")
+    d = e.value.diagnostics[0]
+    line = next(i for i, x in enumerate(src.splitlines(), 1) if "xevm.mma" in x)
+    col = src.splitlines()[line - 1].index("xevm.mma") + 1
+    assert d.filename == "mma.mlir" and (d.line, d.col) == (line, col), (d.line, d.col, d.message)
+    assert message in d.message, d.message
+
+
+def _lane_i8_mma(t: str) -> str:
+    return _launched_kernel("%a: memref<8x32xi8>, %b: memref<32x16xi8>, %c: memref<8x16xi32>", 16, f"""\
+    %ta = xegpu.create_nd_tdesc %a : memref<8x32xi8> -> !xegpu.tensor_desc<8x32xi8>
+    %va = xegpu.load_nd %ta[0, 0] : !xegpu.tensor_desc<8x32xi8> -> vector<16xi8>
+    %tb = xegpu.create_nd_tdesc %b : memref<32x16xi8> -> !xegpu.tensor_desc<32x16xi8>
+    %vb = xegpu.load_nd %tb[0, 0] <{{packed}}> : !xegpu.tensor_desc<32x16xi8> -> vector<32xi8>
+    %tc = xegpu.create_nd_tdesc %c : memref<8x16xi32> -> !xegpu.tensor_desc<8x16xi32>
+    %vc = xegpu.load_nd %tc[0, 0] : !xegpu.tensor_desc<8x16xi32> -> vector<8xi32>
+    %d = xevm.mma %va, %vb, %vc {{shape = <m = 8, n = 16, k = 32>, types = <d = s32, a = {t}, b = {t}, c = s32>}} : (vector<16xi8>, vector<32xi8>, vector<8xi32>) -> vector<8xi32>
+    xegpu.store_nd %d, %tc[0, 0] : vector<8xi32>, !xegpu.tensor_desc<8x16xi32>
+""")
+
+
+@pytest.mark.parametrize("t", ["s8", "u8"])
+def test_lane_8bit_xevm_mma_signed_and_unsigned(t):
+    """s8 / u8 `xevm.mma` (A lane l: bytes 2l, 2l + 1 of each row, B lane l: column l): the same
+    bytes read as signed or unsigned; integers, so the result is exact."""
+    rng = np.random.default_rng(3)
+    a = rng.integers(-128, 128, (8, 32)).astype(np.int8)
+    b = rng.integers(-128, 128, (32, 16)).astype(np.int8)
+    c = rng.integers(-1000, 1000, (8, 16)).astype(np.int32)
+    out = simulate(import_upstream(_lane_i8_mma(t), f"{t}.mlir"), "main", [a, b, c.copy()]).buffers[2]
+    x, y = (a, b) if t == "s8" else (a.view(np.uint8), b.view(np.uint8))
+    assert np.array_equal(out, c + x.astype(np.int64) @ y.astype(np.int64))

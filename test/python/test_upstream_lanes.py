@@ -2,8 +2,8 @@
 programs distributed by our xegpu-simt-distribute, exported as upstream's lane-level xegpu, verified
 by upstream mlir-opt, imported back by our import (lane level -> SIMT mode) and simulated: the
 buffers are bit-identical to simulating our own SIMT-mode kernel (same simulator model both ways).
-tf32 DPAS is exported as xevm.mma, which the import does not read: checked by the route instead
-(test_upstream_route.py), and here by the text. What is not exported is a located error."""
+tf32 DPAS is exported as xevm.mma (LLVM 22's xegpu has no tf32), which the import reads back into
+our SIMT dpas in the tf32 builtin's lane order. What is not exported is a located error."""
 import os
 import sys
 
@@ -25,10 +25,11 @@ import test_upstream_export as UE  # noqa: E402
 # SIMT vector gpu.shuffle per element), the scattered fallbacks (per-lane gathers / scatters), the
 # 32x1 bias column of a memref<?x1xf32> (per-lane memref.load inside the descriptor's shape),
 # epilogues with bias / relu, tensor programs, 8-bit GEMMs (A: lane l holds bytes 2l, 2l + 1 of each
-# row of a 32-wide block, B packed: column l)
+# row of a 32-wide block, B packed: column l), tf32 (xevm.mma: A lane l slot j = A[2j + l/8][l % 8])
 ROUND_TRIP = ["form:bf16_f32", "form:f16_f32", "form:transposed_a", "form:transposed_b", "form:k_1", "form:unaligned",
               "epilogue:bias_relu", "epilogue:bias_relu_unaligned", "epilogue:bias_relu_f16_out", "epilogue:bias_col_dynamic",
-              "tensor:bias_relu", "tensor:batch_fill", "form:i8_i32", "epilogue:bias_relu_i8"]
+              "tensor:bias_relu", "tensor:batch_fill", "form:i8_i32", "epilogue:bias_relu_i8",
+              "form:tf32", "form:f32_tf32"]
 
 
 def _simt(name):
@@ -42,7 +43,8 @@ def test_lane_round_trip_is_bit_identical(name):
     case = UE.PROGRAMS[name]
     mod = _simt(name)
     text = export_upstream_lanes(mod)
-    assert "sg_map" not in text and "mode = vc" not in text and "xegpu.dpas" in text
+    assert "sg_map" not in text and "mode = vc" not in text
+    assert ("xevm.mma" if "tf32" in name else "xegpu.dpas") in text
     assert "intel_reqd_sub_group_size = 16 : i32" in text
     if UE.MLIR_OPT is not None:
         r = UE.mlir_opt(text, "--verify-each")

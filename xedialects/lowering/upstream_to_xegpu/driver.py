@@ -17,7 +17,7 @@ from .types import ImportTypeError, rewrite_tdescs
 
 PASS_NAME = "convert-upstream-xegpu"
 _TARGET_LINE = re.compile(r"^\s*(?:%[\w$.#:-]+(?:, %[\w$.#:-]+)* = )?"
-                          r"(?:xegpu\.\w+|gpu\.(?:thread_id|global_id|lane_id)\b|vector\.extract )")
+                          r"(?:xegpu\.\w+|xevm\.mma\b|gpu\.(?:thread_id|global_id|lane_id)\b|vector\.extract )")
 _ALIAS_DEF = re.compile(r"^([#!][\w$.-]+) = (.*)$")
 _SCOPE_LINE = re.compile(r"^\s*(gpu\.module|gpu\.func|func\.func) @([\w$.-]+)")
 _THREAD_OPS = ("gpu.thread_id", "gpu.global_id", "gpu.lane_id")
@@ -104,7 +104,7 @@ def to_ours_text(text: str, filename: str = "-") -> str:
         _strip_layouts(ops)
         state = ir.AsmState(module_op)
         tr = Translator(module_op, state)
-        targets = [op for op in ops if op.name.startswith("xegpu.") or op.name == "vector.extract"
+        targets = [op for op in ops if op.name.startswith("xegpu.") or op.name in ("vector.extract", "xevm.mma")
                    or op.name in _THREAD_OPS]
         buf = io.StringIO()
         module_op.print(file=buf, enable_debug_info=True)  # same names as `state`; ops keep their locations

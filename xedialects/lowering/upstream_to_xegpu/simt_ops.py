@@ -161,29 +161,40 @@ def dpas(op, tr) -> list[str]:
     a, b = op.operands[0], op.operands[1]
     acc = op.operands[2] if len(op.operands) > 2 else None
     lines: list[str] = []
-    (ma,), ea = vector_parts(a.type)
-    (kb,), eb = vector_parts(b.type)
-    (mc,), er = vector_parts(op.result.type)
-    an = tr.name(a)
+    a_ours = packed_a(tr.name(a), str(a.type), tr, lines)
+    emit_dpas(tr, lines, a_ours, (tr.name(b), str(b.type)),
+              None if acc is None else (tr.name(acc), str(acc.type)), tr.name(op.result), str(op.result.type))
+    return lines
+
+
+def packed_a(an: str, a_t: str, tr, lines) -> tuple[str, str]:
+    """(name, type) of our SIMT dpas A for an 8- or 16-bit A in upstream's lane order: the defining
+    load's own fragment, else reordered once per value and block (_reorder_a)."""
     if (tr.scope, an) in tr.loaded:
-        a_name, a_t = tr.loaded[(tr.scope, an)]
-    elif ("a", tr.block, an) in tr.vnni_done:  # reordered once per value and block
-        a_name, a_t = tr.vnni_done[("a", tr.block, an)]
-    else:
-        a_name, a_t = _reorder_a(an, str(a.type), tr, lines)
-        tr.vnni_done[("a", tr.block, an)] = (a_name, a_t)
+        return tr.loaded[(tr.scope, an)]
+    if ("a", tr.block, an) not in tr.vnni_done:
+        tr.vnni_done[("a", tr.block, an)] = _reorder_a(an, a_t, tr, lines)
+    return tr.vnni_done[("a", tr.block, an)]
+
+
+def emit_dpas(tr, lines, a_ours, b, acc, res: str, res_t: str) -> None:
+    """Our SIMT `xegpu.dpas` of A already in our order (`a_ours`: name, type) and B, accumulator
+    (name, upstream 1D type; acc may be None) in upstream's lane order; its result shape-cast to
+    `res` of upstream's `res_t`."""
+    a_name, a_t = a_ours
+    (kb,), eb = vector_parts(b[1])
+    (mc,), er = vector_parts(res_t)
     v = max(1, 32 // element_bits(eb))
     b_t = vector_text([kb // v, 1, v] if v > 1 else [kb, 1], eb)
-    b_name = _cast(tr.name(b), str(b.type), b_t, tr, lines)
+    b_name = _cast(b[0], b[1], b_t, tr, lines)
     c_t = vector_text([mc, 1], er)
     names, types = [a_name, b_name], [a_t, b_t]
     if acc is not None:
-        names.append(_cast(tr.name(acc), str(acc.type), c_t, tr, lines))
+        names.append(_cast(acc[0], acc[1], c_t, tr, lines))
         types.append(c_t)
-    res = tr.fresh()
-    lines.append(f"{res} = xegpu.dpas {', '.join(names)} : {', '.join(types)} -> {c_t}")
-    lines.append(f"{tr.name(op.result)} = vector.shape_cast {res} : {c_t} to {op.result.type}")
-    return lines
+    out = tr.fresh()
+    lines.append(f"{out} = xegpu.dpas {', '.join(names)} : {', '.join(types)} -> {c_t}")
+    lines.append(f"{res} = vector.shape_cast {out} : {c_t} to {res_t}")
 
 
 def _scatter(op, tr, value_first: bool, lines):
@@ -263,3 +274,9 @@ TABLE = {
     "xegpu.load_matrix": lane_load_matrix,
     "xegpu.store_matrix": lane_store_matrix,
 }
+
+# lane-level xevm.mma (the tf32 DPAS of the lane export; what convert-xegpu-to-xevm makes of a dpas):
+# its own module, which imports the helpers above
+from .xevm_ops import mma  # noqa: E402
+
+TABLE["xevm.mma"] = mma
