@@ -8,7 +8,6 @@ export. The functions read xegpu / memref op attributes and test types.
 """
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 
 from mlir import ir
@@ -143,7 +142,3 @@ def is_vector_type(t) -> bool:
 
 def is_slm_ptr(ptr) -> bool:
     return str(ptr.type).endswith(", Workgroup>")
-
-
-def abi_json(info: KernelInfo) -> str:
-    return json.dumps(info.to_json(), sort_keys=True)
