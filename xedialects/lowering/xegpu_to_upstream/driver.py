@@ -134,7 +134,12 @@ def _line(op, line, ex) -> list[str]:
         if ex.vnni_axis(str(op.operands[0].type)) is None:
             return [ex.rewrite(line)]
         return [indent + ex.rename(_slice(op, ex))]
-    text = translate(op, ex)
+    return _indented(line, translate(op, ex), ex)
+
+
+def _indented(line: str, text: str, ex) -> list[str]:
+    """The lines of `text` (an op's upstream translation) at the indentation of its printed `line`."""
+    indent = line[:len(line) - len(line.lstrip())]
     return [indent + ex.rename(x) for x in text.split("\n")] if text else []
 
 
@@ -178,27 +183,42 @@ def export_upstream(module, *, form: str = "offsets", target: bool = True) -> st
     _check_no_xetile(module_op)
     ex = _Exporter(module_op)
     if form == "offsets":
-        ex.plan = OffsetPlan(ex)
-        try:
-            ex.plan.analyze(module_op)
-        except ExportOpError as e:
-            _fail(getattr(e, "op", None) or module_op, str(e))
-    buf = io.StringIO()
-    module_op.print(state=ex.state, file=buf)
+        _plan_offsets(ex, module_op)
     ops = _targets(module_op)
     if ex.plan is not None:
         for op in ops:
             if op.name == "vector.broadcast":
                 gathered_column(op, ex)
+    out = _export_lines(module_op, ex, ops, _OP_LINE, _line, lambda line, ex: [ex.rewrite(line)], target)
+    _check_vnni_users(module_op, ex)
+    return "\n".join(out) + "\n"
+
+
+def _plan_offsets(ex, module_op, **kwargs) -> None:
+    """The offsets form: `ex.plan` is the module's OffsetPlan(ex, **kwargs), its errors located."""
+    ex.plan = OffsetPlan(ex, **kwargs)
+    try:
+        ex.plan.analyze(module_op)
+    except ExportOpError as e:
+        _fail(getattr(e, "op", None) or module_op, str(e))
+
+
+def _export_lines(module_op, ex, ops, op_line, op_lines, other_lines, target: bool) -> list[str]:
+    """The module printed with `ex`'s names, line by line in upstream form: a line matching `op_line`
+    is the next op of `ops` (printed order) and becomes `op_lines(op, line, ex)`; any other line
+    becomes `other_lines(line, ex)` (gpu.modules first given the target when `target`). Errors are
+    located at the op, or the module."""
+    buf = io.StringIO()
+    module_op.print(state=ex.state, file=buf)
     out, k = [], 0
     for line in buf.getvalue().splitlines():
-        if _OP_LINE.match(line):
+        if op_line.match(line):
             if k >= len(ops):
                 _fail(module_op, "printed ops and IR walk disagree (internal)")
             op = ops[k]
             k += 1
             try:
-                out += _line(op, line, ex)
+                out += op_lines(op, line, ex)
             except (ExportOpError, ExportTypeError) as e:
                 _fail(op, str(e))
             continue
@@ -208,13 +228,12 @@ def export_upstream(module, *, form: str = "offsets", target: bool = True) -> st
         if target and m:
             line = f"{m.group(1)} [{TARGET}] {{"
         try:
-            out.append(ex.rewrite(line))
+            out += other_lines(line, ex)
         except ExportTypeError as e:
             _fail(module_op, str(e))
     if k != len(ops):
         _fail(module_op, "printed ops and IR walk disagree (internal)")
-    _check_vnni_users(module_op, ex)
-    return "\n".join(out) + "\n"
+    return out
 
 
 _VNNI_USERS = {"xegpu.dpas", "vector.extract_strided_slice", "scf.for", "scf.yield", "xegpu.load_nd"}

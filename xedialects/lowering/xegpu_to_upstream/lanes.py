@@ -10,21 +10,16 @@ with it).
 """
 from __future__ import annotations
 
-import io
 import re
 
 from mlir import ir
 
-from .driver import TARGET, _check_no_xetile, _Exporter, _fail, _line
+from .driver import _check_no_xetile, _export_lines, _Exporter, _fail, _indented, _line, _plan_offsets
 from .lane_ops import TABLE, translate
-from .offsets import OffsetPlan
-from .ops import ExportOpError
-from .types import ExportTypeError, rewrite_tdescs
+from .types import rewrite_tdescs
 
 _OP_LINE = re.compile(r'^\s*(?:%[\w#:]+(?:, %[\w#:]+)* = )?(?:"xegpu\.|scf\.for |scf\.yield )')
-_FUNC_LINE = re.compile(r"^\s*(?:func\.func|gpu\.func) ")
 _KERNEL = re.compile(r"^(\s*gpu\.func @[\w$.]+\(.*\) kernel)( attributes \{)?(.*)$")
-_GPU_MODULE = re.compile(r"^(\s*gpu\.module @[\w$.]+) \{")
 _TF32 = re.compile(r"(\d)xtf32\b")
 SUBGROUP = "intel_reqd_sub_group_size = 16 : i32"
 _SELECT = re.compile(r"^(\s*)(%[\w$.-]+) = arith\.select (%[\w$.#-]+), (%[\w$.#-]+), (%[\w$.#-]+) : "
@@ -131,41 +126,21 @@ def export_upstream_lanes(module, *, target: bool = True) -> str:
     _check_no_xetile(module_op)
     _check_simt(module_op)
     ex = _LaneExporter(module_op)
-    ex.plan = OffsetPlan(ex, table=TABLE)
-    try:
-        ex.plan.analyze(module_op)
-    except ExportOpError as e:
-        _fail(getattr(e, "op", None) or module_op, str(e))
-    buf = io.StringIO()
-    module_op.print(state=ex.state, file=buf)
-    ops = _targets(module_op)
-    out, k = [], 0
-    for line in buf.getvalue().splitlines():
-        if _OP_LINE.match(line):
-            if k >= len(ops):
-                _fail(module_op, "printed ops and IR walk disagree (internal)")
-            op = ops[k]
-            k += 1
-            try:
-                if op.name.startswith("xegpu."):
-                    indent = line[:len(line) - len(line.lstrip())]
-                    text = translate(op, ex)
-                    out += [indent + ex.rename(x) for x in text.split("\n")] if text else []
-                else:
-                    out += _line(op, line, ex)
-            except (ExportOpError, ExportTypeError) as e:
-                _fail(op, str(e))
-            continue
-        if _FUNC_LINE.match(line):
-            ex.scope += 1
-        m = _GPU_MODULE.match(line)
-        if target and m:
-            line = f"{m.group(1)} [{TARGET}] {{"
-        try:
-            for x in _vector_select(_kernel_line(ex.rewrite(line)), ex):
-                out += _vector_shuffle(x, ex)
-        except ExportTypeError as e:
-            _fail(module_op, str(e))
-    if k != len(ops):
-        _fail(module_op, "printed ops and IR walk disagree (internal)")
+    _plan_offsets(ex, module_op, table=TABLE)
+    out = _export_lines(module_op, ex, _targets(module_op), _OP_LINE, _op_lines, _other_lines, target)
     return "\n".join(out) + "\n"
+
+
+def _op_lines(op, line, ex) -> list[str]:
+    """Our xegpu ops by the lane-level translations (lane_ops), loops and slices as at subgroup level."""
+    if op.name.startswith("xegpu."):
+        return _indented(line, translate(op, ex), ex)
+    return _line(op, line, ex)
+
+
+def _other_lines(line, ex) -> list[str]:
+    """Lane-level types; kernels with the subgroup size; vector selects and shuffles per element."""
+    out = []
+    for x in _vector_select(_kernel_line(ex.rewrite(line)), ex):
+        out += _vector_shuffle(x, ex)
+    return out
