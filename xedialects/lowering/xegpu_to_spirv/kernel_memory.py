@@ -11,6 +11,7 @@ from mlir import ir
 from mlir.dialects import scf
 
 from ...core.kinds import DYNAMIC
+from ...passes.utils.memory_space import is_slm_memref
 from .kernel_values import MemArg, mixed_indices, operand_groups
 from .spirv_lanes import LoweringError, bits_of, storage_type
 
@@ -63,7 +64,7 @@ class MemoryLowering:
         """A shared local memory buffer: a Workgroup-storage `spirv.GlobalVariable` (one per
         allocation, `__local T name[n]` in OpenCL C) placed in the gpu.module, which the upstream
         conversion moves into the spirv.module (and into the entry point's interface)."""
-        if not isinstance(t, ir.MemRefType) or not _is_slm_space(ir.MemRefType(t).memory_space):
+        if not is_slm_memref(t):
             raise LoweringError(op, f"'{t}': only shared local memory (memory space 3 / #gpu.address_space<workgroup>) "
                                     "can be allocated inside a kernel")
         m = ir.MemRefType(t)
@@ -240,12 +241,6 @@ class MemoryLowering:
             p = self.elem_ptr(ptr, st, lin)
             ir.Operation.create("spirv.Store", operands=[p, value], attributes=self.mem_attrs(st))
             scf.YieldOp([])
-
-
-def _is_slm_space(space) -> bool:
-    """Memory space of shared local memory: 3 or #gpu.address_space<workgroup>."""
-    s = str(space) if space is not None else ""
-    return s in ("3", "3 : i64", "3 : i32", "#gpu.address_space<workgroup>")
 
 
 def _reassociation(op) -> list:

@@ -29,6 +29,7 @@ from mlir import ir
 from ...arch import elem_bits, get_arch
 from ...xegpu.ops import AllocNbarrierOp
 from ..utils.ir_walk import functions, walk as _walk
+from ..utils.memory_space import is_slm_memref
 
 SUBGROUP = 16  # default lanes when no arch is at hand; passes use arch.subgroup_size
 DESCRIPTOR_BYTES = 32  # a 2D block message header: base, surface width/height/pitch, offsets, block shape (8 DW)
@@ -197,24 +198,19 @@ def _slm_bytes(func):
     for op in _walk(func):
         if op.name in ("memref.alloc", "memref.alloca"):
             t = op.results[0].type
-            if _is_slm(t):
+            if is_slm_memref(t):
                 total += _memref_bytes(t)
                 seen.append(str(t))
     # workgroup attributions: gpu.func block arguments after the function inputs
     try:
         nin = len(ir.FunctionType(ir.TypeAttr(func.attributes["function_type"]).value).inputs)
         for a in list(func.regions[0].blocks[0].arguments)[nin:]:
-            if _is_slm(a.type):
+            if is_slm_memref(a.type):
                 total += _memref_bytes(a.type)
                 seen.append(str(a.type))
     except (KeyError, ValueError, IndexError):
         pass
     return total, seen
-
-
-def _is_slm(t):
-    s = str(t)
-    return s.startswith("memref<") and (s.endswith(", 3>") or "workgroup" in s)
 
 
 def _memref_bytes(t):
@@ -385,7 +381,7 @@ def _report_func(func, a) -> dict:
         "vector_elems_outside_k_loop": _vector_elems([o for o in all_ops if o not in in_loop]),
         "known_block_size": _known_block_size(func),
         "memref_arg_bytes": sum(_memref_bytes(x.type) for x in func.regions[0].blocks[0].arguments
-                                if str(x.type).startswith("memref<") and not _is_slm(x.type))
+                                if str(x.type).startswith("memref<") and not is_slm_memref(x.type))
         if func.regions[0].blocks else 0,
         "mode": mode,
         "k_loop": best is not None,
