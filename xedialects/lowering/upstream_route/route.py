@@ -138,9 +138,9 @@ def lane_text(module_op) -> str:
     """The lane-level export of `module_op`: SIMT-mode kernels as they are, VC-mode ones after our
     xegpu-simt-distribute on a copy (the module is left unchanged)."""
     from ...passes import run
-    from ..xegpu_to_upstream import export_upstream_lanes
+    from ..xegpu_to_upstream.lanes import export_upstream_lanes, first_vc_op
 
-    if not _has_vc_ops(module_op):
+    if first_vc_op(module_op) is None:
         return export_upstream_lanes(module_op)
     simt = module_op.clone()
     try:
@@ -162,21 +162,6 @@ def _route_lanes(module_op) -> RouteResult:
         raise _located(module_op, given, step, str(e)) from None
     fixed, binary = _to_spirv(module_op, lowered)
     return RouteResult(text, lowered, fixed, binary, distributed_by="xedialects")
-
-
-def _has_vc_ops(module_op) -> bool:
-    from mlir import ir
-
-    found = []
-
-    def visit(op):
-        if op.name.startswith("xegpu.") and "mode" in op.attributes:
-            found.append(op)
-            return ir.WalkResult.INTERRUPT
-        return ir.WalkResult.ADVANCE
-
-    module_op.walk(visit)
-    return bool(found)
 
 
 def _to_spirv(module_op, lowered: str) -> tuple[str, bytes]:

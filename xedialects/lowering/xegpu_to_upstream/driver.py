@@ -8,6 +8,7 @@ import re
 from mlir import ir
 
 from ...diagnostics import DiagnosticError, at
+from ...passes.utils.ir_walk import walk
 from .loops import rewrite_for, rewrite_yield
 from .offsets import OffsetPlan
 from .ops import ExportOpError, column_broadcast, gathered_column, gathered_column_broadcast, translate
@@ -263,15 +264,7 @@ def _check_vnni_users(module_op, ex) -> None:
 
 def _check_no_xetile(module_op) -> None:
     """XeTile has no upstream counterpart: export after lowering to XeGPU."""
-    bad = []
-
-    def visit(op):
-        if op.name.startswith("xetile."):
-            bad.append(op)
-            return ir.WalkResult.INTERRUPT
-        return ir.WalkResult.ADVANCE
-
-    module_op.walk(visit, walk_order=ir.WalkOrder.PRE_ORDER)
-    if bad:  # raised outside the walk (exceptions in walk callbacks become RuntimeErrors)
-        _fail(bad[0], f"'{bad[0].name}' is not exported: upstream MLIR has no xetile dialect; lower to XeGPU "
+    bad = next((op for op in walk(module_op) if op.name.startswith("xetile.")), None)
+    if bad is not None:
+        _fail(bad, f"'{bad.name}' is not exported: upstream MLIR has no xetile dialect; lower to XeGPU "
               "first (--xe-gemm-to-xegpu, or convert-xetile-to-xegpu)")

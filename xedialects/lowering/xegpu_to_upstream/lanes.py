@@ -14,6 +14,7 @@ import re
 
 from mlir import ir
 
+from ...passes.utils.ir_walk import walk
 from .driver import _check_no_xetile, _export_lines, _Exporter, _fail, _indented, _line, _plan_offsets
 from .lane_ops import TABLE, translate
 from .types import rewrite_tdescs
@@ -61,18 +62,15 @@ def _targets(module_op) -> list:
     return found
 
 
+def first_vc_op(module_op):
+    """The first (pre-order) VC-mode xegpu op of the module, or None: the module is not yet distributed."""
+    return next((op for op in walk(module_op) if op.name.startswith("xegpu.") and "mode" in op.attributes), None)
+
+
 def _check_simt(module_op) -> None:
-    bad = []
-
-    def visit(op):
-        if op.name.startswith("xegpu.") and "mode" in op.attributes:
-            bad.append(op)
-            return ir.WalkResult.INTERRUPT
-        return ir.WalkResult.ADVANCE
-
-    module_op.walk(visit, walk_order=ir.WalkOrder.PRE_ORDER)
-    if bad:
-        _fail(bad[0], f"'{bad[0].name}' in VC mode is not exported at lane level: distribute the kernel to lanes "
+    bad = first_vc_op(module_op)
+    if bad is not None:
+        _fail(bad, f"'{bad.name}' in VC mode is not exported at lane level: distribute the kernel to lanes "
               "first (xegpu-simt-distribute; convert-xegpu-to-upstream{level=lane} does that on a copy)")
 
 
