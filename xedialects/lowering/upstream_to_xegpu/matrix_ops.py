@@ -183,6 +183,14 @@ def _offsets(op, tr, n_lead: int, md: MemDesc) -> list[str]:
     return offs
 
 
+def _access(op, tr, md_at: int) -> tuple[str, str, MemDesc, list[str]]:
+    """A load_matrix / store_matrix whose mem_desc is operand `md_at` (its dynamic offsets follow):
+    (the mem_desc's view name, the view's type, the MemDesc, the offsets)."""
+    check_attrs(op, ("const_offsets", "subgroup_block_io"))
+    md_name, vt, md = _view_of(op, op.operands[md_at], tr)
+    return md_name, vt, md, _offsets(op, tr, md_at + 1, md)
+
+
 def _slm_tdesc(n: int, elt: str, simt: bool) -> str:
     sg = ", sg_map = <wi_layout = [1, 16], wi_data = [1, 1]>" if simt else ""
     return f"!xegpu.tensor_desc<{n}x{elt}, #xegpu.tdesc_attr<memory_scope = slm, scattered = true{sg}>>"
@@ -261,11 +269,9 @@ def _subgroup_shape(op, data_t, md: MemDesc) -> list[int]:
 
 
 def load_matrix(op, tr) -> list[str]:
-    check_attrs(op, ("const_offsets", "subgroup_block_io"))
-    lines: list[str] = []
-    md_name, vt, md = _view_of(op, op.operands[0], tr)
+    md_name, vt, md, offs = _access(op, tr, 0)
     shape = _subgroup_shape(op, op.result.type, md)
-    offs = _offsets(op, tr, 1, md)
+    lines: list[str] = []
     addr, rows, lanes = _block_addresses(op, md, offs, shape, tr, lines)
     elt = md.elt
     td_t, row_t, stack_t = _slm_tdesc(lanes, elt, False), vector_text([lanes], elt), vector_text([rows, lanes], elt)
@@ -292,12 +298,10 @@ def load_matrix(op, tr) -> list[str]:
 
 
 def store_matrix(op, tr) -> list[str]:
-    check_attrs(op, ("const_offsets", "subgroup_block_io"))
-    lines: list[str] = []
     data = op.operands[0]
-    md_name, vt, md = _view_of(op, op.operands[1], tr)
+    md_name, vt, md, offs = _access(op, tr, 1)
     shape = _subgroup_shape(op, data.type, md)
-    offs = _offsets(op, tr, 2, md)
+    lines: list[str] = []
     addr, rows, lanes = _block_addresses(op, md, offs, shape, tr, lines)
     elt = md.elt
     td_t, row_t, stack_t = _slm_tdesc(lanes, elt, False), vector_text([lanes], elt), vector_text([rows, lanes], elt)
@@ -380,10 +384,8 @@ def _lane_addresses(op, md: MemDesc, offs, n: int, tr, lines) -> list[str]:
 
 
 def lane_load_matrix(op, tr) -> list[str]:
-    check_attrs(op, ("const_offsets", "subgroup_block_io"))
+    md_name, vt, md, offs = _access(op, tr, 0)
     lines: list[str] = []
-    md_name, vt, md = _view_of(op, op.operands[0], tr)
-    offs = _offsets(op, tr, 1, md)
     rt = op.result.type
     addrs = _lane_addresses(op, md, offs, _lane_count(op, rt), tr, lines)
     td_t, mask = _slm_tdesc(LANES, md.elt, True), tr.fresh()
@@ -403,11 +405,9 @@ def lane_load_matrix(op, tr) -> list[str]:
 
 
 def lane_store_matrix(op, tr) -> list[str]:
-    check_attrs(op, ("const_offsets", "subgroup_block_io"))
-    lines: list[str] = []
     data = op.operands[0]
-    md_name, vt, md = _view_of(op, op.operands[1], tr)
-    offs = _offsets(op, tr, 2, md)
+    md_name, vt, md, offs = _access(op, tr, 1)
+    lines: list[str] = []
     n = _lane_count(op, data.type)
     addrs = _lane_addresses(op, md, offs, n, tr, lines)
     td_t, mask = _slm_tdesc(LANES, md.elt, True), tr.fresh()
