@@ -47,6 +47,21 @@ def mlir_opt(text, *args):
     return subprocess.run([MLIR_OPT, *args], input=text, capture_output=True, text=True, timeout=120)
 
 
+def assert_same_buffers(ours, back, entry, args):
+    """Simulating `back` (an export of `ours` imported back) from `entry` on `args` leaves the buffers
+    simulating `ours` does: the same dtypes, shapes and bytes."""
+    import numpy as np
+
+    from xedialects.sim import simulate
+
+    want, got = simulate(ours, entry, args).buffers, simulate(back, entry, args).buffers
+    assert len(want) == len(got)
+    for w, g in zip(want, got):
+        w, g = np.asarray(w), np.asarray(g)
+        assert w.dtype == g.dtype and w.shape == g.shape
+        assert np.ascontiguousarray(w).tobytes() == np.ascontiguousarray(g).tobytes()
+
+
 # programs whose unaligned surfaces fall back to scattered access (create_tdesc/load_gather/store_scatter):
 # exported as upstream's xegpu.load/store with offsets and masks (sources collapsed to 1D memrefs)
 SCATTERED = {"form:unaligned", "form:k_1", "epilogue:bias_relu_unaligned", "epilogue:bias_col", "tensor:batch_fill"}
@@ -285,10 +300,7 @@ def test_transposed_16bit_b_is_loaded_plain_and_transposed_per_slice():
 def test_scattered_program_round_trip(name):
     """The scattered-fallback programs: export (offsets form) -> upstream import -> simulate gives the
     buffers of simulating our own VC-mode XeGPU, bit for bit."""
-    import numpy as np
-
     from xedialects.lowering.upstream_to_xegpu import import_upstream
-    from xedialects.sim import simulate
 
     case = PROGRAMS[name]
     mod = xedialects.parse(case.src, "case.mlir")
@@ -299,14 +311,7 @@ def test_scattered_program_round_trip(name):
         assert "xegpu.load " not in text and text.count("memref.load") == 8
     else:
         assert "xegpu.load " in text
-    back = import_upstream(text, f"{name}.up.mlir")
-    args = case.inputs()
-    want, got = simulate(mod, case.entry, args).buffers, simulate(back, case.entry, args).buffers
-    assert len(want) == len(got)
-    for w, g in zip(want, got):
-        w, g = np.asarray(w), np.asarray(g)
-        assert w.dtype == g.dtype and w.shape == g.shape
-        assert np.ascontiguousarray(w).tobytes() == np.ascontiguousarray(g).tobytes()
+    assert_same_buffers(mod, import_upstream(text, f"{name}.up.mlir"), case.entry, case.inputs())
 
 
 SCATTER_OPS = """module attributes {gpu.container_module} {
@@ -348,7 +353,6 @@ def test_scattered_ops_export_verify_and_round_trip():
     import numpy as np
 
     from xedialects.lowering.upstream_to_xegpu import import_upstream
-    from xedialects.sim import simulate
 
     mod = xedialects.parse(SCATTER_OPS, "scatter.mlir")
     text = export_upstream(mod)
@@ -362,7 +366,4 @@ def test_scattered_ops_export_verify_and_round_trip():
     rng = np.random.default_rng(0)
     args = [rng.standard_normal((4, 16)).astype(np.float32), np.zeros(64, np.float32),
             rng.standard_normal(64).astype(np.float32)]
-    want = simulate(mod, "main", [x.copy() for x in args]).buffers
-    got = simulate(import_upstream(text, "scatter.up.mlir"), "main", [x.copy() for x in args]).buffers
-    for w, g in zip(want, got):
-        assert np.asarray(w).tobytes() == np.asarray(g).tobytes()
+    assert_same_buffers(mod, import_upstream(text, "scatter.up.mlir"), "main", args)

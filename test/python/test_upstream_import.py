@@ -54,15 +54,7 @@ def test_round_trip_is_bit_identical(name, form):
     mod = _ours(case)
     text = export_upstream(mod, form=form)
     assert looks_upstream(text)
-    back = import_upstream(text, f"{name}.up.mlir")
-    args = case.inputs()
-    want = simulate(mod, case.entry, args).buffers
-    got = simulate(back, case.entry, args).buffers
-    assert len(want) == len(got)
-    for w, g in zip(want, got):
-        w, g = np.asarray(w), np.asarray(g)
-        assert w.dtype == g.dtype and w.shape == g.shape
-        assert np.ascontiguousarray(w).tobytes() == np.ascontiguousarray(g).tobytes()
+    UE.assert_same_buffers(mod, import_upstream(text, f"{name}.up.mlir"), case.entry, case.inputs())
 
 
 def test_round_trip_covers_every_program():
