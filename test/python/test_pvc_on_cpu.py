@@ -83,3 +83,31 @@ def test_pvc_module_declares_no_device_enqueue():
     _, meta = export_spirv(m)            # validated by spirv-val
     assert meta["target"] == "pvc" and "SubgroupDispatch" in meta["capabilities"]
     assert "DeviceEnqueue" not in meta["capabilities"]
+
+
+@needs_rt
+def test_bmg_binary_emulated_with_the_recorded_arch(monkeypatch):
+    """A binary converted for arch=bmg records bmg in its metadata; the launcher links the emulation
+    with bmg's surface rules and reads its error records as bmg's, and the GEMM matches the CPU."""
+    from xedialects.runtime import pvc_emulation
+
+    asked = []
+    options, describe = pvc_emulation.options, pvc_emulation.describe_error
+    monkeypatch.setattr(pvc_emulation, "options", lambda arch="pvc": asked.append(("options", arch)) or options(arch))
+    monkeypatch.setattr(pvc_emulation, "describe_error",
+                        lambda words, arch="pvc": asked.append(("describe", arch)) or describe(words, arch))
+    case = LL.mm(64, 64, 32)
+    m = xedialects.parse(case.src, "bmg.mlir")
+    run(m, "builtin.module(xe-gemm-to-spirv{arch=bmg})")
+    program = program_for_module(m, RT)
+    assert program.meta["arch"] == "bmg" and program.arch == "bmg" and program.emulated
+    assert_opencl_matches_cpu("bmg", case, m, program)
+    assert ("options", "bmg") in asked and ("describe", "bmg") in asked
+    assert all(arch == "bmg" for _, arch in asked)
+
+
+def test_unknown_arch_in_the_metadata_is_a_clear_error():
+    from xedialects.runtime.opencl import OpenCLError, Program
+
+    with pytest.raises(OpenCLError, match=r"metadata names an unknown architecture: unknown architecture 'bmg2'"):
+        Program(RT, b"", {"target": "pvc", "arch": "bmg2", "kernels": []})

@@ -18,7 +18,8 @@ the same name (no appended arguments).
 A binary converted for target `pvc` runs on a device without Intel's DPAS / 2D block IO (the CPU
 runtime) with the emulation library of those builtins linked in (`pvc_emulation`); after each
 launch the library's error record is read and a violated hardware rule is an `OpenCLError` naming
-the kernel and the builtin.
+the kernel and the builtin. The surface rules checked are those of the architecture the metadata
+records (`"arch"`, e.g. bmg after `xe-gemm-to-spirv{arch=bmg}`; pvc when it names none).
 
 The build runs in a worker process within a time limit (`opencl_build`; 120 s unless
 `XE_OPENCL_BUILD_TIMEOUT` or `build_timeout=` says otherwise) and a compiler that takes longer is
@@ -74,6 +75,7 @@ class Program:
         self.runtime = runtime
         self.meta = dict(meta or {})
         self.kernels = {k["name"]: k for k in self.meta.get("kernels", [])}
+        self.arch = self._metadata_arch()
         try:
             self.info = check_binary(binary, runtime.il_versions(), validate=validate)
         except BadSpirv as e:
@@ -84,10 +86,21 @@ class Program:
             raise OpenCLError(f"the metadata describes kernel(s) {', '.join(missing)} that the SPIR-V module does "
                               f"not define (entry points: {', '.join(self.info.entry_points)})")
         t0 = time.perf_counter()
-        link = (pvc_emulation.source(), pvc_emulation.options()) if self.emulated else None
+        link = (pvc_emulation.source(), pvc_emulation.options(self.arch)) if self.emulated else None
         self.program = build_program(runtime, bytes(binary), self.info.entry_points, timeout=build_timeout, link=link)
         self.build_seconds = time.perf_counter() - t0
         self._cl_kernels = {}
+
+    def _metadata_arch(self) -> str:
+        """The architecture the SPIR-V was converted for (metadata "arch"; pvc when it names none):
+        the emulation checks its 2D block surface rules and names it in a violation."""
+        from ..arch import ArchError, get_arch
+
+        name = self.meta.get("arch") or "pvc"
+        try:
+            return get_arch(name).name
+        except ArchError as e:
+            raise OpenCLError(f"the SPIR-V metadata names an unknown architecture: {e}") from None
 
     def _check_target(self, binary) -> bool:
         """True when the pvc builtins are emulated (target pvc on a device without them)."""
@@ -112,7 +125,7 @@ class Program:
         cl.enqueue_nd_range_kernel(q, k, (1,), (1,)).wait()
         cl.enqueue_copy(q, out, buf)
         q.finish()
-        text = pvc_emulation.describe_error(out)
+        text = pvc_emulation.describe_error(out, self.arch)
         if text is not None:
             raise OpenCLError(f"kernel @{kernel} (pvc builtins emulated on {self.runtime.device_name}): {text}")
 
