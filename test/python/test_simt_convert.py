@@ -10,7 +10,9 @@
 
 Each VC kernel and its SIMT distribution are simulated (`xedialects.sim`): the same arithmetic on
 the same data, so the buffers are bit-identical; they are also compared with numpy."""
+import os
 import re
+import sys
 
 import numpy as np
 import pytest
@@ -18,47 +20,9 @@ import pytest
 import xedialects
 from xedialects.diagnostics import DiagnosticError
 from xedialects.passes import run
-from xedialects.sim import simulate
 
-SIMT = "xegpu-simt-distribute"
-
-
-def _module(args, body):
-    """A one-subgroup kernel @kernels::@k(args) with `body` and a host @main launching it."""
-    sig = ", ".join(f"%{n}: {t}" for n, t in args)
-    kargs = ", ".join(f"%{n} : {t}" for n, t in args)
-    ind = "\n".join("      " + ln for ln in body.strip("\n").splitlines())
-    return f"""module attributes {{gpu.container_module}} {{
-  gpu.module @kernels {{
-    gpu.func @k({sig}) kernel {{
-{ind}
-      gpu.return
-    }}
-  }}
-  func.func @main({sig}) {{
-    %c1 = arith.constant 1 : index
-    %c16 = arith.constant 16 : index
-    gpu.launch_func @kernels::@k blocks in (%c1, %c1, %c1) threads in (%c16, %c1, %c1) args({kargs})
-    return
-  }}
-}}
-"""
-
-
-def _both(text, arrays, inexact=()):
-    """(VC run, SIMT run, SIMT IR text) of `text` on copies of `arrays`; the buffers are compared
-    bit for bit but those numbered in `inexact` (sums reduced across work-items in another order)."""
-    vc = simulate(xedialects.parse(text, "vc.mlir"), "main", [a.copy() for a in arrays], trace=True)
-    simt_mod = xedialects.parse(text, "simt.mlir")
-    run(simt_mod, f"builtin.module({SIMT})")
-    ir_text = xedialects.print_ir(simt_mod)
-    assert "mode = vc" not in ir_text
-    simt = simulate(simt_mod, "main", [a.copy() for a in arrays], trace=True)
-    assert simt.trace.launches[0].level == "simt"
-    for i, (a, b) in enumerate(zip(vc.buffers, simt.buffers)):
-        if i not in inexact:
-            np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
-    return vc, simt, ir_text
+sys.path.insert(0, os.path.dirname(__file__))
+from test_simt_scattered import SIMT, both, module, same  # noqa: E402
 
 
 # C = Q x K^T with K (16 x 16 f16, rows = the N columns of C) read as 16 x 8 f32 pairs (a 32-bit
@@ -93,8 +57,9 @@ def test_bitcast_of_k_pairs_feeds_dpas_b():
 xegpu.store_nd %s, %cd {mode = vc} : vector<8x16xf32>, !xegpu.tensor_desc<8x16xf32>
 """
     q, k = _qk_data()
-    text = _module(QK_ARGS + [("C", "memref<8x16xf32>")], body)
-    _, simt, ir_text = _both(text, [q, k.view(np.float32), np.zeros((8, 16), np.float32)])
+    text = module(QK_ARGS + [("C", "memref<8x16xf32>")], body)
+    vc, simt, ir_text = both(text, [q, k.view(np.float32), np.zeros((8, 16), np.float32)])
+    same(vc, simt)
     np.testing.assert_allclose(simt.buffers[2], q.astype(np.float32) @ k.astype(np.float32).T, rtol=1e-3, atol=1e-3)
     assert "sg_map = <wi_layout = [16, 1], wi_data = [1, 1]>>> -> vector<8x1xf32>" in ir_text
     assert "vector.bitcast %" in ir_text and ": vector<8x1xf32> to vector<8x2xf16>" in ir_text
@@ -112,8 +77,9 @@ def test_widening_bitcast_of_pairs_stored():
 xegpu.store_nd %y, %yd {mode = vc} : vector<8x16xf32>, !xegpu.tensor_desc<8x16xf32>
 """
     x = np.random.default_rng(1).uniform(-4, 4, (8, 32)).astype(np.float16)
-    text = _module([("X", "memref<8x32xf16>"), ("Y", "memref<8x16xf32>")], body)
-    _, simt, ir_text = _both(text, [x, np.zeros((8, 16), np.float32)])
+    text = module([("X", "memref<8x32xf16>"), ("Y", "memref<8x16xf32>")], body)
+    vc, simt, ir_text = both(text, [x, np.zeros((8, 16), np.float32)])
+    same(vc, simt)
     np.testing.assert_array_equal(simt.buffers[1].view(np.uint32), x.view(np.uint32))
     assert "wi_layout = [1, 16], wi_data = [1, 2]>>> -> vector<8x2xf16>" in ir_text
     assert ": vector<8x2xf16> to vector<8x1xf32>" in ir_text
@@ -130,7 +96,7 @@ def test_widening_bitcast_of_split_pairs_is_reported():
 %c = xegpu.dpas %a, %b {mode = vc} : vector<8x16xf16>, vector<8x16x2xf16> -> vector<8x16xf32>
 %w = vector.bitcast %a : vector<8x16xf16> to vector<8x8xf32>
 """
-    text = _module([("A", "memref<8x16xf16>"), ("B", "memref<16x16xf16>")], body)
+    text = module([("A", "memref<8x16xf16>"), ("B", "memref<16x16xf16>")], body)
     line = next(i + 1 for i, ln in enumerate(text.splitlines()) if "vector.bitcast" in ln)
     m = xedialects.parse(text, "t.mlir")
     with pytest.raises(DiagnosticError, match=rf"t\.mlir:{line}:\d+: error: vector.bitcast joins 2 consecutive "
@@ -173,9 +139,10 @@ xegpu.store_nd %l2, %ld {mode = vc} : vector<8x1xf32>, !xegpu.tensor_desc<8x1xf3
 """
     q, k = _qk_data(2)
     v = np.random.default_rng(3).uniform(-1, 1, (16, 32)).astype(np.float16)
-    text = _module(QK_ARGS + [("V", "memref<16x32xf16>"), ("O", "memref<8x32xf32>"), ("L", "memref<8x1xf32>")], body)
+    text = module(QK_ARGS + [("V", "memref<16x32xf16>"), ("O", "memref<8x32xf32>"), ("L", "memref<8x1xf32>")], body)
     arrays = [q, k.view(np.float32), v, np.zeros((8, 32), np.float32), np.zeros((8, 1), np.float32)]
-    vc, simt, ir_text = _both(text, arrays, inexact=(4,))
+    vc, simt, ir_text = both(text, arrays)
+    same(vc, simt, inexact=(4,))  # the row sums: added across work-items in another order
     np.testing.assert_allclose(simt.buffers[4], vc.buffers[4], rtol=1e-6)
     s = q.astype(np.float32) @ k.astype(np.float32).T
     e = np.exp(s * 0.5 - s.max(axis=1, keepdims=True))
@@ -224,8 +191,9 @@ xegpu.store_nd %x, %yd {mode = vc} : vector<2x32xf16>, !xegpu.tensor_desc<2x32xf
 xegpu.store_nd %w, %zd {mode = vc} : vector<32x1xf32>, !xegpu.tensor_desc<32x1xf32>
 """
     x = np.random.default_rng(4).uniform(-4, 4, (2, 32)).astype(np.float16)
-    text = _module([("X", "memref<2x32xf16>"), ("Y", "memref<2x32xf16>"), ("Z", "memref<32x1xf32>")], body)
-    _, simt, ir_text = _both(text, [x, np.zeros_like(x), np.zeros((32, 1), np.float32)])
+    text = module([("X", "memref<2x32xf16>"), ("Y", "memref<2x32xf16>"), ("Z", "memref<32x1xf32>")], body)
+    vc, simt, ir_text = both(text, [x, np.zeros_like(x), np.zeros((32, 1), np.float32)])
+    same(vc, simt)
     joined = np.ascontiguousarray(x.T).view(np.uint32)[:, 0]
     np.testing.assert_array_equal(simt.buffers[2][:, 0].view(np.uint32), joined)
     assert "vector.shuffle" in ir_text and "gpu.shuffle" not in ir_text
