@@ -160,6 +160,12 @@ def test_spirv_for_bmg_validates(spirv_val):
     m2 = xedialects.parse(gemm_src(128, 128, 256), "g.mlir")
     run(m2, "builtin.module(xe-gemm-to-spirv{arch=bmg})")
     assert '__arch__ = "bmg"' in str(m2)
+    # the simulator reads the recorded arch (its SLM limit comes from that table)
+    from xedialects.lowering.xegpu_to_spirv.spirv_export import recorded_arch
+    from xedialects.sim.core import Simulator
+
+    assert recorded_arch(m2) == "bmg" and recorded_arch(m) is None
+    assert Simulator(m2).arch is BMG and Simulator(m2).slm_limit == BMG.slm_bytes_per_workgroup
 
 
 @pytest.mark.parametrize("tool,args", [

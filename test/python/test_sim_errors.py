@@ -67,8 +67,47 @@ def test_slm_overflow():
     body = """
     %a = memref.alloc() : memref<40000xf32, 3>
     """
-    with pytest.raises(DiagnosticError, match="shared local memory overflow"):
+    with pytest.raises(DiagnosticError, match=r"shared local memory overflow: 160000 bytes per work-group "
+                                              r"allocated \(limit 131072: pvc SLM per work-group\)"):
         sim([], body, [])
+
+
+def _kernel_recording_arch(arch, body):
+    """A one-kernel module whose gpu.module also holds a spirv.module recording `arch` as
+    convert-xegpu-to-spirv{arch=...} does (xe.kernel_abi.__arch__)."""
+    text = single_kernel_module([], body)
+    spv = (f'spirv.module Physical64 OpenCL attributes {{xe.kernel_abi = {{__arch__ = "{arch}", '
+           '__target__ = "pvc"}} {\n    }\n')
+    return text.replace("gpu.module @kernels {\n", "gpu.module @kernels {\n    " + spv, 1)
+
+
+def test_slm_limit_comes_from_the_modules_arch(monkeypatch):
+    # 100000 B of SLM per work-group: within pvc's and bmg's 128 KiB, beyond an architecture with
+    # 64 KiB; the module's recorded arch picks the table, the error is at the allocation
+    from dataclasses import replace
+
+    from xedialects import arch
+
+    monkeypatch.setitem(arch.ARCHS, "small", replace(arch.get_arch("pvc"), name="small",
+                                                     slm_bytes_per_workgroup=64 * 1024))
+    body = """
+    %a = memref.alloc() : memref<25000xf32, 3>
+    """
+    for name in ("pvc", "bmg"):
+        simulate(parse_module(_kernel_recording_arch(name, body)), "main", [])
+    simulate(parse_module(single_kernel_module([], body)), "main", [])     # no arch recorded: pvc
+    text = _kernel_recording_arch("small", body)
+    with pytest.raises(DiagnosticError) as ei:
+        simulate(parse_module(text), "main", [])
+    d = ei.value.diagnostics[0]
+    assert d.line == _line_of(text, "memref.alloc")
+    assert d.message.endswith("100000 bytes per work-group allocated (limit 65536: small SLM per work-group)")
+    # an explicit arch or slm_limit overrides the recorded arch
+    simulate(parse_module(text), "main", [], arch="bmg")
+    with pytest.raises(DiagnosticError, match=r"\(limit 1024: slm_limit\)"):
+        simulate(parse_module(single_kernel_module([], body)), "main", [], slm_limit=1024)
+    with pytest.raises(DiagnosticError, match="simulator: unknown architecture 'xe9'"):
+        simulate(parse_module(text), "main", [], arch="xe9")
 
 
 def test_unsupported_op():

@@ -54,14 +54,16 @@ def _as_module(module):
     return module
 
 
-def simulate(module, entry: str, args, *, trace: bool = False, loop_cap: int = 1 << 22,
-             slm_limit: int = 128 * 1024, launcher=None) -> SimResult:
+def simulate(module, entry: str, args, *, trace: bool = False, loop_cap: int = 1 << 22, arch=None,
+             slm_limit: int | None = None, launcher=None) -> SimResult:
     """Run host function `entry` of `module` (ir.Module, module op, or text) on `args`.
 
     args: list (or dict keyed by position / "argN") of numpy arrays for memref arguments (bf16 as
     ml_dtypes.bfloat16; other dtypes are converted) and Python/numpy scalars for scalar arguments.
     The inputs are copied; `SimResult.buffers` holds the arrays after the run. `launcher` (see
     `Simulator.launcher`) runs the kernels of `gpu.launch_func` elsewhere, e.g. on an OpenCL device.
+    Shared local memory per work-group is limited to the `arch` table's (default: the architecture
+    the module's kernels were converted for, else pvc) unless `slm_limit` (bytes) says otherwise.
     """
     import time
 
@@ -77,7 +79,7 @@ def simulate(module, entry: str, args, *, trace: bool = False, loop_cap: int = 1
     if len(args) != len(types):
         raise DiagnosticError([diagnostics.at(fop.location, "error",
                                               f"@{entry} takes {len(types)} arguments, {len(args)} given")])
-    sim = Simulator(module, trace=trace, loop_cap=loop_cap, slm_limit=slm_limit)
+    sim = Simulator(module, trace=trace, loop_cap=loop_cap, arch=arch, slm_limit=slm_limit)
     sim.launcher = launcher
     vals, shapes = [], []
     for i, (t, a) in enumerate(zip(types, args)):

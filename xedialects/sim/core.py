@@ -365,15 +365,36 @@ class CompiledFunc:
         self.wg_attr = 0
 
 
+def module_arch(module, arch=None):
+    """The hardware table a simulation of `module` uses: `arch` when given, else the architecture the
+    module's kernels were converted for (the SPIR-V metadata's "arch"), else pvc. An unknown name
+    is a DiagnosticError."""
+    from ..arch import ArchError, get_arch
+    from ..lowering.xegpu_to_spirv.spirv_export import recorded_arch
+
+    if arch is None:
+        arch = recorded_arch(module) or "pvc"
+    try:
+        return get_arch(arch)
+    except ArchError as e:
+        raise DiagnosticError([diagnostics.Diagnostic("error", f"simulator: {e}")]) from None
+
+
 class Simulator:
-    def __init__(self, module, *, trace: bool = False, loop_cap: int = 1 << 22, slm_limit: int = 128 * 1024,
-                 strict_barriers: bool = True):
+    """Runs a module's functions. `arch` (a name or an XeArch) is the hardware whose limits apply
+    (default: the one the module's kernels were converted for, else pvc); `slm_limit` overrides its
+    shared local memory per work-group (bytes)."""
+
+    def __init__(self, module, *, trace: bool = False, loop_cap: int = 1 << 22, arch=None,
+                 slm_limit: int | None = None, strict_barriers: bool = True):
         self.module = module
         self.memory = Memory()
         self.trace = Trace() if trace else None
         self.trace_enabled = trace
         self.loop_cap = loop_cap
-        self.slm_limit = slm_limit
+        self.arch = module_arch(module, arch)
+        self.slm_limit = self.arch.slm_bytes_per_workgroup if slm_limit is None else slm_limit
+        self.slm_limit_source = f"{self.arch.name} SLM per work-group" if slm_limit is None else "slm_limit"
         self.strict_barriers = strict_barriers
         self._compiled: dict = {}
         self._symbols: dict[str, object] = {}
@@ -604,7 +625,7 @@ def alloc_in_kernel(st: ExecState, t: TypeInfo, space: str, loc, name: str) -> M
         st.slm_bytes += n * t.dtype.itemsize
         if st.slm_bytes > st.sim.slm_limit:
             fail(loc, f"shared local memory overflow: {st.slm_bytes} bytes per work-group allocated "
-                      f"(limit {st.sim.slm_limit})")
+                      f"(limit {st.sim.slm_limit}: {st.sim.slm_limit_source})")
         buf = st.mem.new(np.zeros(n * nreg, t.dtype), name, "slm", region=n)
         return st.mem.full_view(buf, shape, region_index=st.wg)
     # private: one region per batch element

@@ -92,6 +92,18 @@ def lower_to_spirv(module, target: str = "pvc", arch: str = "pvc"):
     return copy
 
 
+def recorded_arch(module) -> str | None:
+    """The architecture a module's kernels were converted for (`__arch__` of the `xe.kernel_abi` of
+    its spirv.modules, the metadata's `"arch"`); None when none records one (portable, or not yet
+    converted)."""
+    for spv in spirv_modules(module):
+        if ABI_ATTR in spv.attributes:
+            abi = ir.DictAttr(spv.attributes[ABI_ATTR])
+            if "__arch__" in abi:
+                return ir.StringAttr(abi["__arch__"]).value
+    return None
+
+
 def _module_text(spvs) -> tuple[str, dict, str, str | None]:
     """Generic text of one spirv.module holding every kernel, the ABI dictionary, the target and
     the architecture."""
