@@ -75,6 +75,15 @@ def both(text, arrays, trace=True):
     return vc, simt, ir_text
 
 
+def assert_reported(text, marker, message):
+    """xegpu-simt-distribute on `text` fails with `message` (a regex) located at the first line holding
+    `marker`."""
+    line = next(i + 1 for i, ln in enumerate(text.splitlines()) if marker in ln)
+    m = xedialects.parse(text, "t.mlir")
+    with pytest.raises(DiagnosticError, match=rf"t\.mlir:{line}:\d+: error: " + message):
+        run(m, f"builtin.module({SIMT})")
+
+
 def same(vc, simt, inexact=()):
     """The buffers of both runs bit for bit, but those numbered in `inexact`."""
     for i, (a, b) in enumerate(zip(vc.buffers, simt.buffers)):
@@ -319,12 +328,8 @@ def test_gathered_transposed_a_behind_elementwise_is_reported():
     # Only the transpose of the gathered block itself is reordered: an element-wise op in between
     # leaves the DPAS A operand in a distribution the instruction cannot take, reported at the DPAS
     text, _ = _a_t_rows_kernel("f16", "f32", scale=True)
-    line = next(i + 1 for i, ln in enumerate(text.splitlines()) if "xegpu.dpas" in ln)
-    m = xedialects.parse(text, "t.mlir")
-    with pytest.raises(DiagnosticError, match=rf"t\.mlir:{line}:\d+: error: DPAS operand %\S+ is distributed as "
-                                              r".*, the instruction needs plain \[8, 16\] with wi_layout \[2, 8\], "
-                                              r"wi_data \[1, 2\]"):
-        run(m, f"builtin.module({SIMT})")
+    assert_reported(text, "xegpu.dpas", r"DPAS operand %\S+ is distributed as .*, the instruction needs plain "
+                                        r"\[8, 16\] with wi_layout \[2, 8\], wi_data \[1, 2\]")
 
 
 @pytest.mark.parametrize("chunk", [2, 4])
