@@ -101,13 +101,16 @@ def test_subgroup_kernel_runs_in_vc_mode():
     assert np.array_equal(out[:8], want)      # integers: exact
 
 
-LANE = _launched_kernel(
-    "%a: memref<8x16xf16>, %b: memref<16x16xf16>, %c: memref<8x16xf32>, %o: memref<16xf32>", 16, """\
+# an 8x16x16 f16 DPAS's operands at lane level (%a, %b, %c: A, B, C): A lane l column l, B packed
+LANE_F16_OPERANDS = """\
     %ta = xegpu.create_nd_tdesc %a : memref<8x16xf16> -> !xegpu.tensor_desc<8x16xf16>
     %tb = xegpu.create_nd_tdesc %b : memref<16x16xf16> -> !xegpu.tensor_desc<16x16xf16>
     %tc = xegpu.create_nd_tdesc %c : memref<8x16xf32> -> !xegpu.tensor_desc<8x16xf32>
     %va = xegpu.load_nd %ta[0, 0] : !xegpu.tensor_desc<8x16xf16> -> vector<8xf16>
     %vb = xegpu.load_nd %tb[0, 0] <{packed}> : !xegpu.tensor_desc<16x16xf16> -> vector<16xf16>
+"""
+LANE = _launched_kernel(
+    "%a: memref<8x16xf16>, %b: memref<16x16xf16>, %c: memref<8x16xf32>, %o: memref<16xf32>", 16, LANE_F16_OPERANDS + """\
     %d = xegpu.dpas %va, %vb : vector<8xf16>, vector<16xf16> -> vector<8xf32>
     xegpu.store_nd %d, %tc[0, 0] : vector<8xf32>, !xegpu.tensor_desc<8x16xf32>
     %t = gpu.thread_id x
@@ -501,12 +504,7 @@ def test_lane_tf32_xevm_mma_in_the_builtins_lane_order():
 
 
 LANE_F16_MMA = _launched_kernel(
-    "%a: memref<8x16xf16>, %b: memref<16x16xf16>, %c: memref<8x16xf32>", 16, """\
-    %ta = xegpu.create_nd_tdesc %a : memref<8x16xf16> -> !xegpu.tensor_desc<8x16xf16>
-    %tb = xegpu.create_nd_tdesc %b : memref<16x16xf16> -> !xegpu.tensor_desc<16x16xf16>
-    %tc = xegpu.create_nd_tdesc %c : memref<8x16xf32> -> !xegpu.tensor_desc<8x16xf32>
-    %va = xegpu.load_nd %ta[0, 0] : !xegpu.tensor_desc<8x16xf16> -> vector<8xf16>
-    %vb = xegpu.load_nd %tb[0, 0] <{packed}> : !xegpu.tensor_desc<16x16xf16> -> vector<16xf16>
+    "%a: memref<8x16xf16>, %b: memref<16x16xf16>, %c: memref<8x16xf32>", 16, LANE_F16_OPERANDS + """\
     %ia = vector.bitcast %va : vector<8xf16> to vector<8xi16>
     %ib = vector.bitcast %vb : vector<16xf16> to vector<8xi32>
     %d = xevm.mma %ia, %ib {shape = <m = 8, n = 16, k = 16>, types = <d = f32, a = f16, b = f16>} : (vector<8xi16>, vector<8xi32>) -> vector<8xf32>
