@@ -212,18 +212,10 @@ MATRIX_ONLY_LANE = _program("%a: memref<64xf32>, %o: memref<16x5xf32>", 16, """\
     %c0 = arith.constant 0 : index
     %c4 = arith.constant 4 : index
     %c16 = arith.constant 16 : index
-    %r0 = arith.muli %l, %c4 : index
-    %x0 = memref.load %a[%r0] : memref<64xf32>
     %c1 = arith.constant 1 : index
-    %i1 = arith.addi %r0, %c1 : index
-    %x1 = memref.load %a[%i1] : memref<64xf32>
     %c2 = arith.constant 2 : index
-    %i2 = arith.addi %r0, %c2 : index
-    %x2 = memref.load %a[%i2] : memref<64xf32>
-    %c3 = arith.constant 3 : index
-    %i3 = arith.addi %r0, %c3 : index
-    %x3 = memref.load %a[%i3] : memref<64xf32>
-    %v = vector.from_elements %x0, %x1, %x2, %x3 : vector<4xf32>
+    %r0 = arith.muli %l, %c4 : index
+    %v = vector.load %a[%r0] : memref<64xf32>, vector<4xf32>
     %slm = memref.alloc() : memref<256xi8, 3>
     %m = xegpu.create_mem_desc %slm : memref<256xi8, 3> -> !xegpu.mem_desc<16x4xf32>
     xegpu.store_matrix %v, %m[%l, 0] : vector<4xf32>, !xegpu.mem_desc<16x4xf32>, index
@@ -233,14 +225,7 @@ MATRIX_ONLY_LANE = _program("%a: memref<64xf32>, %o: memref<16x5xf32>", 16, """\
     %l1 = arith.addi %l, %c1 : index
     %n = arith.remui %l1, %c16 : index
     %y = xegpu.load_matrix %m[%n, %c2] : !xegpu.mem_desc<16x4xf32>, index, index -> f32
-    %w0 = vector.extract %w[0] : f32 from vector<4xf32>
-    memref.store %w0, %o[%l, %c0] : memref<16x5xf32>
-    %w1 = vector.extract %w[1] : f32 from vector<4xf32>
-    memref.store %w1, %o[%l, %c1] : memref<16x5xf32>
-    %w2 = vector.extract %w[2] : f32 from vector<4xf32>
-    memref.store %w2, %o[%l, %c2] : memref<16x5xf32>
-    %w3 = vector.extract %w[3] : f32 from vector<4xf32>
-    memref.store %w3, %o[%l, %c3] : memref<16x5xf32>
+    vector.store %w, %o[%l, %c0] : memref<16x5xf32>, vector<4xf32>
     memref.store %y, %o[%l, %c4] : memref<16x5xf32>
 """)
 
