@@ -36,6 +36,24 @@ def test_registry_and_aliases():
         get_arch("xe3")
 
 
+def test_shared_dpas_rules_are_every_archs(monkeypatch):
+    # the xegpu.dpas verifier (no target known) checks the DPAS rules all architectures share
+    from dataclasses import replace
+
+    from xedialects import arch
+    from xedialects.arch import shared_dpas_shape
+
+    for a, b, c in PVC.dpas_types():
+        assert shared_dpas_shape(a, b, c) == PVC.dpas_shape(a, b, c) == BMG.dpas_shape(a, b, c)
+    with pytest.raises(ArchError, match=r"^pvc: DPAS does not support bf16 x bf16 -> f16"):
+        shared_dpas_shape("bf16", "bf16", "f16")
+    wide = replace(PVC, name="wide", dpas=replace(PVC.dpas, exec_size=32))
+    monkeypatch.setitem(arch.ARCHS, "wide", wide)
+    with pytest.raises(ArchError, match=r"differs between the architectures \(pvc: M<=8, N=16, K=16; "
+                                        r"bmg: M<=8, N=16, K=16; wide: M<=8, N=32, K=16\)"):
+        shared_dpas_shape("bf16", "bf16", "f32")
+
+
 def test_every_fact_names_a_source():
     assert BMG.dpas.source and BMG.surface.source and BMG.peak.source
     assert all(r.source for r in BMG.blocks)

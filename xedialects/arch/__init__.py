@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 __all__ = [
     "ArchError", "XeArch", "DpasSpec", "BlockRule", "SurfaceRules", "PeakRates", "Fact", "PerfFacts",
-    "get_arch", "ARCHS", "elem_bits", "elem_bytes", "canonical_type",
+    "get_arch", "ARCHS", "shared_dpas_shape", "elem_bits", "elem_bytes", "canonical_type",
 ]
 
 
@@ -437,6 +437,19 @@ from .bmg import BMG  # noqa: E402
 ARCHS: dict[str, XeArch] = {"pvc": PVC, "bmg": BMG}
 _ALIASES = {"xe-hpc": "pvc", "xehpc": "pvc", "ponte-vecchio": "pvc", "max1550": "pvc", "xe_hpc": "pvc",
             "battlemage": "bmg", "b580": "bmg", "xe2": "bmg", "bmg-g21": "bmg", "intel_gpu_bmg_g21": "bmg"}
+
+
+def shared_dpas_shape(a_type, b_type, acc_type, d_type=None) -> tuple[int, int, int]:
+    """(max M, N, K) of one DPAS under the rules every architecture of ARCHS shares: for checks that
+    cannot see the target (the xegpu.dpas verifier; passes with `arch=` ask their own table). pvc
+    and bmg have the same DPAS (arch/bmg.py). Raises the first architecture's ArchError when one of
+    them does not support the types, and an ArchError naming the shapes when they disagree."""
+    shapes = {name: arch.dpas_shape(a_type, b_type, acc_type, d_type) for name, arch in ARCHS.items()}
+    if len(set(shapes.values())) > 1:
+        each = "; ".join(f"{name}: M<={m}, N={n}, K={k}" for name, (m, n, k) in shapes.items())
+        raise ArchError(f"the DPAS shape of {a_type} x {b_type} -> {acc_type} differs between the "
+                        f"architectures ({each}); a check that does not know the target cannot tell which applies")
+    return next(iter(shapes.values()))
 
 
 def get_arch(name: str | XeArch = "pvc") -> XeArch:

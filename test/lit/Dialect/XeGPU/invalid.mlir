@@ -240,3 +240,33 @@ func.func @alloc_nbarrier_count(%n: i8) {
   xegpu.alloc_nbarrier 40
   return
 }
+
+// -----
+// xegpu.dpas checks the DPAS rules all architectures share (arch.shared_dpas_shape: pvc and bmg
+// have the same DPAS): supported types, M <= 8, N = 16, K by element size
+func.func @dpas_types(%a: vector<8x16xbf16>, %b: vector<8x16x2xbf16>) {
+  // expected-error @+1 {{pvc: DPAS does not support bf16 x bf16 -> f16}}
+  %c = xegpu.dpas %a, %b {mode = vc} : vector<8x16xbf16>, vector<8x16x2xbf16> -> vector<8x16xf16>
+  return
+}
+
+// -----
+func.func @dpas_m(%a: vector<16x16xbf16>, %b: vector<8x16x2xbf16>) {
+  // expected-error @+1 {{DPAS M (repeat count) must be between 1 and 8, got 16}}
+  %c = xegpu.dpas %a, %b {mode = vc} : vector<16x16xbf16>, vector<8x16x2xbf16> -> vector<16x16xf32>
+  return
+}
+
+// -----
+func.func @dpas_n(%a: vector<8x16xbf16>, %b: vector<8x32x2xbf16>) {
+  // expected-error @+1 {{DPAS N must be 16 (the execution size), got 32}}
+  %c = xegpu.dpas %a, %b {mode = vc} : vector<8x16xbf16>, vector<8x32x2xbf16> -> vector<8x32xf32>
+  return
+}
+
+// -----
+func.func @dpas_tf32_k(%a: vector<8x16xf32>, %b: vector<8x16xf32>) {
+  // expected-error @+1 {{A must be <8x8> (or VNNI <8x8x1>) for f32, got 8x16}}
+  %c = xegpu.dpas %a, %b {mode = vc} : vector<8x16xf32>, vector<8x16xf32> -> vector<8x16xf32>
+  return
+}
