@@ -10,6 +10,7 @@ checks before the IR is touched (`checks`), then the 1:N rewrite with one rule p
 """
 from __future__ import annotations
 
+from ....arch import ArchError, get_arch
 from ...registry import Option, register_pass
 from ...utils.ir_walk import functions
 from .distributor import WgToSg
@@ -17,19 +18,26 @@ from .distributor import WgToSg
 
 @register_pass("xetile-wg-to-sg",
                "Distribute work-group XeTile (wg_map) to subgroup XeTile for the executing subgroup",
-               options=[Option("slm-budget", int, 65536,
+               options=[Option("arch", str, "pvc", "target architecture (its subgroup size counts a kernel's "
+                               "subgroups when the kernel has no xe.subgroup_size)"),
+                        Option("slm-budget", int, 65536,
                                "bytes of shared local memory one data exchange (transpose, conv_layout, "
                                "broadcast) may use; larger work-group values move in bands, each under an "
                                "scf.if (default: 64 KiB, half the SLM of a PVC work-group)")])
 def xetile_wg_to_sg(module_op, options, ctx):
+    try:
+        arch = get_arch(options["arch"])
+    except ArchError as e:
+        ctx.fail(str(e))
+        return False
     ok = True
     for func in functions(module_op):
         if func.name == "func.func":
-            w = WgToSg(func, options, ctx)
+            w = WgToSg(func, arch, options, ctx)
             if w.is_wg_function():
                 ctx.error(func, "work-group level XeTile (wg_map) is distributed inside gpu.func kernels only; "
                                 "outline this function into a gpu.module")
                 ok = False
             continue
-        ok = WgToSg(func, options, ctx).run() and ok
+        ok = WgToSg(func, arch, options, ctx).run() and ok
     return ok

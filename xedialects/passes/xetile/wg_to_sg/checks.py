@@ -1,6 +1,7 @@
 """Checks of `xetile-wg-to-sg`: everything that could make the distribution of a function fail
 (maps that do not distribute their value, values no rule knows, RFC rules of tile_mma, a subgroup
-count that differs from the kernel's) is reported before the IR is touched. Mixed into `WgToSg`."""
+count that differs from the kernel's, a subgroup size other than the architecture's) is reported
+before the IR is touched. Mixed into `WgToSg`."""
 from __future__ import annotations
 
 from mlir import ir
@@ -56,13 +57,21 @@ class DistributionChecks:
                 self.errors.append((e.op, e.message))
             except _Reported:
                 pass
-        if first is not None and not reported:
-            want = self._kernel_subgroups()
+        if first is None:
+            return
+        try:
+            sg = self._subgroup_size()
+        except PassError as e:
+            self.errors.append((e.op, e.message))
+            return
+        if not reported:
+            want = self._kernel_subgroups(sg)
             if want is not None and want != first[0]:
                 self.errors.append((self.func, f"the wg_maps distribute over {first[0]} subgroups but the kernel's "
                                                f"known_block_size gives {want} subgroups"))
 
-    def _kernel_subgroups(self):
+    def _kernel_subgroups(self, sg: int):
+        """Subgroups of the kernel's known_block_size (of `sg` work-items each); None if unknown."""
         attrs = self.func.attributes
         if "known_block_size" not in attrs:
             return None
@@ -70,16 +79,26 @@ class DistributionChecks:
             dims = [int(x) for x in ir.DenseI32ArrayAttr(attrs["known_block_size"])]
         except Exception:
             return None
-        sg = 16
-        if "xe.subgroup_size" in attrs:
-            try:
-                sg = ir.IntegerAttr(attrs["xe.subgroup_size"]).value
-            except Exception:
-                pass
         total = dims[0] * dims[1] * dims[2]
         if "VectorComputeFunctionINTEL" in attrs:   # IMEX's VC kernels count subgroups, not work-items
             return total
         return total // sg if total % sg == 0 else None
+
+    def _subgroup_size(self) -> int:
+        """Work-items per subgroup: the kernel's `xe.subgroup_size`, else the architecture's. The
+        subgroup tiles lower to DPAS and 2D block messages of the architecture's subgroup size, so
+        another size is an error at the function."""
+        want = self.arch.subgroup_size
+        attr = self.func.attributes["xe.subgroup_size"] if "xe.subgroup_size" in self.func.attributes else None
+        if attr is None:
+            return want
+        if not isinstance(attr, ir.IntegerAttr):
+            raise PassError(self.func, f"xe.subgroup_size must be an integer attribute, got {attr}")
+        if attr.value != want:
+            raise PassError(self.func, f"xe.subgroup_size = {attr.value} is not supported: the subgroup tiles "
+                                       f"lower to DPAS and 2D block messages of {want} work-items on "
+                                       f"{self.arch.name}")
+        return want
 
     def _check_op(self, op):
         name = op.name

@@ -28,8 +28,9 @@ class WgToSg(DistributionChecks, SubgroupIndexing, SlmExchange, TileRules, MmaRu
     `la` is the LayoutAnalysis, `rb` the Rebuilder, `sg` the subgroup id; the rules are the `h_*`
     methods of the mixins, picked by `handlers()`."""
 
-    def __init__(self, func, options, ctx):
+    def __init__(self, func, arch, options, ctx):
         self.func = func
+        self.arch = arch
         self.options = options
         self.ctx = ctx
         self.slm_budget = int(options["slm-budget"])
