@@ -229,3 +229,28 @@ def test_three_gpu_modules_run_on_opencl(tmp_path, capsys):
                    "--check"]) == 0
     out = capsys.readouterr().out
     assert "4 launches" in out and out.rstrip().endswith("PASS"), out
+
+
+def _arg_kernel(space):
+    return xedialects.parse(f"gpu.module @k {{\n  gpu.func @f(%A: memref<16xf32, {space}>) kernel {{\n"
+                            "    gpu.return\n  }\n}\n", "k.mlir")
+
+
+@pytest.mark.parametrize("space", ["1 : i64", "0 : i8", "#gpu.address_space<global>"])
+def test_global_kernel_argument_spellings_are_buffers(space):
+    """Every spelling of the global memory space is a buffer argument, not only the printed forms
+    the old text match knew ('1 : i64' and '0 : i8' were rejected)."""
+    m = _arg_kernel(space)
+    run(m, "builtin.module(convert-xegpu-to-spirv)")
+    _, meta = export_spirv(m)
+    (arg,) = meta["kernels"][0]["args"]
+    assert arg["kind"] == "buffer" and arg["shape"] == [16]
+
+
+@pytest.mark.parametrize("space", ["3 : i16", "#gpu.address_space<workgroup>", "#gpu.address_space<private>"])
+def test_non_global_kernel_argument_is_located_error(space):
+    from xedialects.passes import PassFailure
+    with pytest.raises(PassFailure) as e:
+        run(_arg_kernel(space), "builtin.module(convert-xegpu-to-spirv)")
+    assert (f"k.mlir:2:3: error: kernel argument 0: memref in memory space {space} is not supported "
+            "(global buffers only)") in str(e.value)

@@ -22,6 +22,7 @@ from mlir.dialects import arith, scf
 
 from ...core.kinds import DYNAMIC
 from ...passes.utils.ir_walk import attr_dict as _attr_dict, owner_op
+from ...passes.utils.memory_space import is_global_space
 from .kernel_block_io import BlockIOLowering
 from .kernel_dpas import DpasLowering
 from .kernel_index import IndexLowering
@@ -129,9 +130,8 @@ class KernelLowering(MemoryLowering, BlockIOLowering, DpasLowering, ScatteredLow
         ts = str(t)
         if isinstance(t, ir.MemRefType):
             m = ir.MemRefType(t)
-            space = str(m.memory_space) if m.memory_space is not None else ""
-            if space and space not in ("0", "1", "0 : i32", "1 : i32", "#gpu.address_space<global>"):
-                raise LoweringError(self.old, f"kernel argument {i}: memref in memory space {space} is not "
+            if not is_global_space(m.memory_space):
+                raise LoweringError(self.old, f"kernel argument {i}: memref in memory space {m.memory_space} is not "
                                               "supported (global buffers only)")
             elt = str(m.element_type)
             st = storage_type(elt)

@@ -20,6 +20,17 @@ def is_slm_space(space) -> bool:
     return space == workgroup
 
 
+def is_global_space(space) -> bool:
+    """True for a global (cross-work-group) memory space: None (the default), integer 0 or 1 of any
+    integer type, or `#gpu.address_space<global>`."""
+    if space is None:
+        return True
+    if isinstance(space, ir.IntegerAttr):
+        return space.value in (0, 1)
+    glob = ir.AttrBuilder.get("GPU_AddressSpaceAttr")(gpu.AddressSpace.Global, space.context)
+    return space == glob
+
+
 def is_slm_memref(t) -> bool:
     """True for a memref type in shared local memory; False for any other type."""
     return isinstance(t, ir.MemRefType) and is_slm_space(t.memory_space)
