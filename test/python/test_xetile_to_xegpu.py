@@ -616,3 +616,27 @@ xetile.store_tile %s, %to : vector<8x1xf32>, !xetile.tile<8x1xf32>
     assert "xetile." not in xedialects.print_ir(m)
     got = simulate(m, "main", [A, B, np.zeros((8, 1), np.float32)]).buffers[2]
     np.testing.assert_array_equal(got, want.astype(np.float32))
+
+
+@pytest.mark.parametrize("space,tile_space", [("#gpu.address_space<workgroup>", ""),
+                                              ("3 : i64", ", memory_space = 3 : i32")])
+def test_slm_tile_spellings_use_slm_scattered_messages(space, tile_space):
+    """A tile on a shared-local-memory memref is an SLM tile whatever the spelling of the memref's
+    space (read through the MLIR API): scattered stores with an "slm" descriptor, never a 2D block
+    descriptor (a global one would address SLM as global memory)."""
+    t = f"memref<64x64xf32, {space}>"
+    tile = f"!xetile.tile<8x16xf32, #xetile.tile_attr<inner_blocks = [8, 16]{tile_space}>>"
+    m = lower(f"""gpu.module @k {{
+  gpu.func @slm(%i: index) kernel {{
+    %s = memref.alloc() : {t}
+    %t = xetile.init_tile %s[%i, %i] : {t} -> {tile}
+    %z = arith.constant dense<1.0> : vector<1x1x8x16xf32>
+    xetile.store_tile %z, %t : vector<1x1x8x16xf32>, {tile}
+    gpu.return
+  }}
+}}""", "convert-xetile-to-xegpu", "slm.mlir")
+    ops = [op for op in m.body.operations[0].regions[0].blocks[0].operations[0].regions[0].blocks[0].operations]
+    descs = [op.results[0].type for op in ops if op.operation.name == "xegpu.create_tdesc"]
+    assert descs and all('#xegpu.tdesc_attr<"slm"' in str(d) for d in descs)
+    names = [op.operation.name for op in ops]
+    assert names.count("xegpu.store_scatter") == 8 and "xegpu.create_nd_tdesc" not in names

@@ -17,6 +17,7 @@ from ...arch import XeArch, elem_bits
 from ...core.kinds import DYNAMIC
 from ...core.typeinfo import memref_info, vector_info
 from ...passes.utils.ir_walk import attr_dict as _attr_dict, walk as _walk_ops
+from ...passes.utils.memory_space import is_slm_space
 from ...xetile.attributes import TileType
 from ...xetile.ops import InitTileOp, LoadTileOp, TileTransposeOp
 from .ir_helpers import FUSED_T_ATTR, PLAN_ATTR, VNNI_ATTR, ConversionError, is_zero_padding
@@ -205,8 +206,8 @@ def make_plan(op) -> TilePlan:
     sh_m = it.mixed("shape", "static_shape")
     st_m = it.mixed("strides", "static_strides")
     if mi is not None:
-        mshape, _elt, mstrides, space = mi
-        if space is not None and space.strip() in ("3", "3 : i32", "#gpu.address_space<workgroup>"):
+        mshape, _elt, mstrides, _space = mi
+        if is_slm_space(ir.MemRefType(src.type if isinstance(src, ir.Value) else src).memory_space):
             p.slm = True
     if sh_m:
         log_shape, log_strides = list(sh_m), list(st_m)
