@@ -597,3 +597,27 @@ def test_pipeline_from_linalg():
     got = simulate(mod, "gemm", [A, B, C]).buffers[2]
     want = run_reference(src, "gemm", [A, B, C])[2]
     assert compare(got, want, "bf16", "f32", k=K)[0]
+
+
+@pytest.mark.parametrize("name", ["pvc", "bmg"])
+def test_slm_budget_default_is_half_the_arch_slm(name):
+    """slm-budget defaults to 0: half the SLM per work-group of the arch table the pass targets; an
+    explicit budget is kept."""
+    from xedialects.arch import get_arch
+    from xedialects.passes import lookup
+    from xedialects.passes.xetile.wg_to_sg import slm_budget
+
+    arch = get_arch(name)
+    (opt,) = [o for o in lookup("xetile-wg-to-sg").options if o.name == "slm-budget"]
+    assert opt.default == 0
+    assert slm_budget(opt.default, arch) == arch.slm_bytes_per_workgroup // 2
+    assert slm_budget(8192, arch) == 8192
+    # the 32 KiB exchanges of _vec_kernel fit the default budget: one buffer each, no bands
+    _, text = _distribute(_vec_kernel(), f"arch={name}")
+    assert "memref<128x64xf32, 3>" in text and "scf.if" not in text
+
+
+def test_negative_slm_budget_is_an_error():
+    from xedialects.passes import PassFailure
+    with pytest.raises(PassFailure, match="slm-budget=-1 is negative"):
+        _distribute(_vec_kernel(), "slm-budget=-1")

@@ -16,28 +16,43 @@ from ...utils.ir_walk import functions
 from .distributor import WgToSg
 
 
+def slm_budget(option: int, arch) -> int | None:
+    """The bytes of SLM one data exchange may use: the slm-budget option, or for 0 half of the
+    arch table's SLM per work-group (the other half is left to the kernel's own buffers); None for
+    a negative option."""
+    option = int(option)
+    if option < 0:
+        return None
+    return option if option > 0 else arch.slm_bytes_per_workgroup // 2
+
+
 @register_pass("xetile-wg-to-sg",
                "Distribute work-group XeTile (wg_map) to subgroup XeTile for the executing subgroup",
                options=[Option("arch", str, "pvc", "target architecture (its subgroup size counts a kernel's "
                                "subgroups when the kernel has no xe.subgroup_size)"),
-                        Option("slm-budget", int, 65536,
+                        Option("slm-budget", int, 0,
                                "bytes of shared local memory one data exchange (transpose, conv_layout, "
                                "broadcast) may use; larger work-group values move in bands, each under an "
-                               "scf.if (default: 64 KiB, half the SLM of a PVC work-group)")])
+                               "scf.if (0, the default: half the arch's SLM per work-group)")])
 def xetile_wg_to_sg(module_op, options, ctx):
     try:
         arch = get_arch(options["arch"])
     except ArchError as e:
         ctx.fail(str(e))
         return False
+    budget = slm_budget(options["slm-budget"], arch)
+    if budget is None:
+        ctx.fail(f"xetile-wg-to-sg: slm-budget={options['slm-budget']} is negative (0 takes half the SLM "
+                 f"of a {arch.name} work-group)")
+        return False
     ok = True
     for func in functions(module_op):
         if func.name == "func.func":
-            w = WgToSg(func, arch, options, ctx)
+            w = WgToSg(func, arch, options, ctx, budget)
             if w.is_wg_function():
                 ctx.error(func, "work-group level XeTile (wg_map) is distributed inside gpu.func kernels only; "
                                 "outline this function into a gpu.module")
                 ok = False
             continue
-        ok = WgToSg(func, arch, options, ctx).run() and ok
+        ok = WgToSg(func, arch, options, ctx, budget).run() and ok
     return ok

@@ -28,12 +28,12 @@ class WgToSg(DistributionChecks, SubgroupIndexing, SlmExchange, TileRules, MmaRu
     `la` is the LayoutAnalysis, `rb` the Rebuilder, `sg` the subgroup id; the rules are the `h_*`
     methods of the mixins, picked by `handlers()`."""
 
-    def __init__(self, func, arch, options, ctx):
+    def __init__(self, func, arch, options, ctx, slm_budget):
         self.func = func
         self.arch = arch
         self.options = options
         self.ctx = ctx
-        self.slm_budget = int(options["slm-budget"])
+        self.slm_budget = slm_budget     # bytes, resolved by the pass (wg_to_sg.slm_budget)
         self.errors: list = []
         self.rb = None
         self._consts: dict = {}
