@@ -22,7 +22,7 @@ from mlir.dialects import arith, scf
 
 from ...core.kinds import DYNAMIC
 from ...passes.utils.ir_walk import attr_dict as _attr_dict, owner_op
-from ...passes.utils.memory_space import is_global_space
+from ...core.memory_space import is_global_space
 from .kernel_block_io import BlockIOLowering
 from .kernel_dpas import DpasLowering
 from .kernel_index import IndexLowering

@@ -11,7 +11,7 @@ from mlir import ir
 from mlir.dialects import scf
 
 from ...core.kinds import DYNAMIC
-from ...passes.utils.memory_space import is_slm_memref
+from ...core.memory_space import is_slm_memref
 from .kernel_values import MemArg, mixed_indices, operand_groups
 from .spirv_lanes import LoweringError, bits_of, storage_type
 

@@ -17,7 +17,7 @@ from ...arch import XeArch, elem_bits
 from ...core.kinds import DYNAMIC
 from ...core.typeinfo import memref_info, vector_info
 from ...passes.utils.ir_walk import attr_dict as _attr_dict, walk as _walk_ops
-from ...passes.utils.memory_space import is_slm_space
+from ...core.memory_space import is_slm_space
 from ...xetile.attributes import TileType
 from ...xetile.ops import InitTileOp, LoadTileOp, TileTransposeOp
 from .ir_helpers import FUSED_T_ATTR, PLAN_ATTR, VNNI_ATTR, ConversionError, is_zero_padding

@@ -29,7 +29,7 @@ from mlir import ir
 from ...arch import elem_bits, get_arch
 from ...xegpu.ops import AllocNbarrierOp
 from ..utils.ir_walk import functions, walk as _walk
-from ..utils.memory_space import is_slm_memref
+from ...core.memory_space import is_slm_memref
 
 SUBGROUP = 16  # default lanes when no arch is at hand; passes use arch.subgroup_size
 DESCRIPTOR_BYTES = 32  # a 2D block message header: base, surface width/height/pitch, offsets, block shape (8 DW)

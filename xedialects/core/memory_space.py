@@ -1,6 +1,6 @@
 """Memory spaces of memref types, read through the MLIR Python API (not the printed type): shared
 local memory is memory space 3 (any integer type) or `#gpu.address_space<workgroup>`. One copy
-shared by the analyses and the lowerings that tell SLM buffers from global ones."""
+shared by the dialect verifiers, the analyses and the lowerings that tell SLM buffers from global ones."""
 from __future__ import annotations
 
 from mlir import ir
