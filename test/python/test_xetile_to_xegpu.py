@@ -618,11 +618,12 @@ xetile.store_tile %s, %to : vector<8x1xf32>, !xetile.tile<8x1xf32>
     np.testing.assert_array_equal(got, want.astype(np.float32))
 
 
-@pytest.mark.parametrize("space,tile_space", [("#gpu.address_space<workgroup>", ""),
+@pytest.mark.parametrize("space,tile_space", [("#gpu.address_space<workgroup>", ", memory_space = 3 : i32"),
                                               ("3 : i64", ", memory_space = 3 : i32")])
 def test_slm_tile_spellings_use_slm_scattered_messages(space, tile_space):
     """A tile on a shared-local-memory memref is an SLM tile whatever the spelling of the memref's
-    space (read through the MLIR API): scattered stores with an "slm" descriptor, never a 2D block
+    space (read through the MLIR API; the tile itself must say memory_space = 3, the init_tile
+    verifier rejects a global tile on either spelling: lit Dialect/XeTile/imex-invalid.mlir): scattered stores with an "slm" descriptor, never a 2D block
     descriptor (a global one would address SLM as global memory)."""
     t = f"memref<64x64xf32, {space}>"
     tile = f"!xetile.tile<8x16xf32, #xetile.tile_attr<inner_blocks = [8, 16]{tile_space}>>"

@@ -4,6 +4,7 @@ from __future__ import annotations
 from mlir import ir
 
 from ..core.constraints import AnyMemRef, AnyVector, I64, Index, dialect_type
+from ..core.memory_space import is_slm_memref
 from ..core.kinds import DYNAMIC, Enum, Int, IntList, Raw
 from ..core.opdef import Attribute, Op, Operand, Result
 from ..core.typeinfo import is_float, memref_info, our_type, vector_info
@@ -48,14 +49,6 @@ def _constant_index(value):
         return ir.IntegerAttr(owner.attributes["value"]).value
     except (ValueError, KeyError):
         return None
-
-
-def _memory_space_number(text):
-    """A memref memory space as a number (None: unknown/symbolic); absent is 0 (global)."""
-    if text is None:
-        return 0
-    head = text.split(":")[0].strip()
-    return int(head) if head.lstrip("-").isdigit() else None
 
 
 def _tile_errors(value, role):
@@ -167,10 +160,12 @@ class InitTileOp(Op):
                     yield (f"order = [0, 1] (column-major) tile needs a column-major base memref "
                            f"(e.g. affine_map<(d0, d1) -> (d1, d0)>), got strides {list(strides)}")
         if mi is not None and len(mi[0]) == 2:
-            space = _memory_space_number(mi[3])
             tspace = tv.attr.memory_space if tv.attr else 0
-            # (a shared-local-memory memref under a global tile; IMEX rejects the converse too)
-            if space == 3 and tspace == 0:
+            # (a shared-local-memory memref -- 3 of any integer type or #gpu.address_space<workgroup> --
+            # under a global tile; IMEX rejects the converse too)
+            if tspace == 0 and is_slm_memref(self.source.type):
+                number = mi[3].split(":")[0].strip()   # "3" of "3 : i32"; attributes as printed
+                space = number if number.isdigit() else mi[3]
                 yield (f"tile memory_space = {tspace} does not match the memory space {space} of the "
                        "base memref")
         if nstrides == 2:

@@ -100,6 +100,20 @@ func.func @slm_memref_global_tile(%a: memref<64x64xf16, 3>) {
 }
 
 // -----
+func.func @slm_memref_i64_global_tile(%a: memref<64x64xf16, 3 : i64>) {
+  // expected-error @+1 {{tile memory_space = 0 does not match the memory space 3 of the base memref}}
+  %t = xetile.init_tile %a[0, 0] : memref<64x64xf16, 3 : i64> -> !xetile.tile<8x16xf16>
+  return
+}
+
+// -----
+func.func @workgroup_memref_global_tile(%a: memref<64x64xf16, #gpu.address_space<workgroup>>) {
+  // expected-error @+1 {{tile memory_space = 0 does not match the memory space #gpu.address_space<workgroup> of the base memref}}
+  %t = xetile.init_tile %a[0, 0] : memref<64x64xf16, #gpu.address_space<workgroup>> -> !xetile.tile<8x16xf16>
+  return
+}
+
+// -----
 func.func @row_major_address_strides(%p: i64) {
   %c1 = arith.constant 1 : index
   %c64 = arith.constant 64 : index
