@@ -553,7 +553,7 @@ class Driver:
         from ..lowering.upstream_route import ToolError, disassemble, upstream_route
 
         try:
-            result = upstream_route(module)
+            result = upstream_route(module, distribute=self.route_distribute)
             if self.args.emit == "spirv-binary":
                 self.route_binary = result.binary
                 return ""
@@ -567,7 +567,7 @@ class Driver:
     def run(self) -> int:
         a = self.args
         verify_mode = a.verify_diagnostics
-        self.export_kind = _export_kind(a)
+        self.export_kind, self.route_distribute = _export_kind(a)
         t = time.perf_counter()
         name, text = read_input(a.input)
         self._time("Read input", t)
@@ -636,8 +636,9 @@ class Driver:
 
 
 def _export_kind(a):
-    """"upstream-xegpu" / "upstream-spirv" when the pipeline ends in the export or upstream's route
-    (lowering/upstream_route/passes.py), else None. A malformed pipeline is reported later."""
+    """(kind, distribute): kind "upstream-xegpu" / "upstream-xegpu-lanes" / "upstream-spirv" when the
+    pipeline ends in the export or upstream's route (lowering/upstream_route/passes.py), else None;
+    distribute: the route's mode as that last pass runs it. A malformed pipeline is reported later."""
     from ..passes.manager.errors import PassPipelineError
     from ..passes.manager.pipeline_text import parse_pipeline_text
 
@@ -648,15 +649,15 @@ def _export_kind(a):
         try:
             _, elements = parse_pipeline_text(a.pass_pipeline)
         except PassPipelineError:
-            return None
+            return None, "auto"
         if elements and elements[-1].children is None:
             opts = elements[-1].options
             last = (elements[-1].name, opts if isinstance(opts, str) else None)
     if last is None or "upstream" not in last[0]:
-        return None
-    from ..lowering.upstream_route.passes import export_kind
+        return None, "auto"
+    from ..lowering.upstream_route.passes import export_kind, route_distribute
 
-    return export_kind(*last)
+    return export_kind(*last), route_distribute(*last)
 
 
 def write_route_output(path: str, binary: bytes) -> None:

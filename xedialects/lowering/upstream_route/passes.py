@@ -1,7 +1,8 @@
 """Registered names of the export and of upstream's route: the pass `convert-xegpu-to-upstream`
 (checks that the module exports, or with route=spirv that it reaches a spirv-val-clean binary; the IR
 stays ours, the output is emitted by xe-opt) and the pipelines `xe-gemm-to-upstream-xegpu` and
-`xe-gemm-to-spirv-upstream`. `export_kind` tells xe-opt which output a pass list ends in."""
+`xe-gemm-to-spirv-upstream`. `export_kind` and `route_distribute` tell xe-opt which output a pass list ends in and how its
+route distributes."""
 from __future__ import annotations
 
 import re
@@ -67,8 +68,21 @@ def export_kind(last_name: str | None, last_options: str | None) -> str | None:
     if last_name == UPSTREAM_XEGPU:
         return "upstream-xegpu"
     if last_name == EXPORT_PASS:
-        opts = dict(o.split("=", 1) for o in re.split(r"[\s,]+", last_options or "") if "=" in o)
+        opts = _options(last_options)
         if opts.get("route") == "spirv":
             return "upstream-spirv"
         return "upstream-xegpu-lanes" if opts.get("level") == "lane" else "upstream-xegpu"
     return None
+
+
+def route_distribute(last_name: str | None, last_options: str | None) -> str:
+    """The `distribute` mode of the route a pipeline ends in (as the pass itself runs it)."""
+    if last_name != EXPORT_PASS:
+        return "auto"
+    opts = _options(last_options)
+    return "xedialects" if opts.get("level") == "lane" else opts.get("distribute", "auto")
+
+
+def _options(text: str | None) -> dict:
+    """A pass element's options `k=v k2=v2` (or comma-separated) as a dict."""
+    return dict(o.split("=", 1) for o in re.split(r"[\s,]+", text or "") if "=" in o)

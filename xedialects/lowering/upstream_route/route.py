@@ -58,31 +58,21 @@ class RouteResult:
 
 DISTRIBUTE_MODES = ("auto", "upstream", "xedialects")
 _CACHE: "OrderedDict[tuple, RouteResult]" = OrderedDict()
-_LAST: "OrderedDict[str, RouteResult]" = OrderedDict()  # our module's text -> its last route result
 
 
-def upstream_route(module, *, export_text: str | None = None, distribute: str | None = None) -> RouteResult:
+def upstream_route(module, *, export_text: str | None = None, distribute: str = "auto") -> RouteResult:
     """The SPIR-V binary of `module` (our context, VC-mode XeGPU) through upstream MLIR's passes.
 
     distribute: "upstream" -- upstream's layout propagation and subgroup distribution (errors as
     they come); "xedialects" -- our xegpu-simt-distribute, the lane-level export, then upstream's
     passes from convert-xegpu-to-xevm on; "auto" -- upstream's, and ours when upstream's xegpu
-    passes fail (a remark at the kernel names upstream's failure). None: the result of the last
-    route of this module if any (xe-opt asks again for what its pass computed), else "auto".
+    passes fail (a remark at the kernel names upstream's failure). Results are cached per module
+    text and mode (xe-opt's output step asks again for what its pass computed).
     Raises DiagnosticError located at the kernel on any failure (export, upstream passes, tools)."""
     module_op = module.operation if hasattr(module, "operation") else module
-    key = str(module_op)
-    if distribute is None:
-        if key in _LAST:
-            return _LAST[key]
-        distribute = "auto"
     if distribute not in DISTRIBUTE_MODES:
         raise ValueError(f"unknown distribute mode {distribute!r} (one of {', '.join(DISTRIBUTE_MODES)})")
-    result = _cached((key, distribute), lambda: _route_mode(module_op, export_text, distribute))
-    _LAST[key] = result
-    while len(_LAST) > 8:
-        _LAST.popitem(last=False)
-    return result
+    return _cached((str(module_op), distribute), lambda: _route_mode(module_op, export_text, distribute))
 
 
 def _cached(key, compute) -> RouteResult:
