@@ -241,6 +241,7 @@ class XeArch:
     peak: PeakRates
     notes: tuple[str, ...] = field(default=())
     perf: PerfFacts | None = None
+    igc_device: str = ""                        # IGC / ocloc's `-device` name (runtime/igc); "" = not compiled
     sources: tuple[tuple[str, str], ...] = ()   # (fact, source) for facts without a Fact wrapper
 
     def source(self, key: str, default: str = "") -> str:

@@ -76,6 +76,7 @@ BMG = XeArch(
     vector_engines_per_core=8,         # [XE2] [UARCH]
     threads_per_engine=8,              # [NEO] NumThreadsPerEu = 8; [UARCH] num_threads 8
     threads_per_engine_large_grf=4,    # assumed as PVC: 256-GRF mode halves the threads (see notes)
+    igc_device="bmg",                 # ocloc -device bmg (BMG-G21, Arc B580)
     subgroup_size=16,                  # [UARCH] getSubgroupSize() = 16
     subgroup_sizes=(16, 32),           # [XE2] SIMD16 native, SIMD32 supported
     grf_count=128,                     # assumed as PVC (512-bit GRFs [XE2]; see notes)

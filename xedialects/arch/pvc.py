@@ -141,6 +141,7 @@ PVC = XeArch(
     vector_engines_per_core=8,         # [ARK]
     threads_per_engine=8,              # [OPT]
     threads_per_engine_large_grf=4,    # [OPT] large-GRF mode halves the threads per engine
+    igc_device="pvc",                 # ocloc -device pvc (Data Center GPU Max, PVC-XT)
     subgroup_size=16,                  # [XCA] "all 16 threads of the subgroup" (DPAS/block 2D need 16)
     subgroup_sizes=(16, 32),           # [OPT]
     grf_count=128,                     # [OPT]
