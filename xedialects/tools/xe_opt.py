@@ -39,10 +39,12 @@ _DRIVER_OPTIONS = [
     ("mlir-timing", "no", "", "report wall time per pass (and parse/print) on stderr"),
     ("mlir-disable-threading", "no", "", "run passes on one thread"),
     ("emit-irdl", "no", "", "print the IRDL definition of the xetile and xegpu dialects and exit"),
-    ("emit", "required", "mlir|spirv-binary|upstream-xegpu", "output kind: MLIR text (default) or, with -o FILE, the SPIR-V "
-     "binary of the converted kernels plus FILE.json (kernel metadata; see xedialects.lowering.xegpu_to_spirv.spirv_export), "
-     "or upstream MLIR xegpu text of VC-mode XeGPU for mlir-opt (docs/upstream-xegpu.md); after "
-     "--xe-gemm-to-spirv-upstream, spirv-binary is the binary of upstream's route"),
+    ("emit", "required", "mlir|spirv-binary|device-binary|isa|upstream-xegpu", "output kind: MLIR text (default) or, with -o "
+     "FILE, the SPIR-V binary of the converted kernels plus FILE.json (kernel metadata; see "
+     "xedialects.lowering.xegpu_to_spirv.spirv_export); device-binary (-o FILE): IGC's binary of that SPIR-V for the device "
+     "of the arch it was converted for, with the metadata's build options (docs/igc.md); isa: IGC's assembly of every "
+     "kernel; upstream-xegpu: upstream MLIR xegpu text of VC-mode XeGPU for mlir-opt (docs/upstream-xegpu.md); after "
+     "--xe-gemm-to-spirv-upstream, spirv-binary / device-binary / isa are those of upstream's route"),
     ("xe-target", "required", "pvc|portable", "SPIR-V target of --xe-gemm-to-spirv / --convert-xegpu-to-spirv "
      "without options and of --emit=spirv-binary (default pvc)"),
     ("xe-print-plan", "no", "", "print every GEMM plan convert-linalg-to-xetile chooses (as its print-plan=1 "
@@ -50,9 +52,12 @@ _DRIVER_OPTIONS = [
     ("xe-draw", "required", "DIR", "write SVG pictures of every GEMM kernel's plan (work-group, subgroup and "
      "work-item views: DIR/<kernel>-workgroup.svg, -subgroup.svg, -workitem.svg) after a pipeline that lowers "
      "the GEMM to XeGPU; written only on success"),
+    ("install-igc", "no", "", "install Intel's GPU compiler (IGC and ocloc, for --emit=device-binary|isa and "
+     "xe-kernel-report{isa=true}) into the user cache, or report the one found, and exit (docs/igc.md)"),
     ("list-passes", "no", "", "list registered passes and pipelines with their options and exit"),
     ("version", "no", "", "print the version and exit"),
 ]
+EMIT_KINDS = ("mlir", "spirv-binary", "device-binary", "isa", "upstream-xegpu")
 _DRIVER = {name: (kind, metavar, help_) for name, kind, metavar, help_ in _DRIVER_OPTIONS}
 
 
@@ -137,8 +142,8 @@ def parse_args(argv: list[str]) -> Args:
                 raise UsageError(f"invalid value '{value}' for --verify-diagnostics (all, only-expected)")
             a.verify_diagnostics = mode
         elif name == "emit":
-            if value not in ("mlir", "spirv-binary", "upstream-xegpu"):
-                raise UsageError(f"invalid value '{value}' for --emit (mlir, spirv-binary, upstream-xegpu)")
+            if value not in EMIT_KINDS:
+                raise UsageError(f"invalid value '{value}' for --emit ({', '.join(EMIT_KINDS)})")
             a.emit = value
         elif name == "xe-target":
             if value not in ("pvc", "portable"):
@@ -155,10 +160,10 @@ def parse_args(argv: list[str]) -> Args:
     if len(positional) > 1:
         raise UsageError(f"too many input files: {' '.join(positional)} (xe-opt takes one input file)")
     a.input = positional[0] if positional else "-"
-    if a.emit == "spirv-binary" and (not a.output or a.output == "-"):
-        raise UsageError("--emit=spirv-binary needs an output file (-o FILE)")
-    if a.emit == "spirv-binary" and a.split:
-        raise UsageError("--emit=spirv-binary cannot be combined with --split-input-file")
+    if a.emit in ("spirv-binary", "device-binary") and (not a.output or a.output == "-"):
+        raise UsageError(f"--emit={a.emit} needs an output file (-o FILE)")
+    if a.emit in ("spirv-binary", "device-binary", "isa") and a.split:
+        raise UsageError(f"--emit={a.emit} cannot be combined with --split-input-file")
     if a.pass_pipeline is not None and a.pass_flags:
         raise UsageError("'--pass-pipeline' cannot be used with individual pass options "
                          f"({', '.join(t for _, _, t in a.pass_flags)})")
@@ -406,6 +411,7 @@ class Driver:
         self.timings: list[tuple[str, float]] = []
         self.t0 = time.perf_counter()
         self.drawings: dict[str, str] = {}
+        self.device_binary = b""
 
     def _time(self, name, start):
         self.timings.append((name, time.perf_counter() - start))
@@ -489,6 +495,10 @@ class Driver:
                 out = self.export_spirv(module, diags)
                 self._time("Output", t)
                 return out, diags
+            if self.args.emit in ("device-binary", "isa"):
+                out = self.export_device(module, diags)
+                self._time("Output (IGC)", t)
+                return out, diags
             if self.args.emit == "upstream-xegpu" or (kind in ("upstream-xegpu", "upstream-xegpu-lanes")
                                                        and self.args.emit == "mlir"):
                 out = self.export_upstream(module, diags, lanes=kind == "upstream-xegpu-lanes")
@@ -533,6 +543,37 @@ class Driver:
             return None
         return ""
 
+    def export_device(self, module, diags, spirv: bytes | None = None):
+        """--emit=device-binary|isa: IGC's build of the module's SPIR-V (of upstream's route when
+        `spirv` is given); the binary is kept for -o, the assembly returned; None after an error."""
+        from ..diagnostics import Diagnostic, DiagnosticError
+        from ..lowering.xegpu_to_spirv.spirv_export import SpirvExportError
+        from ..runtime.igc import IgcError, build_module
+        from ..runtime.igc.device_build import build_ir_module, isa_text
+
+        try:
+            if spirv is None:
+                build, meta = build_ir_module(module, target=self.args.xe_target or "pvc")
+            else:
+                build = build_module(spirv, {"arch": "pvc", "kernels": []})
+        except DiagnosticError as e:
+            diags.extend(getattr(e, "located", None) or e.diagnostics)
+            return None
+        except (SpirvExportError, IgcError, FileNotFoundError) as e:
+            diags.append(Diagnostic("error", str(e)))
+            return None
+        if build.undefined:
+            from ..diagnostics import at
+
+            severity = "error" if self.args.emit == "device-binary" else "warning"
+            diags.append(at(module.operation.location, severity,
+                            f"IGC's binary for {build.device} imports {', '.join(build.undefined)}, which no library "
+                            "defines: a driver cannot load it"))
+            if severity == "error":
+                return None
+        self.device_binary = build.binary
+        return "" if self.args.emit == "device-binary" else isa_text(build)
+
     def export_upstream(self, module, diags, lanes: bool = False):
         """--emit=upstream-xegpu: the module as upstream MLIR xegpu text (docs/upstream-xegpu.md),
         lane level after convert-xegpu-to-upstream{level=lane}; None after reporting an error."""
@@ -554,6 +595,8 @@ class Driver:
 
         try:
             result = upstream_route(module, distribute=self.route_distribute)
+            if self.args.emit in ("device-binary", "isa"):
+                return self.export_device(module, diags, spirv=result.binary)
             if self.args.emit == "spirv-binary":
                 self.route_binary = result.binary
                 return ""
@@ -618,6 +661,9 @@ class Driver:
         if a.emit == "spirv-binary":
             write_spirv_output(a.output, *self.spirv)
             return 0
+        if a.emit == "device-binary":
+            write_route_output(a.output, self.device_binary)
+            return 0
         write_output(a.output, result)
         return 0
 
@@ -661,7 +707,8 @@ def _export_kind(a):
 
 
 def write_route_output(path: str, binary: bytes) -> None:
-    """The SPIR-V binary of upstream's route at `path` (no metadata file: not runnable by xe-run)."""
+    """A binary without metadata at `path`: upstream's route's SPIR-V (not runnable by xe-run), or IGC's
+    device binary."""
     try:
         with open(path, "wb") as f:
             f.write(binary)
@@ -769,6 +816,21 @@ def write_spirv_output(path: str, binary: bytes, meta: dict) -> None:
         raise UsageError(f"cannot open output file '{path}': {e.strerror or e}") from None
 
 
+def install_igc() -> int:
+    """--install-igc: install IGC into the user cache (or report the copy found); 1 with the reason."""
+    from ..runtime.igc import IgcError, install
+
+    try:
+        from ..runtime.igc.toolchain import user_toolchain
+
+        tc = user_toolchain() or install(log=lambda m: print(m, file=sys.stderr))
+        _write_stdout(tc.describe() + "\n")
+        return 0
+    except IgcError as e:
+        print(f"{PROG}: error: cannot install IGC: {e}", file=sys.stderr)
+        return 1
+
+
 def run(argv: list[str]) -> int:
     args = parse_args(argv)
     if "help" in args.flags:
@@ -786,6 +848,8 @@ def run(argv: list[str]) -> int:
     if "list-passes" in args.flags:
         _write_stdout(list_passes_text())
         return 0
+    if "install-igc" in args.flags:
+        return install_igc()
     if "emit-irdl" in args.flags:
         from ..irdl_gen import irdl_module_text
 
