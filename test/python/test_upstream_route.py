@@ -5,6 +5,7 @@ error whose reason is pinned here; the default (auto) takes those through our xe
 and the lane-level export, with a remark (docs/upstream-xegpu.md). Also the registered names in
 xe-opt and the SPIR-V statistics."""
 import os
+import re
 import subprocess
 import sys
 
@@ -13,6 +14,7 @@ import pytest
 import xedialects
 from xedialects.diagnostics import DiagnosticError
 from xedialects.lowering.upstream_route import disassemble, spirv_stats, upstream_route
+from xedialects.lowering.upstream_route.builtin_names import WRONG_TO_RIGHT, correct_builtin_names
 from xedialects.passes import run
 
 sys.path.insert(0, os.path.dirname(__file__))
@@ -48,6 +50,21 @@ def test_every_block_access_program_is_pinned():
     assert not ROUTE_OK & set(ROUTE_LEFT)
 
 
+_IMPORT = re.compile(r'LinkageAttributes "([^"]+)" Import')
+
+
+def assert_builtin_names(asm):
+    """The binary imports the OpenCL builtins by the names the driver's library defines: none of the
+    names upstream LLVM 22 misspells (builtin_names.py), the subgroup queries with their `v`, the 8-bit
+    DPAS as intel_sub_group_i8_i8_... (not LLVM 22's s8_s8)."""
+    imports = set(_IMPORT.findall(asm))
+    assert not imports & WRONG_TO_RIGHT.keys(), sorted(imports & WRONG_TO_RIGHT.keys())
+    assert "_s8_s8_" not in asm and "_u8_s8_" not in asm and "_s8_u8_" not in asm
+    for name in imports:
+        if "get_sub_group" in name or "get_num_sub_groups" in name:
+            assert name.endswith("v"), name
+
+
 def _lowered(name):
     mod = xedialects.parse(EX.PROGRAMS[name].src, "case.mlir")
     run(mod, "builtin.module(xe-gemm-to-xegpu)")
@@ -59,7 +76,10 @@ def test_route_reaches_valid_spirv(name):
     """Binary validated by spirv-val inside the route; the kernel's DPAS and 2D block IO are there."""
     r = upstream_route(_lowered(name))
     assert r.binary[:4] == b"\x03\x02\x23\x07"  # SPIR-V magic, little endian
-    s = spirv_stats(disassemble(r.binary))
+    asm = disassemble(r.binary)
+    assert_builtin_names(asm)
+    assert 'LinkageAttributes "_Z16get_sub_group_idv" Import' in asm   # every kernel asks its subgroup id
+    s = spirv_stats(asm)
     assert s["kernels"] == 1 and s["dpas"] > 0 and s["block_load"] > 0 and s["block_store"] > 0
     assert s["loop_blocks"] == 0 or s["loop_dpas"] > 0  # a K loop (if any: small K is unrolled) has the DPAS
 
@@ -84,6 +104,7 @@ def test_auto_falls_back_to_our_distribution(name):
     assert d.severity == "remark" and d.line is not None and ROUTE_LEFT[name] in d.message, d.message
     assert "distributed by xegpu-simt-distribute" in d.message
     asm = disassemble(r.binary)
+    assert_builtin_names(asm)
     s = spirv_stats(asm)
     assert s["kernels"] == 1 and s["dpas"] > 0 and (s["loop_blocks"] == 0 or s["loop_dpas"] > 0)
     if "tf32" in name:
@@ -108,16 +129,51 @@ def test_xedialects_distribution_on_an_aligned_gemm():
 @pytest.mark.parametrize("name", ["form:i8_i32", "epilogue:bias_relu_i8"])
 def test_xedialects_distribution_of_8bit_gemms(name):
     """distribute=xedialects on the i8 GEMMs: the lane-level export's 8-bit A (32-wide loads, lane l:
-    bytes 2l, 2l + 1 of each row) reaches spirv-val as the s8 DPAS builtin fed by 8-bit 32-wide block
+    bytes 2l, 2l + 1 of each row) reaches spirv-val as the i8 DPAS builtin fed by 8-bit 32-wide block
     reads, the same SPIR-V as upstream's own distribution gives (instruction for instruction counts)."""
     r = upstream_route(_lowered(name), distribute="xedialects")
     assert r.distributed_by == "xedialects" and not r.remarks
     assert "!xegpu.tensor_desc<8x32xi8> -> vector<16xi8>" in r.upstream
     asm = disassemble(r.binary)
-    assert "intel_sub_group_s8_s8_matrix_mad_k32" in asm and "intel_sub_group_2d_block_read_8b_8r32x1c" in asm
+    assert_builtin_names(asm)
+    assert 'LinkageAttributes "_Z36intel_sub_group_i8_i8_matrix_mad_k32Dv8_sDv8_iS0_" Import' in asm
+    assert "intel_sub_group_2d_block_read_8b_8r32x1c" in asm
     ours = spirv_stats(asm)
-    theirs = spirv_stats(disassemble(upstream_route(_lowered(name), distribute="upstream").binary))
-    assert ours == theirs and ours["dpas"] == 4
+    theirs_asm = disassemble(upstream_route(_lowered(name), distribute="upstream").binary)
+    assert_builtin_names(theirs_asm)
+    assert "_Z36intel_sub_group_i8_i8_matrix_mad_k32Dv8_sDv8_iS0_" in theirs_asm
+    assert ours == spirv_stats(theirs_asm) and ours["dpas"] == 4
+
+
+def test_builtin_names_corrected_in_llvm_ir():
+    """correct_builtin_names renames declarations and calls of what LLVM 22 misspells, leaves right names
+    (and longer names they prefix) alone, and drops a wrong declaration whose right name is declared."""
+    ll = ("declare spir_func i32 @_Z16get_sub_group_id() #0\n"
+          "declare spir_func <8 x i32> @_Z36intel_sub_group_s8_s8_matrix_mad_k32Dv8_sDv8_iS0_(<8 x i16>, <8 x i32>, "
+          "<8 x i32>) #1\n"
+          "define spir_kernel void @k() {\n"
+          "  %a = call spir_func i32 @_Z16get_sub_group_id() #0\n"
+          "  %b = call spir_func <8 x i32> @_Z36intel_sub_group_s8_s8_matrix_mad_k32Dv8_sDv8_iS0_(<8 x i16> %x, "
+          "<8 x i32> %y, <8 x i32> %z) #1\n"
+          "  %c = call spir_func i32 @_Z16get_sub_group_idv() #0\n}")
+    out = correct_builtin_names(ll)
+    assert "@_Z16get_sub_group_id(" not in out and out.count("@_Z16get_sub_group_idv(") == 3
+    assert "_s8_s8_" not in out and out.count("@_Z36intel_sub_group_i8_i8_matrix_mad_k32Dv8_sDv8_iS0_(") == 2
+    assert correct_builtin_names(out) == out
+    both = "declare spir_func i32 @_Z16get_sub_group_idv() #0\n" + ll
+    fixed = correct_builtin_names(both)
+    assert fixed.count("declare spir_func i32 @_Z16get_sub_group_idv()") == 1 and "@_Z16get_sub_group_id(" not in fixed
+    # unsigned 8-bit operands: OpenCL's ushort / uint vectors in the mangling
+    assert WRONG_TO_RIGHT["_Z36intel_sub_group_u8_u8_matrix_mad_k32Dv8_sDv8_iS0_"] == \
+        "_Z36intel_sub_group_u8_u8_matrix_mad_k32Dv8_tDv8_jDv8_i"
+
+
+@pytest.mark.parametrize("name", ["form:unaligned", "epilogue:bias_col_dynamic"])
+def test_lane_id_builtin_name(name):
+    """gpu.lane_id (the lane-level export's per-lane tables) is OpenCL's get_sub_group_local_id(void)."""
+    asm = disassemble(upstream_route(_lowered(name), distribute="xedialects").binary)
+    assert_builtin_names(asm)
+    assert 'LinkageAttributes "_Z22get_sub_group_local_idv" Import' in asm
 
 def _xe_opt(*args, env=None):
     return subprocess.run([sys.executable, os.path.join(ROOT, "tools", "xe-opt.py"), *args], capture_output=True,

@@ -1,8 +1,9 @@
 """Upstream's route from our VC-mode XeGPU to a SPIR-V binary: export (`export_upstream`), upstream
 mlir-opt passes down to the LLVM dialect (`DISTRIBUTE`, `UPSTREAM_PIPELINE`), mlir-translate, opt,
-the LLVM IR fix-ups (text.py), llvm-as, the Khronos translator llvm-spirv, spirv-val. Who distributes
-the subgroup to lanes (`distribute`): upstream's passes, or our xegpu-simt-distribute and the
-lane-level export (`export_upstream_lanes`), or ours when upstream's fail (auto, with a remark).
+the LLVM IR fix-ups (text.py; the builtin names LLVM 22 misspells: builtin_names.py), llvm-as, the
+Khronos translator llvm-spirv, spirv-val. Who distributes the subgroup to lanes (`distribute`):
+upstream's passes, or our xegpu-simt-distribute and the lane-level export (`export_upstream_lanes`),
+or ours when upstream's fail (auto, with a remark).
 Any failure is a DiagnosticError located at our kernel (gpu.func) with the tool's message."""
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from ...diagnostics import Diagnostic, DiagnosticError, at
 from ..xegpu_to_upstream import export_upstream
 from . import text as T
 from . import tools
+from .builtin_names import correct_builtin_names
 
 # what upstream's gpu-lower-to-xevm-pipeline runs for subgroup-level xegpu (LLVM 22), on the device
 # side only, in two mlir-opt runs: lane layouts, block-load optimisation (16-bit transposes as 32-bit
@@ -163,7 +165,7 @@ def _to_spirv(module_op, lowered: str) -> tuple[str, bytes]:
         opt = tools.run("opt", [f"-passes={OPT_PASSES}", "-S", "-"], ll).stdout
         if T.wide_vectors(opt):
             opt = tools.run("opt", [f"-passes={OPT_PASSES_SCALAR}", "-S", "-"], ll).stdout
-        fixed = T.intrinsics_to_opencl(T.strip_new_attributes(T.hoist_allocas(opt)))
+        fixed = correct_builtin_names(T.intrinsics_to_opencl(T.strip_new_attributes(T.hoist_allocas(opt))))
         step = "llvm-as"
         bc = tools.run("llvm-as", ["-", "-o", "-"], fixed, binary_out=True).stdout
         step = "llvm-spirv"
