@@ -19,6 +19,7 @@ import math
 from dataclasses import dataclass, field, fields
 
 from ...arch import ArchError, XeArch, canonical_type, elem_bytes, get_arch
+from ...passes.analysis.registers import GRF_MODES
 
 __all__ = ["PlanError", "GemmPlan", "plan_gemm", "validate_plan", "wg_map_rule_error", "OVERRIDABLE"]
 
@@ -43,7 +44,6 @@ _DERIVED = ("a_wg_map", "b_wg_map", "c_wg_map", "num_subgroups", "wg_size", "gri
             "dpas", "acc_type")
 GROUP_ORDERS = ("row_major", "swizzle")
 SPLIT_K_MODES = ("none", "atomic")
-GRF_MODES = ("default", "large")
 
 
 class PlanError(ValueError):

@@ -4,10 +4,11 @@ Per `gpu.func`, read from the IR without running it:
 * the K loop (the scf.for whose body issues the most DPAS) and, per K step: DPAS count, 2D block
   loads / stores / prefetches (plus scattered gathers / scatters / atomics), bytes loaded and the
   bytes loaded per DPAS;
-* an estimate of the registers of one subgroup: the largest set of simultaneously live vectors
-  (VC: the subgroup vector; SIMT: the work-item fragment x 16) and block descriptors (one GRF
-  each), each rounded up to whole GRFs, compared with the register file (128 GRFs, or 256 in
-  large-GRF mode) of the architecture table;
+* an estimate of the registers of one subgroup (registers.py: the largest set of simultaneously
+  live vectors and block descriptors, in whole GRFs), compared with the register file (128 GRFs,
+  or 256 in large-GRF mode) of the architecture table, and the kernel's GRF mode
+  (`registers.grf_mode`: the planner's `xe.grf_mode` or the estimate, the larger wins -- the mode
+  convert-xegpu-to-spirv records in the SPIR-V metadata; the performance model's occupancy uses it);
 * shared local memory (workgroup attributions and memref.alloc in address space 3) and named
   barriers (`xegpu.alloc_nbarrier`);
 * the global-memory bytes of one launch (kernel_bytes.py: every access of every subgroup over the
@@ -26,13 +27,11 @@ import sys
 
 from mlir import ir
 
-from ...arch import elem_bits, get_arch
+from ...arch import get_arch
 from ...xegpu.ops import AllocNbarrierOp
 from ..utils.ir_walk import functions, walk as _walk
 from ...core.memory_space import is_slm_memref
-
-SUBGROUP = 16  # default lanes when no arch is at hand; passes use arch.subgroup_size
-DESCRIPTOR_BYTES = 32  # a 2D block message header: base, surface width/height/pitch, offsets, block shape (8 DW)
+from .registers import GrfModeError, _bits, _is_simt, _vec, estimate_grfs, grf_mode
 
 
 def _sym(op):
@@ -40,21 +39,6 @@ def _sym(op):
         return ir.StringAttr(op.attributes["sym_name"]).value
     except (KeyError, ValueError):
         return "?"
-
-
-def _vec(t):
-    try:
-        v = t if isinstance(t, ir.VectorType) else ir.VectorType(t)
-    except (ValueError, TypeError):
-        return None
-    return tuple(v.shape), str(v.element_type)
-
-
-def _bits(elt):
-    try:
-        return elem_bits(elt)
-    except Exception:  # noqa: BLE001 - index / i1 and other non-table types
-        return {"i1": 8, "index": 64}.get(elt, 32)
 
 
 def _tdesc_block(t):
@@ -78,31 +62,6 @@ def _const_int(v):
     return None
 
 
-def _is_simt(func) -> bool:
-    return any(o.name.startswith("xegpu.") and o.name in _MODE_OPS and "mode" not in o.attributes
-               for o in _walk(func))
-
-
-_MODE_OPS = {"xegpu.create_nd_tdesc", "xegpu.load_nd", "xegpu.store_nd", "xegpu.prefetch_nd", "xegpu.dpas",
-             "xegpu.update_nd_offset", "xegpu.create_tdesc", "xegpu.load_gather", "xegpu.store_scatter"}
-
-
-def _value_bytes(v, simt: bool, grf_bytes: int, lanes: int = SUBGROUP) -> int:
-    """Register bytes of a value: vectors rounded up to whole GRFs, block descriptors one header."""
-    t = v.type
-    vi = _vec(t)
-    if vi is not None:
-        shape, elt = vi
-        n = math.prod(shape) if shape else 1
-        nbytes = n * _bits(elt) // 8 or 1
-        if simt:
-            nbytes *= lanes
-        return -(-nbytes // grf_bytes) * grf_bytes
-    if str(t).startswith("!xegpu.tensor_desc"):
-        return DESCRIPTOR_BYTES
-    return 0
-
-
 def _counts(block_ops):
     c = {}
     for op in block_ops:
@@ -113,83 +72,6 @@ def _counts(block_ops):
 def _direct_ops(loop):
     """Ops of a loop body, including nested non-loop regions (scf.if), excluding nested loops."""
     return list(_walk(loop, into=lambda op: op.name not in ("scf.for", "scf.while", "scf.parallel")))
-
-
-_VIEWS = ("vector.extract_strided_slice", "vector.shape_cast")
-
-
-class _Liveness:
-    """Peak simultaneously-live register bytes of a region tree (a linear scan per block)."""
-
-    def __init__(self, simt, grf_bytes, lanes=SUBGROUP):
-        self.simt = simt
-        self.grf_bytes = grf_bytes
-        self.lanes = lanes
-
-    def grfs(self, v):
-        """(bytes)"""
-        return _value_bytes(v, self.simt, self.grf_bytes, self.lanes)
-
-    def block_peak(self, block, live_in_grfs=0):
-        ops = [o.operation for o in block.operations]
-        pos = {}
-        for i, op in enumerate(ops):
-            pos[op] = i
-        last = {}
-        # values defined in this block (args and results) and their last use position in it
-        defs = [(a, -1) for a in block.arguments]
-        for i, op in enumerate(ops):
-            defs += [(r, i) for r in op.results]
-
-        def top_position(user):
-            # climb from a (possibly nested) user to the op of this block
-            o = user
-            while o is not None:
-                if o in pos:
-                    return pos[o]
-                parent = o.parent
-                o = parent.operation if parent is not None and hasattr(parent, "operation") else parent
-            return None
-
-        for v, d in defs:
-            lu = d
-            for use in v.uses:
-                u = use.owner
-                u = u.operation if hasattr(u, "operation") and not isinstance(u, ir.Operation) else u
-                p = top_position(u)
-                if p is not None and p > lu:
-                    lu = p
-            last[v] = [d, lu]
-        # register views: a slice / shape_cast aliases its source, which stays live as long as the view
-        cost = {}
-        for v, d in defs:
-            cost[v] = self.grfs(v)
-        for i in reversed(range(len(ops))):
-            op = ops[i]
-            if op.name in _VIEWS and op.operands and op.operands[0] in last:
-                r = op.results[0]
-                cost[r] = 0
-                src = last[op.operands[0]]
-                src[1] = max(src[1], last[r][1])
-        peak = 0
-        for i, op in enumerate(ops):
-            live = live_in_grfs
-            loop_inits = set()
-            if op.regions and op.name in ("scf.for", "scf.while"):
-                # init operands become the iter_args and the results are the yielded values:
-                # both are counted inside the loop body
-                loop_inits = {v for v in op.operands} or {None}
-            for v, (d, lu) in last.items():
-                if v in loop_inits and lu == i:
-                    continue   # becomes the loop's iter_arg (counted inside)
-                if d < i <= lu or (d == i and lu > i and not loop_inits):
-                    live += cost[v]
-            nested = 0
-            for region in op.regions:
-                for b in region.blocks:
-                    nested = max(nested, self.block_peak(b, 0))
-            peak = max(peak, live + nested)
-        return peak
 
 
 def _slm_bytes(func):
@@ -344,20 +226,19 @@ def _report_func(func, a) -> dict:
         nested = any(o.name == "scf.for" for o in _walk(best))
     else:
         nested = False
-    live = _Liveness(simt, a.grf_bytes, a.subgroup_size)
-    peak_bytes = live.block_peak(func.regions[0].blocks[0]) if func.regions[0].blocks else 0
-    grfs = -(-peak_bytes // a.grf_bytes)
-    if mode == "xetile":
-        grfs, fits, grf_mode = None, "not estimated for XeTile (run convert-xetile-to-xegpu first)", None
+    grfs = estimate_grfs(func, a)
+    decision = grf_mode(func, a, grfs)
+    if grfs is None:
+        fits, grf_limit = "not estimated for XeTile (run convert-xetile-to-xegpu first)", None
     elif grfs <= a.grf_count:
         fits = f"fits the {a.grf_count} GRFs of the default mode"
-        grf_mode = a.grf_count
+        grf_limit = a.grf_count
     elif grfs <= a.grf_count_large:
         fits = f"needs large-GRF mode ({a.grf_count_large} GRFs; {a.grf_count} are not enough)"
-        grf_mode = a.grf_count_large
+        grf_limit = a.grf_count_large
     else:
         fits = f"exceeds {a.grf_count_large} GRFs even in large-GRF mode: expect spills"
-        grf_mode = None
+        grf_limit = None
     slm, slm_types = _slm_bytes(func)
     nbar = 0
     for o in all_ops:
@@ -396,8 +277,11 @@ def _report_func(func, a) -> dict:
         "est_grfs": grfs,
         "est_register_bytes": grfs * a.grf_bytes if grfs is not None else None,
         "grf_bytes": a.grf_bytes,
-        "grf_limit": grf_mode,
+        "grf_limit": grf_limit,
         "grf_fit": fits,
+        "grf_mode": decision.mode,
+        "grf_count": decision.grf_count,
+        "grf_mode_planned": decision.planned,
         "slm_bytes": slm,
         "slm_buffers": slm_types,
         "named_barriers": nbar,
@@ -434,11 +318,15 @@ def format_report(reports) -> str:
             lines.append(f"  DPAS in kernel: {r['dpas_total']} ({kinds})")
         lines.append(f"  totals: block loads {r['block_loads_total']}, stores {r['block_stores_total']}, "
                      f"prefetches {r['block_prefetches_total']}")
+        mode = ""
+        if r["est_grfs"] is not None or r["grf_mode_planned"] is not None:
+            planned = f", planned {r['grf_mode_planned']}" if r["grf_mode_planned"] is not None else ""
+            mode = f"; kernel GRF mode: {r['grf_mode']} ({r['grf_count']} GRFs{planned})"
         if r["est_grfs"] is None:
-            lines.append(f"  registers: {r['grf_fit']}")
+            lines.append(f"  registers: {r['grf_fit']}{mode}")
         else:
             lines.append(f"  registers (estimate): {r['est_grfs']} GRFs x {r['grf_bytes']} B = "
-                         f"{r['est_register_bytes']} B per subgroup -- {r['grf_fit']}")
+                         f"{r['est_register_bytes']} B per subgroup -- {r['grf_fit']}{mode}")
         slm = f"{r['slm_bytes']} B" + (f" ({', '.join(r['slm_buffers'])})" if r["slm_buffers"] else "")
         lines.append(f"  SLM: {slm}   named barriers: {r['named_barriers']}   gpu.barrier: {r['barriers']}")
         if r.get("global_memory"):
@@ -464,7 +352,11 @@ def xe_kernel_report(module_op, options, ctx):
     except ArchError as e:
         ctx.error(module_op, str(e))
         return False
-    reports = kernel_report(module_op, arch)
+    try:
+        reports = kernel_report(module_op, arch)
+    except GrfModeError as e:
+        ctx.error(e.op, e.message)
+        return False
     as_json = bool(options.get("json", False)) if isinstance(options, dict) else False
     out = json.dumps(reports, indent=2) + "\n" if as_json else format_report(reports)
     sys.stdout.write(out)

@@ -210,7 +210,9 @@ def work_from_report(report: dict, launch: tuple | None = None, arch: XeArch | N
     (no L1 reuse); HBM traffic is the size of the kernel's memref arguments (each read or written
     once) when they fit in L2, else the L2 traffic. A kernel without DPAS (memory-bound) whose
     report has a launch-wide byte count (`global_memory`, kernel_bytes.py) uses those bytes: its
-    accesses (loads and stores, edges clipped) for L2, its HBM bytes for HBM."""
+    accesses (loads and stores, edges clipped) for L2, its HBM bytes for HBM. The GRF mode (threads
+    per Xe-core) is the report's `grf_mode`, the decision `registers.grf_mode` that also goes into
+    the SPIR-V metadata; `work_from_plan` takes the plan's, which the kernel carries as xe.grf_mode."""
     notes = []
     sgsz = 16
     if launch is not None:
@@ -262,7 +264,7 @@ def work_from_report(report: dict, launch: tuple | None = None, arch: XeArch | N
     return KernelWork(
         work_groups=wgs, subgroups_per_wg=sg, k_steps=steps, dpas_ops_per_step=dpas_ops,
         dpas_type=report.get("dpas_ab_type") or "bf16", vector_elems_per_sg=vec,
-        bytes_hbm=hbm, bytes_l2=total, large_grf=report.get("grf_limit") == 256,
+        bytes_hbm=hbm, bytes_l2=total, large_grf=report.get("grf_mode") == "large",
         slm_bytes_per_wg=slm_b, slm_traffic_per_wg=2 * slm_b if syncs else 0, sync_waits=syncs,
         prefetch_distance=1 if ps.get("block_prefetches") else 0, assumptions=tuple(notes))
 
