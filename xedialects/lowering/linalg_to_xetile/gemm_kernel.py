@@ -6,10 +6,13 @@ K steps ahead, `tile_mma` with the derived A/B/C maps, and a store (or, for spli
 add) of the C tile. Transposed operands are read through a `memref.transpose` view with
 `order = [0, 1]` tiles; unaligned sizes rely on the tiles' out-of-bounds semantics. The kernel
 arguments, the accumulator start (C, or a fused fill value) and the epilogue (fused element-wise
-ops and the stores) come from `gemm_epilogue.KernelIO`; every vector op carries C's `wg_map`.
+ops and the stores) come from `gemm_epilogue.KernelIO`; every vector op carries C's `wg_map`. The
+gpu.func carries the plan's register-file mode as `xe.grf_mode` ("default" | "large"), which
+convert-xegpu-to-spirv and xe-kernel-report read (passes/analysis/registers.py).
 """
 from __future__ import annotations
 
+from ...passes.analysis.registers import GRF_MODE_ATTR
 from . import local_kslice
 from .gemm_epilogue import KernelEnv, KernelIO
 from .linalg_match import MatmulSpec
@@ -72,7 +75,8 @@ def kernel_text(spec: MatmulSpec, plan, kernel_name: str, io: KernelIO | None = 
     tc = types.get("%C")
     sig = ", ".join(f"{n}: {t}" for n, t in io.params)
     w(f"  gpu.func @{kernel_name}({sig}) kernel attributes "
-      f"{{known_block_size = array<i32: {plan.num_subgroups * 16}, 1, 1>, xe.subgroup_size = 16 : i32}} {{")
+      f"{{known_block_size = array<i32: {plan.num_subgroups * 16}, 1, 1>, {GRF_MODE_ATTR} = \"{plan.grf_mode}\", "
+      f"xe.subgroup_size = 16 : i32}} {{")
     w("    %c0 = arith.constant 0 : index")
     w("    %c1 = arith.constant 1 : index")
     w("    %c2 = arith.constant 2 : index")

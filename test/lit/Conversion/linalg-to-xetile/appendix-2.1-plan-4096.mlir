@@ -1,6 +1,7 @@
 // The 4096^3 bf16 GEMM gets the plan of rfc-xetile.md appendix 2.1: 256x256 work-group tiles of
 // 8x4 subgroups owning 32x64 each, K step 32, cooperative prefetch on [32, 1] x [8, 32] (A) and
-// [4, 8] x [8, 32] (B) running 3 K steps ahead; 16x16 work-groups of 512 work-items.
+// [4, 8] x [8, 32] (B) running 3 K steps ahead; 16x16 work-groups of 512 work-items; the kernel
+// carries the plan's large register file (xe.grf_mode).
 // RUN: xe-opt %s --convert-linalg-to-xetile | FileCheck %s
 // RUN: xe-opt %s --xe-print-plan --convert-linalg-to-xetile -o %t 2>&1 | FileCheck %s --check-prefix=PLAN
 
@@ -9,7 +10,7 @@
 // CHECK-DAG:   %[[C512:.*]] = arith.constant 512 : index
 // CHECK:       gpu.launch_func @gemm_kernels::@gemm_0 blocks in (%[[C16]], %{{.*}}, %{{.*}}) threads in (%[[C512]], %{{.*}}, %{{.*}}) args(%{{.*}} : memref<4096x4096xbf16>, %{{.*}} : memref<4096x4096xbf16>, %{{.*}} : memref<4096x4096xf32>)
 // CHECK-NOT:   linalg.matmul
-// CHECK:       gpu.func @gemm_0({{.*}}) kernel attributes {known_block_size = array<i32: 512, 1, 1>, xe.subgroup_size = 16 : i32}
+// CHECK:       gpu.func @gemm_0({{.*}}) kernel attributes {known_block_size = array<i32: 512, 1, 1>, xe.grf_mode = "large", xe.subgroup_size = 16 : i32}
 // CHECK-DAG:   %[[KS:.*]] = arith.constant 32 : index
 // CHECK-DAG:   %[[WT:.*]] = arith.constant 256 : index
 // CHECK:       xetile.init_tile {{.*}} -> !xetile.tile<256x32xbf16, #xetile.tile_attr<wg_map = <sg_layout = [8, 4], sg_data = [32, 32]>>>
