@@ -65,6 +65,15 @@ def assert_builtin_names(asm):
             assert name.endswith("v"), name
 
 
+def bool_table_extracts(asm):
+    """OpVectorExtractDynamic lines whose vector is a constant vector of bool (IGC 2.40 crashes on them)."""
+    bool_t = set(re.findall(r"(%\w+) = OpTypeBool", asm))
+    bool_vec = {v for v, e in re.findall(r"(%\w+) = OpTypeVector (%\w+) \d+", asm) if e in bool_t}
+    consts = {c for c, t in re.findall(r"(%\w+) = OpConstant(?:Composite|Null) (%\w+)", asm) if t in bool_vec}
+    return [line for line in asm.splitlines()
+            if "OpVectorExtractDynamic" in line and line.split()[4] in consts]
+
+
 def _lowered(name):
     mod = xedialects.parse(EX.PROGRAMS[name].src, "case.mlir")
     run(mod, "builtin.module(xe-gemm-to-xegpu)")
@@ -105,6 +114,7 @@ def test_auto_falls_back_to_our_distribution(name):
     assert "distributed by xegpu-simt-distribute" in d.message
     asm = disassemble(r.binary)
     assert_builtin_names(asm)
+    assert not bool_table_extracts(asm)
     s = spirv_stats(asm)
     assert s["kernels"] == 1 and s["dpas"] > 0 and (s["loop_blocks"] == 0 or s["loop_dpas"] > 0)
     if "tf32" in name:
@@ -166,6 +176,32 @@ def test_builtin_names_corrected_in_llvm_ir():
     # unsigned 8-bit operands: OpenCL's ushort / uint vectors in the mangling
     assert WRONG_TO_RIGHT["_Z36intel_sub_group_u8_u8_matrix_mad_k32Dv8_sDv8_iS0_"] == \
         "_Z36intel_sub_group_u8_u8_matrix_mad_k32Dv8_tDv8_jDv8_i"
+
+
+@pytest.mark.parametrize("name", ["form:k_1", "form:tf32", "form:transposed_a"])
+def test_lane_tables_of_conditions_are_bytes(name):
+    """The lane-level export's choice tables (a `vector<16xi1>` constant read at gpu.lane_id) reach the
+    translator as i8 tables and a trunc: no OpVectorExtractDynamic of a constant bool vector, on which
+    IGC 2.40 crashes (docs/upstream-xegpu.md, "IGC and constant bool vectors")."""
+    r = upstream_route(_lowered(name), distribute="xedialects")
+    assert re.search(r"arith\.constant dense<\[(?:false|true)[^]]*\]> : vector<16xi1>", r.upstream)
+    assert re.search(r"\.byte = extractelement <16 x i8> <", r.llvm_ir)
+    assert not re.search(r"extractelement <\d+ x i1> <", r.llvm_ir)
+    asm = disassemble(r.binary)
+    assert not bool_table_extracts(asm) and "OpVectorExtractDynamic" in asm
+
+
+def test_bool_tables_as_bytes():
+    from xedialects.lowering.upstream_route.text import bool_tables_as_bytes
+
+    ll = ("  %i69 = extractelement <4 x i1> <i1 false, i1 true, i1 poison, i1 true>, i64 %i67\n"
+          "  %x = extractelement <4 x i1> %v, i64 %i67\n"
+          "  %y = extractelement <4 x i32> <i32 0, i32 1, i32 2, i32 3>, i64 %i67")
+    assert bool_tables_as_bytes(ll).split("\n") == [
+        "  %i69.byte = extractelement <4 x i8> <i8 0, i8 1, i8 0, i8 1>, i64 %i67",
+        "  %i69 = trunc i8 %i69.byte to i1",
+        "  %x = extractelement <4 x i1> %v, i64 %i67",
+        "  %y = extractelement <4 x i32> <i32 0, i32 1, i32 2, i32 3>, i64 %i67"]
 
 
 @pytest.mark.parametrize("name", ["form:unaligned", "epilogue:bias_col_dynamic"])

@@ -165,7 +165,8 @@ def _to_spirv(module_op, lowered: str) -> tuple[str, bytes]:
         opt = tools.run("opt", [f"-passes={OPT_PASSES}", "-S", "-"], ll).stdout
         if T.wide_vectors(opt):
             opt = tools.run("opt", [f"-passes={OPT_PASSES_SCALAR}", "-S", "-"], ll).stdout
-        fixed = correct_builtin_names(T.intrinsics_to_opencl(T.strip_new_attributes(T.hoist_allocas(opt))))
+        fixed = T.intrinsics_to_opencl(T.strip_new_attributes(T.hoist_allocas(opt)))
+        fixed = T.bool_tables_as_bytes(correct_builtin_names(fixed))
         step = "llvm-as"
         bc = tools.run("llvm-as", ["-", "-o", "-"], fixed, binary_out=True).stdout
         step = "llvm-spirv"

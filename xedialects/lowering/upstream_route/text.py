@@ -1,6 +1,6 @@
 """Text steps of the route between tools: the device module out of upstream's lowered MLIR (the
 bodies of its gpu.modules, LLVM dialect), and the LLVM IR fix-ups the SPIR-V translator needs
-(allocas in the entry block, no vector wider than 16 elements)."""
+(allocas in the entry block, no vector wider than 16 elements) and IGC needs (no lane table of i1)."""
 from __future__ import annotations
 
 import re
@@ -133,6 +133,27 @@ _NEW_ATTRIBUTES = re.compile(r" (?:nocreateundeforpoison|dead_on_return|captures
 def strip_new_attributes(ll: str) -> str:
     """Drop function / parameter attributes newer than the translator's LLVM (hints only)."""
     return _NEW_ATTRIBUTES.sub("", ll)
+
+
+# `%x = extractelement <16 x i1> <i1 false, ..., i1 true>, i64 %lane`: a lane table of conditions
+_BOOL_TABLE = re.compile(r"^(\s*)(%[\w.$-]+) = extractelement <(\d+) x i1> "
+                         r"<((?:i1 (?:true|false|poison|undef)(?:, )?)+)>, (i\d+ [%\w.$-]+)\s*$", re.M)
+
+
+def bool_tables_as_bytes(ll: str) -> str:
+    """Each element taken at a run-time index from a constant vector of i1 (the lane-level export's
+    choice tables, `vector.extract %tbl[%lane]` of a `vector<16xi1>` constant) taken from the same
+    table as i8 and truncated to i1. IGC 2.40 crashes (SIGSEGV, pvc and bmg) on the SPIR-V of the
+    former, an OpVectorExtractDynamic of an OpConstantComposite of bool; the i8 table and the trunc
+    (OpVectorExtractDynamic of uchar, OpINotEqual) compile. Same values; runs after opt, so nothing
+    folds it back (poison / undef elements become 0; docs/upstream-xegpu.md, "IGC and constant bool
+    vectors")."""
+    def sub(m):
+        indent, name, n, elems, index = m.groups()
+        ints = ", ".join("i8 1" if e.strip() == "i1 true" else "i8 0" for e in elems.split(","))
+        return (f"{indent}{name}.byte = extractelement <{n} x i8> <{ints}>, {index}\n"
+                f"{indent}{name} = trunc i8 {name}.byte to i1")
+    return _BOOL_TABLE.sub(sub, ll)
 
 
 def wide_vectors(ll: str) -> list[int]:
