@@ -2,7 +2,7 @@
 # The project's one test command (used by the README and by CI): lit tests, then pytest.
 # Runs both even if the first fails; exits non-zero if either fails. Ends with one line that
 # names every skipped test's reason (only the `run` extra may be left out: Intel's OpenCL CPU
-# runtime); with XE_NO_SKIPS=1 (CI) any skip or unsupported test is a failure.
+# runtime; and IGC where apt-get cannot install it); with XE_NO_SKIPS=1 (CI) any skip or unsupported test is a failure.
 # Uses the Python found first on PATH (activate the venv first) or $PYTHON.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -11,6 +11,12 @@ PY="${PYTHON:-$(command -v python || command -v python3)}"
 status=0
 log="$(mktemp -d)"
 trap 'rm -rf "$log"' EXIT
+
+# Intel's GPU compiler (IGC, ocloc) for the tests that compile to machine code: installed into the user
+# cache from the project's own installer (docs/igc.md); where it cannot be (no apt-get), those tests skip
+# with the reason, and XE_NO_SKIPS=1 makes that a failure.
+echo "== IGC (xe-opt --install-igc)"
+"$PY" -m xedialects.tools.xe_opt --install-igc || echo "scripts/test.sh: IGC could not be installed; its tests will skip"
 
 echo "== lit test/lit"
 "$PY" -c 'import sys; from lit.main import main; sys.argv[0] = "lit"; sys.exit(main())' -sv test/lit \

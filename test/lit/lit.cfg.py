@@ -73,3 +73,20 @@ except Exception:  # noqa: BLE001 - the tests that need it are then UNSUPPORTED
 finally:
     if sys.path and sys.path[0] == ROOT:
         sys.path.pop(0)
+
+# Intel's GPU compiler (IGC / ocloc, installed by scripts/test.sh with `xe-opt --install-igc`) for tests that
+# compile SPIR-V to machine code: `REQUIRES: igc`.
+try:
+    sys.path.insert(0, ROOT)
+    from xedialects.runtime.igc import igc_available
+
+    if igc_available():
+        config.available_features.add("igc")
+    for var in ("XE_IGC_HOME", "XE_OCLOC", "XDG_CACHE_HOME"):
+        if var in os.environ:
+            config.environment[var] = os.environ[var]
+except Exception:  # noqa: BLE001 - the tests that need it are then UNSUPPORTED
+    pass
+finally:
+    if sys.path and sys.path[0] == ROOT:
+        sys.path.pop(0)

@@ -4,8 +4,9 @@ What is read (docs/igc.md "Reading the ISA report"):
 * header comments: `//.kernel NAME`, `//.thread_config numGRF=N`, `//.spill size BYTES`, `//.instCount`;
 * instructions: every line that is not a comment, a label or blank; a DPAS is `dpas.*`, a 2D block load
   `load_block2d` with a register destination, a 2D block prefetch `load_block2d` into `null`, a store
-  `store_block2d`; other LSC messages (`load.*`, `store.*`, `atomic*`) count as scattered messages; a
-  scratch message is any message to scratch space (spill traffic);
+  `store_block2d`; a scratch message is any message to scratch space (spill traffic: PVC's
+  `send ... scratch`, an LSC message on the scratch surface `ss[...]` on Xe2); other LSC messages
+  (`load.*`, `store.*`, `atomic*`) count as scattered messages;
 * the K loop: IGC prints each basic block as `// Bnnn: Preds:{...},  Succs:{...}`; a successor with a
   lower number than its block is a back edge, and the blocks from its target to its source are a loop.
   The K loop is the loop with the most DPAS (the innermost of those with that many); its counts are
@@ -46,10 +47,10 @@ class Counts:
                 self.block_loads += 1
         elif op.startswith("store_block2d"):
             self.block_stores += 1
+        elif _is_scratch(op, line):
+            self.scratch_messages += 1
         elif op.split(".")[0] in ("load", "store", "atomic", "load_block", "store_block"):
             self.scattered_messages += 1
-        if op.startswith(("send", "load", "store")) and "scratch" in line:
-            self.scratch_messages += 1
         if op.split(".")[0] in ("jmpi", "goto", "join", "brd", "brc", "while", "if", "else", "endif", "call", "ret"):
             self.branches += 1
 
@@ -83,6 +84,12 @@ class KernelIsa:
             if d[key] is not None:
                 d[key]["non_dpas_per_dpas"] = getattr(self, key).non_dpas_per_dpas
         return d
+
+
+def _is_scratch(op: str, line: str) -> bool:
+    """A message to scratch space: PVC's `send ... scratch block` or an LSC message on the scratch surface
+    (`ss[...]`, Xe2's spill and fill)."""
+    return op.startswith(("send", "load", "store")) and ("scratch" in line or bool(re.search(r"\bss\[", line)))
 
 
 def opcode(line: str) -> str:
