@@ -12,8 +12,13 @@ For every `gpu.module` the pass
 3. puts the resulting `spirv.module @__spv__<name>` first into the original gpu.module, whose
    kernels and the host's gpu.launch_func stay as they were (the host side remains a meaningful,
    simulatable program; the SPIR-V module is what a runtime loads). The kernel ABI (argument
-   kinds, work-group size, ...) is attached to the spirv.module as `xe.kernel_abi` (JSON per
-   kernel) for `spirv_export`.
+   kinds, work-group size, GRF mode, ...) is attached to the spirv.module as `xe.kernel_abi` (JSON
+   per kernel) for `spirv_export`.
+
+The GRF mode of a kernel (target pvc) is decided here, once, on the XeGPU kernel before it is
+lowered (`kernel_grf_mode`: the planner's `xe.grf_mode` on the gpu.func or the register estimate
+of passes/analysis/registers.py, the larger wins); the export makes "large" a build option of the
+module (docs/spirv.md). Portable kernels record "default".
 
 Target environments (docs/spirv.md): `portable` uses only what Intel's OpenCL CPU runtime
 supports (SPIR-V <= 1.4, subgroup shuffles, float atomics, 16-lane subgroups); `pvc` adds the
@@ -29,6 +34,7 @@ import re
 from mlir import ir, passmanager
 
 from ...arch import ArchError, XeArch, get_arch
+from ...passes.analysis.registers import GRF_MODE_ATTR, GrfModeError, grf_mode
 from ...passes.registry import Option, register_pass, register_pipeline
 from .spirv_lanes import LoweringError
 from .kernel_lowering import KernelLowering
@@ -90,6 +96,17 @@ class _Declarations:
         return sym
 
 
+def kernel_grf_mode(func, target: str, hw: XeArch) -> tuple[str, int | None]:
+    """(GRF mode, GRFs per subgroup) a kernel's ABI records. Target pvc: `registers.grf_mode` on the
+    XeGPU kernel (the planner's `xe.grf_mode` or the register estimate, the larger wins; the
+    export turns "large" into the module's build option). Portable SPIR-V runs on any OpenCL
+    device (a CPU here): "default", no register count."""
+    if target != "pvc":
+        return "default", None
+    g = grf_mode(func, hw)
+    return g.mode, g.grf_count
+
+
 def convert_gpu_module(gm, target: str, ctx, arch: XeArch | str = "pvc") -> bool:
     """Convert one gpu.module for `target` and the hardware table `arch` (resolved once by the
     pass); returns False after reporting errors on `ctx`."""
@@ -121,8 +138,17 @@ def convert_gpu_module(gm, target: str, ctx, arch: XeArch | str = "pvc") -> bool
             ok = False
             continue
         try:
+            grf = kernel_grf_mode(f, target, hw)
+        except GrfModeError as e:
+            ctx.error(e.op, e.message)
+            ok = False
+            continue
+        if GRF_MODE_ATTR in f.attributes:
+            del f.attributes[GRF_MODE_ATTR]      # recorded in the ABI; not a SPIR-V attribute
+        try:
             with f.location:
                 _new, info = KernelLowering(f, target, declare, surface).run()
+            info.grf_mode, info.grf_count = grf
             infos.append(info)
         except LoweringError as e:
             ctx.error(e.op if e.op is not None else f, e.message)

@@ -71,11 +71,13 @@ class KernelInfo:
     slm_bytes: int = 0
     named_barriers: int = 0
     builtins: list = field(default_factory=list)
+    grf_mode: str = "default"             # register file IGC must give it: "default" | "large"
+    grf_count: int | None = None          # GRFs per subgroup in that mode (arch table; None: portable)
 
     def to_json(self) -> dict:
         return {"name": self.name, "args": self.args, "workgroup_size": self.workgroup_size,
                 "subgroup_size": self.subgroup_size, "slm_bytes": self.slm_bytes,
-                "named_barriers": self.named_barriers}
+                "named_barriers": self.named_barriers, "grf_mode": self.grf_mode, "grf_count": self.grf_count}
 
 
 def i64_type():

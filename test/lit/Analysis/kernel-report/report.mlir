@@ -51,7 +51,7 @@
 // BLOCKED-NEXT:      DPAS: 32
 // BLOCKED-NEXT:      2D block loads: 6   stores: 0   prefetches: 0
 // BLOCKED-NEXT:      bytes loaded: 6144   per DPAS: 192.0   prefetched: 0
-// BLOCKED:         registers (estimate): {{2[0-9][0-9]}} GRFs {{.*}} -- needs large-GRF mode (256 GRFs; 128 are not enough)
+// BLOCKED:         registers (estimate): {{2[0-9][0-9]}} GRFs {{.*}} -- needs large-GRF mode (256 GRFs; 128 are not enough); kernel GRF mode: large (256 GRFs)
 
 gpu.module @k {
   gpu.func @gemm(%A: memref<64x64xbf16>, %B: memref<64x64xbf16>, %C: memref<64x64xf32>, %m: index, %n: index) kernel {
