@@ -149,11 +149,17 @@ def _known_block_size(func):
         return None
 
 
-def kernel_report(module, arch="pvc") -> list[dict]:
-    """One dict per gpu.func of `module` (ir.Module or operation)."""
+def kernel_report(module, arch="pvc", isa: bool = False) -> list[dict]:
+    """One dict per gpu.func of `module` (ir.Module or operation). With `isa`, each kernel's row of IGC's
+    machine code (isa_report.py) is its "isa" entry and the performance model uses it."""
     a = get_arch(arch)
     op = module.operation if hasattr(module, "operation") else module
     reports = []
+    isa_rows = {}
+    if isa:
+        from .isa_report import isa_reports
+
+        isa_rows = isa_reports(op, a)
     from .kernel_bytes import format_bytes, kernel_bytes
     from .perf_model import format_prediction, launches, predict, work_from_report
 
@@ -162,6 +168,8 @@ def kernel_report(module, arch="pvc") -> list[dict]:
                 if o.name == "gpu.launch_func"}
     for func in functions(op, kinds=("gpu.func",)):
         r = _report_func(func, a)
+        if r["kernel"] in isa_rows:
+            r["isa"] = isa_rows[r["kernel"]]
         if r["mode"] in ("vc", "simt"):
             gm = kernel_bytes(func, grids.get(r["kernel"]), a, r["kernel"] in launched)
             r["global_memory"] = dict(gm, lines=format_bytes(gm, a))
@@ -329,6 +337,10 @@ def format_report(reports) -> str:
                          f"{r['est_register_bytes']} B per subgroup -- {r['grf_fit']}{mode}")
         slm = f"{r['slm_bytes']} B" + (f" ({', '.join(r['slm_buffers'])})" if r["slm_buffers"] else "")
         lines.append(f"  SLM: {slm}   named barriers: {r['named_barriers']}   gpu.barrier: {r['barriers']}")
+        if r.get("isa"):
+            from .isa_report import isa_lines
+
+            lines += isa_lines(r["isa"])
         if r.get("global_memory"):
             lines += r["global_memory"]["lines"]
         if r.get("perf"):
@@ -343,7 +355,10 @@ from ..registry import Option, register_pass  # noqa: E402
                "Print a static report per gpu.func (DPAS and block IO per K step, registers, SLM, barriers, "
                "global-memory bytes and bandwidth bound, performance model)",
                options=[Option("arch", str, "pvc", "target architecture"),
-                        Option("json", bool, False, "print JSON instead of text")])
+                        Option("json", bool, False, "print JSON instead of text"),
+                        Option("isa", bool, False, "also compile the kernels with IGC for the arch's device "
+                               "(pvc SPIR-V, the metadata's build options) and report the machine code: GRF mode, "
+                               "spill, instructions, DPAS, block messages, the K loop (docs/igc.md)")])
 def xe_kernel_report(module_op, options, ctx):
     from ...arch import ArchError
 
@@ -352,10 +367,21 @@ def xe_kernel_report(module_op, options, ctx):
     except ArchError as e:
         ctx.error(module_op, str(e))
         return False
+    from ...diagnostics import DiagnosticError
+    from ...runtime.igc import IgcError
+
+    isa = bool(options.get("isa", False)) if isinstance(options, dict) else False
     try:
-        reports = kernel_report(module_op, arch)
+        reports = kernel_report(module_op, arch, isa=isa)
     except GrfModeError as e:
         ctx.error(e.op, e.message)
+        return False
+    except DiagnosticError as e:
+        for d in e.diagnostics:
+            ctx.emit(d)
+        return False
+    except IgcError as e:
+        ctx.error(module_op, f"xe-kernel-report{{isa=true}}: {e}")
         return False
     as_json = bool(options.get("json", False)) if isinstance(options, dict) else False
     out = json.dumps(reports, indent=2) + "\n" if as_json else format_report(reports)

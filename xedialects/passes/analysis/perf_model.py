@@ -10,7 +10,10 @@ from a GEMM plan (`work_from_plan`, tile reuse known) or from the IR counts of `
 
     t_xmx     = ceil(WG / cores) x ops_WG / (xmx_ops_per_clk x clock x xmx_efficiency x util)
     t_vector  = ceil(WG / cores) x elems_WG / (vector_ops_per_clk(f32) x clock)
-    t_compute = t_xmx + t_vector
+    t_issue   = ceil(WG / cores) x subgroups x ISA instructions per subgroup / (vector engines x clock)
+                (with IGC's machine code, xe-kernel-report{isa=true}: one instruction per clock per engine)
+    t_compute = max(t_xmx, t_issue) + t_vector
+    (IGC's spill traffic: scratch messages x 256 B added to the L2 bytes)
     t_hbm     = bytes_hbm / (hbm_gbs_per_stack x stacks)
     t_l2      = bytes_l2 / (l2_gbs_per_stack x stacks)
     t_latency = waves x (k_steps x latency / (prefetch_distance + 1) + latency) / clock
@@ -32,6 +35,11 @@ TAIL_WAVE_EFFICIENCY = 0.8   # policy: a compute-bound kernel losing > 20 % to i
 # SLM bandwidth of one Xe-core when the arch table has no `slm_bytes_per_clk` fact:
 # [MODEL] assumed one 64-byte line read or written per clock per Xe-core (no public figure found)
 SLM_BYTES_PER_CLK = 64
+# [MODEL] a vector engine issues one instruction of one of its threads per clock (the issue term of IGC's
+# machine code); a scratch message of IGC's spill code moves 4 GRFs = 256 B (PVC `send ... scratch block
+# x8` of 4 registers, Xe2 `store.ugm.d32x64t` on ss[]: as IGC 2.40 emits them)
+ISSUE_PER_CLK = 1
+SCRATCH_MESSAGE_BYTES = 256
 
 
 @dataclass(frozen=True)
@@ -51,6 +59,7 @@ class KernelWork:
     slm_traffic_per_wg: int = 0       # bytes one work-group stores to + loads from SLM (local k-slice reduce)
     sync_waits: int = 0               # barrier + SLM round trips after the K loop (each ~ one memory latency)
     prefetch_distance: int = 0
+    isa_instructions_per_sg: int = 0  # IGC's machine code: instructions one subgroup issues (0: not compiled)
     flops: int | None = None          # useful operations (2MNK); default: all DPAS operations
     assumptions: tuple[str, ...] = ()
 
@@ -106,17 +115,18 @@ def predict(arch: XeArch, work: KernelWork, stacks: int | None = None) -> Predic
     ops_wg = work.dpas_ops_per_step * work.k_steps * sg
     t_xmx = per_core * ops_wg / (xmx * clock * eff * util) if ops_wg else 0.0
     t_vec = per_core * work.vector_elems_per_sg * sg / (vec * clock)
+    t_issue = per_core * work.isa_instructions_per_sg * sg / (arch.vector_engines_per_core * ISSUE_PER_CLK * clock)
     slm_fact = getattr(pf, "slm_bytes_per_clk", None)
     slm_bpc = slm_fact.value if slm_fact is not None else SLM_BYTES_PER_CLK
     t_slm = per_core * work.slm_traffic_per_wg / (slm_bpc * clock)
     terms = {
-        "compute": t_xmx + t_vec + t_slm,
+        "compute": (max(t_xmx, t_issue) if work.isa_instructions_per_sg else t_xmx) + t_vec + t_slm,
         "hbm": work.bytes_hbm / hbm_bw,
         "l2": work.bytes_l2 / l2_bw,
         "latency": waves * (work.k_steps * lat / (work.prefetch_distance + 1) + lat * (1 + work.sync_waits))
         / clock,
     }
-    terms_detail = dict(terms, xmx=t_xmx, vector=t_vec, slm=t_slm)
+    terms_detail = dict(terms, xmx=t_xmx, vector=t_vec, slm=t_slm, issue=t_issue)
     key = max(terms, key=terms.get)
     bound = {"compute": "compute", "hbm": "HBM", "l2": "L2", "latency": "latency"}[key]
     if key == "compute" and wave_eff < TAIL_WAVE_EFFICIENCY:
@@ -261,12 +271,40 @@ def work_from_report(report: dict, launch: tuple | None = None, arch: XeArch | N
     if slm_b and syncs:
         notes.append(f"SLM: {slm_b} B per work-group stored and loaded once; each of the {syncs} barrier(s) "
                      "costs one memory latency")
-    return KernelWork(
+    work = KernelWork(
         work_groups=wgs, subgroups_per_wg=sg, k_steps=steps, dpas_ops_per_step=dpas_ops,
         dpas_type=report.get("dpas_ab_type") or "bf16", vector_elems_per_sg=vec,
         bytes_hbm=hbm, bytes_l2=total, large_grf=report.get("grf_mode") == "large",
         slm_bytes_per_wg=slm_b, slm_traffic_per_wg=2 * slm_b if syncs else 0, sync_waits=syncs,
         prefetch_distance=1 if ps.get("block_prefetches") else 0, assumptions=tuple(notes))
+    return _with_isa(work, report.get("isa"), ps.get("dpas", 0), trips)
+
+
+def _with_isa(work: KernelWork, isa: dict | None, step_dpas: int, trips: int) -> KernelWork:
+    """`work` with IGC's machine code (an `isa_report` row): the instructions one subgroup issues (the K
+    loop's per K step times the trips, plus the rest; the whole kernel when IGC unrolled every loop) and
+    the spill traffic (scratch messages) as L2 bytes. Unchanged without a row."""
+    from dataclasses import replace
+
+    if not isa:
+        return work
+    total, loop = isa["total"], isa["k_loop"]
+    if loop and loop["dpas"] and step_dpas and trips:
+        per_step = loop["dpas"] / step_dpas                  # K steps in one iteration of IGC's loop
+        iters = trips / per_step
+        instructions = (total["instructions"] - loop["instructions"]) + loop["instructions"] * iters
+        scratch = (total["scratch_messages"] - loop["scratch_messages"]) + loop["scratch_messages"] * iters
+        how = (f"IGC's K loop: {loop['instructions']} instructions per iteration ({per_step:g} K step(s)), "
+               f"{iters:g} iterations")
+    else:
+        instructions, scratch = total["instructions"], total["scratch_messages"]
+        how = f"IGC's machine code: {total['instructions']} instructions, no loop kept"
+    spill = int(scratch * SCRATCH_MESSAGE_BYTES) * work.subgroups_per_wg * work.work_groups
+    notes = [f"issue: {how}; one instruction per clock per vector engine"]
+    if spill:
+        notes.append(f"spill: {scratch:g} scratch messages per subgroup x {SCRATCH_MESSAGE_BYTES} B added to L2 bytes")
+    return replace(work, isa_instructions_per_sg=int(round(instructions)), bytes_l2=work.bytes_l2 + spill,
+                   assumptions=work.assumptions + tuple(notes))
 
 
 def launches(module) -> dict:
@@ -304,7 +342,8 @@ def format_prediction(p: Prediction, constants: bool = True) -> list[str]:
     tr = p.terms
     lines = [
         f"  model: predicted {_t(p.time_s)}, {p.tflops:.2f} TFLOP/s, bound: {p.bound}",
-        f"    terms: compute {_t(tr['compute'])} (XMX {_t(tr['xmx'])} + vector {_t(tr['vector'])}"
+        f"    terms: compute {_t(tr['compute'])} (XMX {_t(tr['xmx'])}"
+        + (f" | issue {_t(tr['issue'])}" if tr.get('issue') else "") + f" + vector {_t(tr['vector'])}"
         + (f" + SLM {_t(tr['slm'])}" if tr.get('slm') else "") + "), "
         f"HBM {_t(tr['hbm'])}, L2 {_t(tr['l2'])}, latency {_t(tr['latency'])}",
         f"    occupancy: {p.xe_cores} Xe-cores, {p.wg_per_core} WG/Xe-core ({p.grf_mode} GRF), "
