@@ -23,7 +23,9 @@ records (`"arch"`, e.g. bmg after `xe-gemm-to-spirv{arch=bmg}`; pvc when it name
 
 The build runs in a worker process within a time limit (`opencl_build`; 120 s unless
 `XE_OPENCL_BUILD_TIMEOUT` or `build_timeout=` says otherwise) and a compiler that takes longer is
-stopped with a `BuildTimeout` naming the kernels.
+stopped with a `BuildTimeout` naming the kernels. It gets the metadata's `build_options` as far as
+the device takes them (`opencl_build.device_build_options`: the large register file only on an
+Intel GPU; a CPU build drops it).
 
 `Program` and `Launcher.run` also work without a module: a SPIR-V binary, its metadata and numpy
 arrays (see test/python/test_opencl_backend.py).
@@ -41,7 +43,7 @@ from ..sim.memory import MemRef, row_major_strides
 from ..sim.trace import LaunchRecord
 from ..sim.typeinfo import DYN, parse_type, scalar_dtype
 from . import pvc_emulation
-from .opencl_build import BuildTimeout, build_program
+from .opencl_build import BuildTimeout, build_program, device_build_options
 from .opencl_env import OpenCLError, OpenCLUnavailable, Runtime, load
 from .spirv_check import BadSpirv, check_binary
 
@@ -87,7 +89,9 @@ class Program:
                               f"not define (entry points: {', '.join(self.info.entry_points)})")
         t0 = time.perf_counter()
         link = (pvc_emulation.source(), pvc_emulation.options(self.arch)) if self.emulated else None
-        self.program = build_program(runtime, bytes(binary), self.info.entry_points, timeout=build_timeout, link=link)
+        self.build_options = device_build_options(self.meta, runtime.device)
+        self.program = build_program(runtime, bytes(binary), self.info.entry_points, timeout=build_timeout,
+                                     options=self.build_options, link=link)
         self.build_seconds = time.perf_counter() - t0
         self._cl_kernels = {}
 

@@ -19,6 +19,10 @@ linked (clCompileProgram + clLinkProgram; the pvc emulation library, `pvc_emulat
 under the same limit.
 `prestart()` starts the worker in the background (xe-run does while it parses and lowers), so its
 start-up (~0.2 s: Python, pyopencl, the runtime) overlaps other work.
+
+`device_build_options(meta, device)` is the one rule for which of the SPIR-V metadata's
+`build_options` a device's build gets: IGC's `-ze-*` options (the large register file) only on an
+Intel GPU; Intel's OpenCL CPU compiler rejects them (INVALID_BUILD_OPTIONS).
 """
 from __future__ import annotations
 
@@ -36,8 +40,8 @@ from pathlib import Path
 
 from .opencl_env import OpenCLError
 
-__all__ = ["BuildTimeout", "DEFAULT_TIMEOUT", "TIMEOUT_ENV", "build_program", "build_timeout", "prestart",
-           "stop_worker", "worker_pid"]
+__all__ = ["BuildTimeout", "DEFAULT_TIMEOUT", "TIMEOUT_ENV", "build_program", "build_timeout", "device_build_options",
+           "prestart", "stop_worker", "worker_pid"]
 
 DEFAULT_TIMEOUT = 120.0
 TIMEOUT_ENV = "XE_OPENCL_BUILD_TIMEOUT"
@@ -47,8 +51,26 @@ HOW_TO_CHANGE = (f"raise the limit with {TIMEOUT_ENV}=SECONDS or xe-run --build-
                  "(0: no limit)")
 
 
+GPU_ONLY_OPTION_PREFIX = "-ze-"     # IGC's (Level Zero / Intel GPU compiler) options
+INTEL_VENDOR_ID = 0x8086           # PCI vendor id of Intel (CL_DEVICE_VENDOR_ID)
+
+
 class BuildTimeout(OpenCLError):
     """The OpenCL compiler did not finish within the limit (it was stopped)."""
+
+
+def device_build_options(meta: dict, device) -> str:
+    """The options `device` is built with: the SPIR-V metadata's `build_options` (spirv_export:
+    e.g. "-ze-opt-large-register-file" when a kernel needs the large register file). Options
+    starting with "-ze-" are IGC's, for Intel GPUs only: they are dropped for any other device --
+    Intel's OpenCL CPU runtime rejects them (clBuildProgram / clCompileProgram fail with
+    INVALID_BUILD_OPTIONS / INVALID_COMPILER_OPTIONS, "Unrecognized build options"), and a CPU has
+    no GRF modes to choose. Every other option is kept."""
+    options = str((meta or {}).get("build_options") or "").split()
+    import pyopencl as cl   # the device exists, so the runtime is loaded
+
+    intel_gpu = bool(device.type & cl.device_type.GPU) and device.vendor_id == INTEL_VENDOR_ID
+    return " ".join(o for o in options if intel_gpu or not o.startswith(GPU_ONLY_OPTION_PREFIX))
 
 
 def build_timeout(value=None) -> float:
