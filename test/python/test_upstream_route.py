@@ -4,6 +4,7 @@ validated by spirv-val. With upstream's own distribution (distribute=upstream) s
 error whose reason is pinned here; the default (auto) takes those through our xegpu-simt-distribute
 and the lane-level export, with a remark (docs/upstream-xegpu.md). Also the registered names in
 xe-opt and the SPIR-V statistics."""
+import functools
 import os
 import re
 import subprocess
@@ -16,12 +17,14 @@ from xedialects.diagnostics import DiagnosticError
 from xedialects.lowering.upstream_route import disassemble, spirv_stats, upstream_route
 from xedialects.lowering.upstream_route.builtin_names import WRONG_TO_RIGHT, correct_builtin_names
 from xedialects.passes import run
+from xedialects.runtime.igc import compile_spirv, device_for_arch, igc_available
 
 sys.path.insert(0, os.path.dirname(__file__))
 import test_upstream_export as EX  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 GEMM = os.path.join(ROOT, "examples", "gemm_bf16.mlir")
+needs_igc = pytest.mark.skipif(not igc_available(), reason="IGC not installed (xe-opt --install-igc)")
 
 # programs that reach a spirv-val-clean binary with upstream's own distribution
 ROUTE_OK = {"form:plain", "form:transposed_b", "form:generic", "form:batch", "form:dynamic", "form:dynamic_aligned",
@@ -74,6 +77,12 @@ def bool_table_extracts(asm):
             if "OpVectorExtractDynamic" in line and line.split()[4] in consts]
 
 
+@functools.lru_cache(maxsize=None)
+def _route(name):
+    """The default route's result for a program (made once: the IGC tests reuse it)."""
+    return upstream_route(_lowered(name))
+
+
 def _lowered(name):
     mod = xedialects.parse(EX.PROGRAMS[name].src, "case.mlir")
     run(mod, "builtin.module(xe-gemm-to-xegpu)")
@@ -83,7 +92,7 @@ def _lowered(name):
 @pytest.mark.parametrize("name", sorted(ROUTE_OK))
 def test_route_reaches_valid_spirv(name):
     """Binary validated by spirv-val inside the route; the kernel's DPAS and 2D block IO are there."""
-    r = upstream_route(_lowered(name))
+    r = _route(name)
     assert r.binary[:4] == b"\x03\x02\x23\x07"  # SPIR-V magic, little endian
     asm = disassemble(r.binary)
     assert_builtin_names(asm)
@@ -107,7 +116,7 @@ def test_auto_falls_back_to_our_distribution(name):
     """distribute=auto: upstream's failure becomes a remark at the kernel; our xegpu-simt-distribute and
     the lane-level export give a spirv-val-clean binary with the DPAS builtins (tf32 for the tf32
     programs), and block IO where the kernel has it (the unaligned GEMMs gather and scatter only)."""
-    r = upstream_route(_lowered(name))
+    r = _route(name)
     assert r.distributed_by == "xedialects" and len(r.remarks) == 1
     d = r.remarks[0]
     assert d.severity == "remark" and d.line is not None and ROUTE_LEFT[name] in d.message, d.message
@@ -125,6 +134,18 @@ def test_auto_falls_back_to_our_distribution(name):
         assert "xevm.mma" in r.upstream and "a = tf32, b = tf32" in r.upstream
     else:  # the gathers as per-lane scattered loads
         assert "xegpu.load " in r.upstream
+
+
+@needs_igc
+@pytest.mark.parametrize("arch", ["pvc", "bmg"])
+@pytest.mark.parametrize("name", sorted(EX.PROGRAMS))
+def test_route_binary_builds_and_links_on_igc(name, arch):
+    """IGC compiles every route binary for the device, imports nothing undefined (builtin names LLVM 22
+    misspells are corrected, builtin_names.py) and does not crash (bool tables, text.bool_tables_as_bytes);
+    every DPAS builtin became hardware DPAS."""
+    build = compile_spirv(_route(name).binary, device_for_arch(arch))
+    assert build.undefined == []
+    assert [k.total.dpas > 0 for k in build.kernels.values() if not k.kernel.startswith("Intel_Symbol")] == [True]
 
 
 def test_xedialects_distribution_on_an_aligned_gemm():
