@@ -25,6 +25,7 @@ from .toolchain import IgcError, Toolchain, find_toolchain
 from .zebin import ZebinError, undefined_symbols
 
 DEFAULT_TIMEOUT = 300.0
+IGC_PSEUDO_KERNEL = "Intel_Symbol_Table_Void_Program"   # IGC's holder of a module's symbol table, no kernel
 
 
 @dataclass
@@ -113,6 +114,8 @@ def compile_spirv(spirv: bytes, device: str, options: str = "", *, kernels=None,
             with open(path, encoding="utf-8", errors="replace") as f:
                 text = f.read()
             isa = parse_asm(text, int(m.group(1)) if m else None)
+            if isa.kernel == IGC_PSEUDO_KERNEL:
+                continue
             prev = build.kernels.get(isa.kernel)
             if prev is None or (isa.simd or 0) > (prev.simd or 0):
                 build.kernels[isa.kernel] = isa
