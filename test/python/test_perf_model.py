@@ -112,3 +112,35 @@ def test_memory_bound_report_uses_launch_bytes():
     gemm = dict(rep, dpas_ops_total=4096, k_loop=True, k_trips=4, per_k_step={"bytes_loaded": 1024, "dpas_ops": 1024})
     w = work_from_report(gemm, ((1, 1, 1), (16, 1, 1)), PVC)
     assert (w.bytes_l2, w.bytes_hbm) == (4096, 84000)
+
+
+def _isa_row(loop_instructions, loop_dpas=32, scratch=0):
+    total = {"instructions": 500, "dpas": loop_dpas, "scratch_messages": scratch}
+    loop = {"instructions": loop_instructions, "dpas": loop_dpas, "scratch_messages": scratch}
+    return {"total": total, "k_loop": loop}
+
+
+def test_isa_issue_term_and_spill_traffic():
+    """With IGC's machine code the compute term is the larger of XMX and instruction issue (one per clock
+    per vector engine); scratch messages add 256 B each to the L2 bytes; both are stated."""
+    from xedialects.passes.analysis.perf_model import SCRATCH_MESSAGE_BYTES, _with_isa
+
+    pvc = get_arch("pvc")
+    base = KernelWork(work_groups=256, subgroups_per_wg=32, k_steps=128, dpas_ops_per_step=32 * 2 * 8 * 16 * 16,
+                      large_grf=True, bytes_l2=10**9)
+    tight = _with_isa(base, _isa_row(73), 32, 128)
+    assert tight.isa_instructions_per_sg == (500 - 73) + 73 * 128
+    p = predict(pvc, tight)
+    assert p.terms["issue"] < p.terms["xmx"] and p.terms["compute"] == pytest.approx(p.terms["xmx"] + p.terms["vector"]
+                                                                                      + p.terms["slm"])
+    assert any(a.startswith("issue: IGC's K loop: 73 instructions") for a in p.assumptions)
+    # 7,570 instructions per K step (a guarded dynamic loop): issue-bound, and its spill costs L2 bytes
+    slow = _with_isa(base, _isa_row(7570, scratch=258), 32, 128)
+    q = predict(pvc, slow)
+    assert q.terms["issue"] > q.terms["xmx"] and q.terms["compute"] >= q.terms["issue"]
+    assert slow.bytes_l2 - base.bytes_l2 == 258 * 128 * SCRATCH_MESSAGE_BYTES * 32 * 256
+    # IGC unrolled the loop twice: its iteration holds two K steps
+    two = _with_isa(base, _isa_row(146, loop_dpas=64), 32, 128)
+    assert two.isa_instructions_per_sg == (500 - 146) + 146 * 64
+    # no row: the IR's model
+    assert _with_isa(base, None, 32, 128) is base

@@ -843,7 +843,13 @@ def run(argv: list[str]) -> int:
             version = metadata.version("xedialects")
         except metadata.PackageNotFoundError:
             version = "(not installed)"
-        _write_stdout(f"{PROG} {version} (xedialects; MLIR Python bindings 22)\n")
+        from ..runtime.igc import IgcError, find_toolchain
+
+        try:
+            igc = find_toolchain().describe()
+        except IgcError:
+            igc = "not installed (xe-opt --install-igc)"
+        _write_stdout(f"{PROG} {version} (xedialects; MLIR Python bindings 22)\nIGC: {igc}\n")
         return 0
     if "list-passes" in args.flags:
         _write_stdout(list_passes_text())
