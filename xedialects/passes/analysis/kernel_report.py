@@ -31,7 +31,8 @@ from ...arch import get_arch
 from ...xegpu.ops import AllocNbarrierOp
 from ..utils.ir_walk import functions, walk as _walk
 from ...core.memory_space import is_slm_memref
-from .registers import GrfModeError, _bits, _is_simt, _vec, estimate_grfs, grf_mode
+from ...core.typeinfo import vector_info as _vec
+from .registers import GrfModeError, _bits, _is_simt, estimate_grfs, grf_mode
 
 
 def _sym(op):

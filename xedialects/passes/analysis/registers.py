@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from mlir import ir
 
 from ...arch import XeArch, elem_bits
+from ...core.typeinfo import vector_info
 from ..utils.ir_walk import walk as _walk
 
 __all__ = ["GRF_MODE_ATTR", "GRF_MODES", "GrfMode", "GrfModeError", "estimate_grfs", "grf_mode",
@@ -38,14 +39,6 @@ class GrfModeError(ValueError):
         super().__init__(message)
         self.op = op
         self.message = message
-
-
-def _vec(t):
-    try:
-        v = t if isinstance(t, ir.VectorType) else ir.VectorType(t)
-    except (ValueError, TypeError):
-        return None
-    return tuple(v.shape), str(v.element_type)
 
 
 def _bits(elt):
@@ -67,7 +60,7 @@ _MODE_OPS = {"xegpu.create_nd_tdesc", "xegpu.load_nd", "xegpu.store_nd", "xegpu.
 def _value_bytes(v, simt: bool, grf_bytes: int, lanes: int = SUBGROUP) -> int:
     """Register bytes of a value: vectors rounded up to whole GRFs, block descriptors one header."""
     t = v.type
-    vi = _vec(t)
+    vi = vector_info(t)
     if vi is not None:
         shape, elt = vi
         n = math.prod(shape) if shape else 1
