@@ -159,7 +159,8 @@ def test_output_file_not_written_on_failure(tmp_path, capfd, args):
 def test_output_file_unwritable(tmp_path, capfd):
     f = write(tmp_path, "f.mlir", FUNC)
     code, out, err = xe_opt(capfd, f, "-o", tmp_path / "no" / "such" / "dir.mlir")
-    assert code == 1 and err.startswith("xe-opt: error: cannot open output file")
+    assert code == 1 and err.startswith("xe-opt: error: cannot write output file")
+    assert "no such directory" in err
 
 
 # ---- garbage inputs: one clear error line, exit 1, no traceback ------------------------------

@@ -66,12 +66,12 @@ def draw_kernels(module, plans: dict) -> dict[str, str]:
 
 
 def write_drawings(drawings: dict[str, str], out_dir: str) -> list[str]:
-    """Write the SVGs into out_dir (created if needed); returns their paths. OSError on failure."""
+    """Write the SVGs into out_dir (created if needed), all or none of them; returns their paths.
+    OSError when the folder cannot be made, output_files.OutputError (naming the file) when a file
+    cannot be written."""
+    from ..output_files import write_all
+
     os.makedirs(out_dir, exist_ok=True)
-    paths = []
-    for name, text in drawings.items():
-        path = os.path.join(out_dir, name)
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(text)
-        paths.append(path)
+    paths = [os.path.join(out_dir, name) for name in drawings]
+    write_all(list(zip(paths, drawings.values())))
     return paths

@@ -709,11 +709,17 @@ def _export_kind(a):
 def write_route_output(path: str, binary: bytes) -> None:
     """A binary without metadata at `path`: upstream's route's SPIR-V (not runnable by xe-run), or IGC's
     device binary."""
+    _write_files([(path, binary)])
+
+
+def _write_files(files) -> None:
+    """Every output file or none (output_files.write_all); a failure is a UsageError naming the file."""
+    from ..output_files import OutputError, write_all
+
     try:
-        with open(path, "wb") as f:
-            f.write(binary)
-    except OSError as e:
-        raise UsageError(f"cannot open output file '{path}': {e.strerror or e}") from None
+        write_all(files)
+    except OutputError as e:
+        raise UsageError(str(e)) from None
 
 
 def _verifier(text, name, mode):
@@ -752,10 +758,15 @@ def _plan_recording(args):
 def write_drawings(out_dir: str, drawings: dict) -> None:
     from ..draw import write_drawings as write
 
+    from ..output_files import OutputError
+
     try:
-        write(drawings, out_dir)
+        paths = write(drawings, out_dir)
+    except OutputError as e:
+        raise UsageError(f"--xe-draw: {e}") from None
     except OSError as e:
         raise UsageError(f"cannot write the --xe-draw pictures to '{out_dir}': {e.strerror or e}") from None
+    print(f"{PROG}: --xe-draw wrote {', '.join(paths)}", file=sys.stderr)
 
 
 def _is_upstream_pass(name: str, ctx) -> bool:
@@ -793,11 +804,7 @@ def write_output(path: str | None, text: str) -> None:
     if not path or path == "-":
         _write_stdout(text)
         return
-    try:
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(text)
-    except OSError as e:
-        raise UsageError(f"cannot open output file '{path}': {e.strerror or e}") from None
+    _write_files([(path, text)])
 
 
 def write_spirv_output(path: str, binary: bytes, meta: dict) -> None:
@@ -806,14 +813,7 @@ def write_spirv_output(path: str, binary: bytes, meta: dict) -> None:
 
     from ..lowering.xegpu_to_spirv.spirv_export import sidecar_path
 
-    try:
-        with open(path, "wb") as f:
-            f.write(binary)
-        with open(sidecar_path(path), "w", encoding="utf-8") as f:
-            json.dump(meta, f, indent=2, sort_keys=True)
-            f.write("\n")
-    except OSError as e:
-        raise UsageError(f"cannot open output file '{path}': {e.strerror or e}") from None
+    _write_files([(path, binary), (sidecar_path(path), json.dumps(meta, indent=2, sort_keys=True) + "\n")])
 
 
 def install_igc() -> int:

@@ -61,7 +61,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--dims", action="append", metavar="SIZES",
                    help="shapes of dynamic memref arguments and values of size arguments for random inputs: "
                    "ARG=200x96 or NAME=200 (then ARG=NAMEx96), comma-separated; see below")
-    p.add_argument("--output", help="write every buffer after the run to this .npz file")
+    p.add_argument("--output", help="write every buffer after the run to this .npz file (exactly this path; "
+                   "only when the run, and --check, succeed)")
     p.add_argument("--draw", metavar="DIR", help="write SVG pictures of each GEMM kernel's plan to DIR (as "
                    "xe-opt --xe-draw; needs a --pipeline that lowers the GEMM to XeGPU)")
     p.add_argument("--check", action="store_true", help="compare with the CPU result of the original program")
@@ -325,6 +326,14 @@ def run(argv=None) -> int:
         print("xe-run: error: --sample-groups samples the simulator's work-groups; use it with --backend sim",
               file=sys.stderr)
         return 1
+    if args.output:
+        from ..output_files import OutputError, check_writable
+
+        try:
+            check_writable(args.output)          # before the run, not after it
+        except OutputError as e:
+            print(f"xe-run: error: --output: {e}", file=sys.stderr)
+            return 1
     from ..sim import progress
 
     progress.configure(not args.quiet)
@@ -439,15 +448,13 @@ def run(argv=None) -> int:
             print(f"xe-run: error: {e}", file=sys.stderr)
             return 1
     ret_labels = [f"result{i}" for i in range(len(result.returns))]
-    if args.output:
-        np.savez(args.output, **{lab: np.asarray(b) for lab, b in zip(labels + ret_labels,
-                                                                     list(result.buffers) + list(result.returns))})
+    arrays = {lab: np.asarray(b) for lab, b in zip(labels + ret_labels, list(result.buffers) + list(result.returns))}
     if args.backend == "sim":   # the other backends print their own summaries
         if args.trace and result.trace is not None:
             print(result.trace.summary())
         print(f"simulated @{entry} in {result.seconds:.3f} s")
     if reference is None:
-        return 0 if agree else 1
+        return _write_output(args.output, arrays, 0 if agree else 1)
     ok_all = agree
     checks = [c for c in zip(labels, result.buffers, reference, types) if c[3].kind == "memref"]
     checks += list(zip(ret_labels, result.returns, ref_returns, ret_types))
@@ -474,7 +481,26 @@ def run(argv=None) -> int:
         count = "" if masks is None else f" ({got.size} of {m.size} elements)"
         print(f"  {lab}: max abs error {mx:.3g}, max rel error {rel:.3g}{count}  {'ok' if ok else 'MISMATCH'}")
     print("PASS" if ok_all else "FAIL")
-    return 0 if ok_all else 1
+    return _write_output(args.output, arrays, 0 if ok_all else 1)
+
+
+def _write_output(path, arrays: dict, status: int) -> int:
+    """--output: the buffers as an .npz file at exactly `path`, written only when the run succeeded
+    (`status` 0); the status, 1 when the file cannot be written."""
+    if not path or status != 0:
+        return status
+    import io
+
+    from ..output_files import OutputError, write_all
+
+    buf = io.BytesIO()
+    np.savez(buf, **arrays)
+    try:
+        write_all([(path, buf.getvalue())])
+    except OutputError as e:
+        print(f"xe-run: error: --output: {e}", file=sys.stderr)
+        return 1
+    return 0
 
 
 def _launches_kernels(module, entry: str) -> bool:
@@ -492,10 +518,14 @@ def _launches_kernels(module, entry: str) -> bool:
 def _draw(module, plans, out_dir) -> bool:
     """--draw: write the plan pictures; True (after printing why) when that fails."""
     from ..draw import DrawError, draw_kernels, write_drawings
+    from ..output_files import OutputError
 
     try:
         write_drawings(draw_kernels(module, plans), out_dir)
     except DrawError as e:
+        print(f"xe-run: error: --draw: {e}", file=sys.stderr)
+        return True
+    except OutputError as e:
         print(f"xe-run: error: --draw: {e}", file=sys.stderr)
         return True
     except OSError as e:
