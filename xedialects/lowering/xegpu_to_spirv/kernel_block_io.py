@@ -18,6 +18,7 @@ from mlir.dialects import arith, scf
 
 from ...xegpu.attributes import TensorDescType
 from . import spirv_builtins as bi
+from .kernel_dpas import feeds_tf32_dpas_a_only
 from .kernel_values import (CROSS_WORKGROUP_PTR, MemArg, NdDesc, NdPlan, is_slm_ptr, mixed_indices, operand_groups,
                             static_int, vector_shape)
 from .spirv_lanes import DVal, LoweringError, bits_of, storage_type
@@ -101,7 +102,8 @@ class BlockIOLowering:
         f = max(1, 32 // bits_of(elt)) if vnni is not None else 1
         rows, cols = self.load_coords(shape, vnni, transpose, f)
         if self.intel_builtins and not is_slm_ptr(d.plan.ptr):
-            blk = bi.block_read(bits_of(elt), d.plan.block[0], d.plan.block[1], vnni is not None, transpose)
+            blk = bi.block_read(bits_of(elt), d.plan.block[0], d.plan.block[1], vnni is not None, transpose,
+                                dpas_a=bits_of(elt) == 32 and feeds_tf32_dpas_a_only(op.results[0]))
             ok = self.surface_check(d) if blk is not None else False
             if ok is not False:
                 return [self.block_read(d, blk, shape, rows, cols, ok)]

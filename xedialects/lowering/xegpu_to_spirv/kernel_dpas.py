@@ -205,6 +205,27 @@ class DpasLowering:
         return ir.Operation.create("spirv.CompositeConstruct", results=[vt], operands=vals).results[0]
 
 
+def feeds_tf32_dpas_a_only(v) -> bool:
+    """Whether every use of the vector `v` (through `vector.extract_strided_slice`s) is the A
+    operand of an `xegpu.dpas` on 32-bit floats (tf32). Such a vector is best loaded in that
+    DPAS's A layout (`spirv_builtins.block_read(dpas_a=True)`): no lane moves before the DPAS."""
+    seen = 0
+    work = [v]
+    while work:
+        x = work.pop()
+        for use in x.uses:
+            user = use.owner
+            user = user.operation if hasattr(user, "operation") else user
+            if user.name == "vector.extract_strided_slice":
+                work.append(user.results[0])
+            elif user.name == "xegpu.dpas" and use.operand_number == 0 and \
+                    elt_name(user.operands[0].type) in ("f32", "tf32"):
+                seen += 1
+            else:
+                return False
+    return seen > 0
+
+
 def _is_constant(v) -> bool:
     """Whether a lowered value is a constant (arith.constant or spirv.Constant)."""
     o = owner_op(v)

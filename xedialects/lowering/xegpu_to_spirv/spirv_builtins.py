@@ -222,8 +222,16 @@ class Block2D:
         return cc, blk * self.rows + r, 0 * r
 
 
-def block_read(bits: int, h: int, w: int, vnni: bool, transpose: bool) -> Block2D | None:
-    """The read builtin for an h x w memory block, or None when no builtin covers it."""
+def block_read(bits: int, h: int, w: int, vnni: bool, transpose: bool, dpas_a: bool = False) -> Block2D | None:
+    """The read builtin for an h x w memory block, or None when no builtin covers it.
+
+    `dpas_a`: the block is only read as A operands of tf32 DPAS (K = 8). A 32-bit block 16 wide
+    is then read as two 8-wide blocks side by side (`32b_<h>r8x2c`, still one message): an 8-wide
+    32-bit block puts rows 2i and 2i+1 in lanes 0-7 and 8-15 of value i, exactly the A layout of
+    `intel_sub_group_tf32_tf32_matrix_mad_k8` (`dpas_a_lane`), where the 16-wide read puts a
+    column on each lane (one shuffle + select per A register to rearrange)."""
+    if dpas_a and bits == 32 and not vnni and not transpose and w in (8, 16) and h in _ROWS and h >= 2:
+        return Block2D("read", 32, h, 8, w // 8)
     if transpose:
         if bits == 32 and not vnni and (h, w) == (16, 8):
             return Block2D("transpose", 32, 16, 8, 1)

@@ -28,9 +28,10 @@ def block_builtins() -> list[bi.Block2D]:
             for w in (8, 16, 32, 64, 128):
                 for vnni in (False, True):
                     for tr in (False, True):
-                        b = bi.block_read(bits, h, w, vnni, tr)
-                        if b is not None:
-                            out[b.name] = b
+                        for dpas_a in (False, True):
+                            b = bi.block_read(bits, h, w, vnni, tr, dpas_a)
+                            if b is not None:
+                                out[b.name] = b
                 b = bi.block_write(bits, h, w)
                 if b is not None:
                     out[b.name] = b
