@@ -54,14 +54,15 @@ def _overrides(options) -> dict:
                 o[key] = tuple(int(x) for x in text.lower().split("x"))
             except ValueError:
                 raise ValueError(f"option {opt}: expected two sizes like {example}, got '{text}'") from None
-    if (get("k-step") or 0) > 0:
-        o["k_step"] = get("k-step")
-    if (get("prefetch-distance") if get("prefetch-distance") is not None else -1) >= 0:
-        o["prefetch_distance"] = get("prefetch-distance")
-    if (get("k-slices") or 0) > 0:
-        o["k_slices"] = get("k-slices")
-    if (get("local-k-slices") or 0) > 0:
-        o["local_k_slices"] = get("local-k-slices")
+    for opt, key, planner in (("k-step", "k_step", 0), ("prefetch-distance", "prefetch_distance", -1),
+                              ("k-slices", "k_slices", 0), ("local-k-slices", "local_k_slices", 0)):
+        value = get(opt)
+        if value is None or value == planner:
+            continue
+        if value < 0:
+            raise ValueError(f"option {opt}: expected {'>= 0' if planner < 0 else '> 0'} ({planner}: the planner "
+                             f"chooses), got {value}")
+        o[key] = value
     return o
 
 

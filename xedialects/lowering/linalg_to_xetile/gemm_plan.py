@@ -33,6 +33,7 @@ MIN_WG_TILE = (32, 64)            # smallest general tile when shrinking for occ
 SPLIT_K_MIN_WG_TILE = (128, 128)  # keep big tiles when K slicing provides the parallelism
 # at least one subgroup per vector engine of an Xe-core: hw.vector_engines_per_core (arch table)
 DEFAULT_PREFETCH_DISTANCE = 3     # appendix 2.1: prefetch tiles start 3 K steps ahead
+MAX_PREFETCH_DISTANCE = 64        # policy: prefetches ahead of a K loop whose trip count is unknown (each one unrolled)
 MIN_K_STEPS_PER_SLICE = 16        # split-K: amortize prologue, prefetch warm-up and atomics
 TALL_K_RATIO = 4                  # split-K only when K >= 4 x max(M, N)
 DYNAMIC_SIZE = 4096               # planning size for dynamic dimensions
@@ -552,6 +553,9 @@ def plan_gemm(M, N, K, a_type, b_type, c_type, *, arch="pvc", batch=1, transpose
     base_wg = n_wg(wg)
     if "k_slices" in ov:
         slices = _int(ov["k_slices"], "k_slices", 1)
+        if k is not None and slices > _cdiv(PK, ks):
+            raise PlanError(f"override k_slices {slices} exceeds the {_cdiv(PK, ks)} K steps of K = {PK} with k_step "
+                            f"{ks}: every slice needs at least one K step")
         why(f"k_slices {slices}: override")
     elif forced_split == "atomic":
         slices = 2
@@ -593,7 +597,12 @@ def plan_gemm(M, N, K, a_type, b_type, c_type, *, arch="pvc", batch=1, transpose
     # -- prefetch ------------------------------------------------------------------------------
     steps = _cdiv(_cdiv(_cdiv(PK, ks), slices), lk)
     if "prefetch_distance" in ov:
-        dist = _int(ov["prefetch_distance"], "prefetch_distance")
+        dist = _int(ov["prefetch_distance"], "prefetch_distance", 0)
+        limit = steps if k is not None else MAX_PREFETCH_DISTANCE
+        if dist > limit:
+            raise PlanError(f"override prefetch_distance {dist} exceeds the {limit} K steps of a work-group's loop"
+                            if k is not None else f"override prefetch_distance {dist} exceeds {limit} K steps (K is "
+                            "dynamic; the prefetches ahead are unrolled before the loop)")
         why(f"prefetch_distance {dist}: override")
     else:
         dist = min(DEFAULT_PREFETCH_DISTANCE, steps)
