@@ -322,3 +322,17 @@ def test_check_of_a_host_that_launches_kernels_is_a_clear_error(xe_run):
     assert "launches GPU kernels itself (gpu.launch_func)" in err and "-e host --entry-point-result=void" in err
     rc, out, err = xe_run(LAUNCHING_HOST, "--entry", "host")                 # without --check it runs
     assert rc == 0, err
+
+
+def test_usage_errors_exit_1_and_kernel_options_with_e_are_named(capsys, tmp_path):
+    """xe-run's command-line errors exit 1 as xe-opt's do (argparse's own status is 2); kernel-mode
+    options in whole-program mode are 'not supported with -e', not 'unrecognized arguments'."""
+    from xedialects.tools.xe_run import main
+
+    assert main(["x.mlir", "--no-such-option"]) == 1
+    assert "xe-run: error: unrecognized arguments: --no-such-option" in capsys.readouterr().err
+    assert main([]) == 1 and "required: input" in capsys.readouterr().err
+    assert main(["x.mlir", "-e", "main", "--check", "--output=o.npz", "--sample-groups", "2"]) == 1
+    err = capsys.readouterr().err
+    assert "--check, --output, --sample-groups are not supported with -e" in err and "unrecognized" not in err
+    assert not (tmp_path / "o.npz").exists()

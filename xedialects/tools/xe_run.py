@@ -50,7 +50,9 @@ and for @f(%A: memref<?x8xf32>, %n: index): --dims n=100,A=nx8 (n = 100, A is 10
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="xe-run", description=__doc__.split("\n\n")[0], epilog=DIMS_HELP,
+    from .arg_parser import ArgParser
+
+    p = ArgParser(prog="xe-run", description=__doc__.split("\n\n")[0], epilog=DIMS_HELP,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("input", help="input .mlir file ('-' for stdin)")
     p.add_argument("--entry", help="host function to run (default: the only host function)")
@@ -536,12 +538,15 @@ def _draw(module, plans, out_dir) -> bool:
 
 def main(argv=None) -> int:
     from . import xe_run_program
+    from .arg_parser import UsageExit
 
     argv = sys.argv[1:] if argv is None else list(argv)
     try:
         if xe_run_program.wants(argv):          # whole program, as mlir-runner
-            return xe_run_program.run(argv)
+            return xe_run_program.run(argv, _parser().option_names())
         return run(argv)
+    except UsageExit:                           # printed by the parser
+        return 1
     except DiagnosticError as e:
         sys.stdout.flush()                      # a whole program's output comes before its error
         for d in e.diagnostics:

@@ -23,7 +23,9 @@ def wants(argv) -> bool:
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="xe-run", description=__doc__.split("\n\n")[0])
+    from .arg_parser import ArgParser
+
+    p = ArgParser(prog="xe-run", description=__doc__.split("\n\n")[0])
     p.add_argument("input", help="input .mlir file ('-' for stdin)")
     p.add_argument("-e", "--entry-function", dest="entry", default="main", help="function to run (default main)")
     p.add_argument("--entry-point-result", default="void", help="the entry's result type: only 'void'")
@@ -66,7 +68,25 @@ def _shared_libs(values) -> list[str]:
     return keep
 
 
-def run(argv) -> int:
+def unsupported_options(argv, kernel_options: set[str]) -> list[str]:
+    """Options of xe-run's kernel mode (`kernel_options`) on a whole-program command line: each is an
+    error ('not supported with -e') rather than argparse's 'unrecognized arguments'."""
+    own = _parser().option_names()
+    found = []
+    for a in argv:
+        name = a.split("=", 1)[0]
+        if name.startswith("-") and name in kernel_options and name not in own and name not in found:
+            found.append(name)
+    return found
+
+
+def run(argv, kernel_options: set[str] = frozenset()) -> int:
+    bad = unsupported_options(argv, kernel_options)
+    if bad:
+        print(f"xe-run: error: {', '.join(bad)} {'is' if len(bad) == 1 else 'are'} not supported with -e (whole-program "
+              "mode runs the program's own host code: it makes its inputs and checks its results itself)",
+              file=sys.stderr)
+        return 1
     args = _parser().parse_args(argv)
     from ..sim import progress
     from ..sim.parallel import default_jobs
