@@ -207,8 +207,9 @@ class DpasLowering:
 
 def feeds_tf32_dpas_a_only(v) -> bool:
     """Whether every use of the vector `v` (through `vector.extract_strided_slice`s) is the A
-    operand of an `xegpu.dpas` on 32-bit floats (tf32). Such a vector is best loaded in that
-    DPAS's A layout (`spirv_builtins.block_read(dpas_a=True)`): no lane moves before the DPAS."""
+    operand of an `xegpu.dpas` on 32-bit floats (tf32) that the k8 builtin computes (A M x 8,
+    result M x 16, M a multiple of 4: pieces of 8 / 4 rows). Such a vector is best loaded in that
+    builtin's A layout (`spirv_builtins.block_read(dpas_a=True)`): no lane moves before the DPAS."""
     seen = 0
     work = [v]
     while work:
@@ -218,12 +219,18 @@ def feeds_tf32_dpas_a_only(v) -> bool:
             user = user.operation if hasattr(user, "operation") else user
             if user.name == "vector.extract_strided_slice":
                 work.append(user.results[0])
-            elif user.name == "xegpu.dpas" and use.operand_number == 0 and \
-                    elt_name(user.operands[0].type) in ("f32", "tf32"):
+            elif user.name == "xegpu.dpas" and use.operand_number == 0 and _tf32_builtin_dpas(user):
                 seen += 1
             else:
                 return False
     return seen > 0
+
+
+def _tf32_builtin_dpas(op) -> bool:
+    """Whether `op` (an xegpu.dpas) is a tf32 DPAS the k8 builtin computes."""
+    a, r = vector_shape(op.operands[0].type), vector_shape(op.results[0].type)
+    return (elt_name(op.operands[0].type) in ("f32", "tf32") and len(a) == 2 and a[1] == 8
+            and r[1] == 16 and r[0] == a[0] and r[0] % 4 == 0)
 
 
 def _is_constant(v) -> bool:

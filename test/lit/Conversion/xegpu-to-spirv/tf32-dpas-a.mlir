@@ -23,6 +23,12 @@
 // CHECK:       spirv.FunctionCall @__builtin_intel_sub_group_2d_block_read_32b_16r16x1c(
 // CHECK:       spirv.GroupNonUniformShuffle
 // CHECK:       spirv.FunctionCall @__builtin_intel_sub_group_tf32_tf32_matrix_mad_k8(
+
+// M = 2: no k8 builtin (the portable multiply-add, which wants a column per lane): the 16-wide read
+// CHECK-LABEL: spirv.func @small_m(
+// CHECK:       spirv.FunctionCall @__builtin_intel_sub_group_2d_block_read_32b_2r16x1c(
+// CHECK-NOT:   matrix_mad
+// CHECK:       spirv.Return
 module attributes {gpu.container_module} {
   gpu.module @k {
     gpu.func @a_only(%A: memref<16x16xtf32>, %B: memref<16x16xtf32>, %C: memref<16x16xf32>) kernel
@@ -60,6 +66,18 @@ module attributes {gpu.container_module} {
       %r0 = xegpu.dpas %a00, %vb {mode = vc} : vector<8x8xf32>, vector<8x16xf32> -> vector<8x16xf32>
       xegpu.store_nd %r0, %c0 {mode = vc} : vector<8x16xf32>, !xegpu.tensor_desc<8x16xf32>
       xegpu.store_nd %top, %c1 {mode = vc} : vector<8x16xf32>, !xegpu.tensor_desc<8x16xf32>
+      gpu.return
+    }
+    gpu.func @small_m(%A: memref<16x16xtf32>, %B: memref<16x16xtf32>, %C: memref<16x16xf32>) kernel
+        attributes {known_block_size = array<i32: 16, 1, 1>, xe.subgroup_size = 16 : i32} {
+      %a = xegpu.create_nd_tdesc %A[0, 0] {mode = vc} : memref<16x16xtf32> -> !xegpu.tensor_desc<2x16xtf32>
+      %b = xegpu.create_nd_tdesc %B[0, 0] {mode = vc} : memref<16x16xtf32> -> !xegpu.tensor_desc<8x16xtf32>
+      %c = xegpu.create_nd_tdesc %C[0, 0] {mode = vc} : memref<16x16xf32> -> !xegpu.tensor_desc<2x16xf32>
+      %va = xegpu.load_nd %a {mode = vc} : !xegpu.tensor_desc<2x16xtf32> -> vector<2x16xtf32>
+      %vb = xegpu.load_nd %b {mode = vc} : !xegpu.tensor_desc<8x16xtf32> -> vector<8x16xtf32>
+      %a0 = vector.extract_strided_slice %va {offsets = [0, 0], sizes = [2, 8], strides = [1, 1]} : vector<2x16xtf32> to vector<2x8xtf32>
+      %r = xegpu.dpas %a0, %vb {mode = vc} : vector<2x8xtf32>, vector<8x16xtf32> -> vector<2x16xf32>
+      xegpu.store_nd %r, %c {mode = vc} : vector<2x16xf32>, !xegpu.tensor_desc<2x16xf32>
       gpu.return
     }
   }
