@@ -3,9 +3,12 @@ emulation library (xedialects.runtime.pvc_emulation) linked: every input program
 test_linalg_lowering (FORMS, EPILOGUES, TENSORS) through `xe-gemm-to-spirv` (pvc), compared with
 upstream MLIR on the CPU; xe-run --backend both on a pvc pipeline.
 
-Dynamic surfaces get a run-time test of the 2D block surface rules around each block message and
-a per-lane fallback when it fails: one binary of a dynamic GEMM runs with a 64-byte-wide A surface
-(K = 32 bf16: the builtins) and a 48-byte-wide one (K = 24: the fallback), both match.
+Dynamic surfaces get a run-time test of the 2D block surface rules, once at the kernel entry when
+they come from its arguments (surface versioning: a fast copy with unguarded builtins, a slow copy
+with a test around each block message and a per-lane fallback when it fails): one binary of a
+dynamic GEMM runs with a 64-byte-wide A surface (K = 32 bf16: the builtins) and a 48-byte-wide one
+(K = 24: the fallback), both match; with either copy emptied, the dims of the other path no longer
+match, so each path ran.
 """
 import os
 import subprocess
@@ -60,6 +63,63 @@ def test_dynamic_surface_guard_takes_builtin_or_fallback(k):
     program = program_for_module(m, RT)
     assert program.emulated
     assert_opencl_matches_cpu(f"k={k}", case, m, program)
+
+
+def _keep_one_surface_version(module, keep):
+    """Empty the other branch of each kernel's surface versioning (the spirv.mlir.selection at the
+    top of the spirv.func: then = the fast copy, else = the slow copy); returns how many."""
+    n = 0
+    for op in _walk(module.operation):
+        if op.name != "spirv.func" or not len(op.regions[0].blocks):       # declarations of builtins
+            continue
+        top = [o.operation for o in op.regions[0].blocks[0].operations if o.operation.name == "spirv.mlir.selection"]
+        if len(top) != 1:
+            continue
+        blocks = list(top[0].regions[0].blocks)          # header, then, else, merge
+        drop = blocks[2] if keep == "fast" else blocks[1]
+        for child in reversed([o.operation for o in drop.operations][:-1]):
+            child.erase()
+        n += 1
+    return n
+
+
+def _walk(op):
+    yield op
+    for region in op.regions:
+        for block in region.blocks:
+            for child in block.operations:
+                yield from _walk(child.operation)
+
+
+@needs_rt
+def test_surface_versions_each_path_runs():
+    """A dynamic GEMM's surfaces come from kernel arguments: the kernel tests the 2D block surface
+    rules once, at its entry, and runs either the copy with unguarded builtins (fast) or the copy
+    with a test at each access (slow; docs/spirv.md). K = 32 bf16 (64-byte rows: the rules hold) and
+    K = 36 (72-byte row pitch, not a multiple of 16: they do not) both match the CPU reference. Each
+    path ran: with the slow copy emptied, K = 32 still matches (the fast copy computed it) and
+    K = 36 does not; with the fast copy emptied, K = 36 matches (the slow copy did) and K = 32 does
+    not. An unguarded builtin on the 72-byte pitch would be an error of the emulation."""
+    good, bad = LL.tensor_inout(40, 72, 32, dyn=True), LL.tensor_inout(40, 72, 36, dyn=True)
+    assert good.src == bad.src
+
+    def lowered(keep=None):
+        m = xedialects.parse(good.src, "gemm_dynamic.mlir")
+        run(m, "builtin.module(xe-gemm-to-spirv)")
+        if keep is not None:
+            assert _keep_one_surface_version(m, keep) == 1
+        program = program_for_module(m, RT)
+        assert program.emulated
+        return m, program
+
+    m, program = lowered()
+    assert_opencl_matches_cpu("K=32", good, m, program)
+    assert_opencl_matches_cpu("K=36", bad, m, program)
+    for keep, runs, skips in (("fast", good, bad), ("slow", bad, good)):
+        m, program = lowered(keep)
+        assert_opencl_matches_cpu(f"{keep} copy only, K={runs.k}", runs, m, program)
+        with pytest.raises(AssertionError):
+            assert_opencl_matches_cpu(f"{keep} copy only, K={skips.k}", skips, m, program)
 
 
 @needs_rt

@@ -16,6 +16,7 @@ import numpy as np
 from mlir import ir
 from mlir.dialects import arith, scf
 
+from ...passes.utils.ir_walk import attr_dict as _attr_dict
 from ...xegpu.attributes import TensorDescType
 from . import spirv_builtins as bi
 from .kernel_dpas import feeds_tf32_dpas_a_only
@@ -23,6 +24,19 @@ from .kernel_values import (CROSS_WORKGROUP_PTR, MemArg, NdDesc, NdPlan, is_slm_
                             static_int, vector_shape)
 from .spirv_lanes import DVal, LoweringError, bits_of, storage_type
 from .spirv_layout import LANES, Layout
+
+
+# ops whose copy at the function entry computes the same value as in the body: no side effects,
+# no trap, no dependence on the lane (gpu ids of the work-group / subgroup are uniform)
+_HOISTABLE = frozenset({
+    "arith.constant", "arith.addi", "arith.subi", "arith.muli", "arith.index_cast", "arith.index_castui",
+    "arith.extui", "arith.extsi", "arith.trunci", "arith.andi", "arith.ori", "arith.xori", "arith.shli",
+    "arith.shrui", "arith.shrsi", "arith.maxsi", "arith.minsi", "arith.maxui", "arith.minui", "arith.select",
+    "arith.cmpi", "spirv.Constant", "spirv.PtrAccessChain", "spirv.Bitcast", "spirv.ConvertUToPtr",
+    "spirv.ConvertPtrToU", "gpu.block_id", "gpu.subgroup_id", "gpu.num_subgroups", "gpu.grid_dim",
+    "gpu.block_dim"})
+_HOISTABLE_DIVISIONS = frozenset({"arith.divui", "arith.remui", "arith.divsi", "arith.remsi", "arith.ceildivui",
+                                  "arith.ceildivsi", "arith.floordivsi"})
 
 
 class BlockIOLowering:
@@ -251,12 +265,42 @@ class BlockIOLowering:
     def surface_check(self, d: NdDesc):
         """Whether the surface of `d` obeys the 2D block surface rules of the architecture
         (`self.surface`): True / False when known at compile time, else an i1 Value testing them
-        at run time (only the parts not known statically)."""
+        at run time (only the parts not known statically). In the fast copy of a versioned kernel
+        (`self.surface_versions`, see `kernel_lowering.lower_kernel_body`) a surface computed from
+        values available at the function entry is tested there instead, once, and taken as valid
+        here (True)."""
+        tests = self.surface_tests(d.plan)
+        if any(v is False for v, _ in tests):
+            return False
+        dynamic = [build for v, build in tests if v is None]
+        if not dynamic:
+            return True
+        if self.surface_versions is not None and self.hoist_surface_test(d.plan):
+            return True
+        return _all([build() for build in dynamic])
+
+    def surface_tests(self, p: NdPlan):
+        """[(static verdict or None, builder of the i1 run-time test)] of the surface rules for `p`;
+        a builder creates its ops at the current insertion point."""
         rules = self.surface
-        p = d.plan
         L = self.lanes
         nbytes = bits_of(p.elt) // 8
-        wb, pb, h = L.mul(p.width, nbytes), L.mul(p.pitch, nbytes), p.height
+        memo = {}
+
+        def scaled(name, x):          # bytes of a width / pitch, created once per test
+            if name not in memo:
+                memo[name] = L.mul(x, nbytes)
+            return memo[name]
+
+        def wb():
+            return scaled("w", p.width)
+
+        def pb():
+            return scaled("p", p.pitch)
+
+        def h():
+            return p.height
+
         off = self.base_offset(p)
         tests = []          # (static verdict or None, builder of the i1 test)
 
@@ -266,23 +310,27 @@ class BlockIOLowering:
         def aligned(x, a):
             return cmp(arith.CmpIPredicate.eq, arith.RemUIOp(L.index(x), L.index(a)).result, 0)
 
+        def known(x, scale=1):
+            k = static_int(x)
+            return None if k is None else k * scale
+
         def rule(values, verdict, build):
-            known = [static_int(x) for x in values]
-            tests.append((verdict(*known) if None not in known else None, build))
+            tests.append((verdict(*values) if None not in values else None, build))
 
         P = arith.CmpIPredicate
-        rule([wb], lambda w: rules.min_width_bytes <= w <= rules.max_width_bytes and w % rules.width_align == 0,
-             lambda: _all([cmp(P.uge, wb, rules.min_width_bytes), cmp(P.ule, wb, rules.max_width_bytes),
-                           aligned(wb, rules.width_align)]))
-        rule([pb], lambda q: rules.min_pitch_bytes <= q <= rules.max_pitch_bytes and q % rules.pitch_align == 0,
-             lambda: _all([cmp(P.uge, pb, rules.min_pitch_bytes), cmp(P.ule, pb, rules.max_pitch_bytes),
-                           aligned(pb, rules.pitch_align)]))
+        w_s, p_s, h_s = known(p.width, nbytes), known(p.pitch, nbytes), known(p.height)
+        rule([w_s], lambda w: rules.min_width_bytes <= w <= rules.max_width_bytes and w % rules.width_align == 0,
+             lambda: _all([cmp(P.uge, wb(), rules.min_width_bytes), cmp(P.ule, wb(), rules.max_width_bytes),
+                           aligned(wb(), rules.width_align)]))
+        rule([p_s], lambda q: rules.min_pitch_bytes <= q <= rules.max_pitch_bytes and q % rules.pitch_align == 0,
+             lambda: _all([cmp(P.uge, pb(), rules.min_pitch_bytes), cmp(P.ule, pb(), rules.max_pitch_bytes),
+                           aligned(pb(), rules.pitch_align)]))
         if _same_value(p.pitch, p.width):   # rows packed back to back: pitch = width
             tests.append((True, None))
         else:
-            rule([pb, wb], lambda q, w: q >= w, lambda: cmp(P.uge, pb, wb))
-        rule([h], lambda n: 1 <= n <= rules.max_height,
-             lambda: _all([cmp(P.uge, h, 1), cmp(P.ule, h, rules.max_height)]))
+            rule([p_s, w_s], lambda q, w: q >= w, lambda: cmp(P.uge, pb(), wb()))
+        rule([h_s], lambda n: 1 <= n <= rules.max_height,
+             lambda: _all([cmp(P.uge, h(), 1), cmp(P.ule, h(), rules.max_height)]))
         if off is not None:
             tests.append((off % rules.base_align == 0, None))
         else:
@@ -292,10 +340,71 @@ class BlockIOLowering:
                                            operands=[base]).results[0]
                 return aligned(arith.IndexCastOp(ir.IndexType.get(), addr).result, rules.base_align)
             tests.append((None, base_test))
-        if any(v is False for v, _ in tests):
+        return tests
+
+    # ---- surface tests hoisted to the function entry (the fast copy of a versioned kernel) -------
+    def hoist_surface_test(self, p: NdPlan) -> bool:
+        """When every field of the surface (pointer, leading offset, height, width, pitch) is
+        computed from values available at the function entry, test its rules there -- once per
+        distinct surface -- into `self.surface_versions.conds` and return True; else False (the
+        caller tests at the access, as without versioning)."""
+        sv = self.surface_versions
+        fields = (p.ptr, p.lead, p.height, p.width, p.pitch)
+        if not all(self.entry_computable(x) for x in fields):
             return False
-        dynamic = [build() for v, build in tests if v is None]
-        return True if not dynamic else _all(dynamic)
+        with sv.ip, self.old.location:
+            ptr, lead, height, width, pitch = (self.at_entry(x) for x in fields)
+            hp = NdPlan(ptr, p.elt, lead, height, width, pitch, p.block)
+            for q in sv.plans:
+                if q.elt == hp.elt and all(_same_field(getattr(q, f), getattr(hp, f))
+                                           for f in ("ptr", "lead", "height", "width", "pitch")):
+                    return True
+            dynamic = [build for v, build in self.surface_tests(hp) if v is None]
+            sv.plans.append(hp)
+            sv.conds.append(_all([build() for build in dynamic]))
+        return True
+
+    def entry_computable(self, x) -> bool:
+        """`x` (an int or a lowered Value) is available at the function entry or computed from such
+        values by side-effect-free ops that cannot trap (`_HOISTABLE`; divisions by a non-zero
+        constant); loop-carried values and values of other blocks' arguments are not."""
+        if isinstance(x, int):
+            return True
+        sv = self.surface_versions
+        if sv is not None and x in sv.hoisted:
+            return True
+        entry = self.new.regions[0].blocks[0]
+        if isinstance(x, ir.BlockArgument):
+            return x.owner == entry
+        op = _operation(x.owner)
+        if op.block == entry:
+            return True
+        if op.name in _HOISTABLE_DIVISIONS:
+            k = static_int(op.operands[1])
+            if not k:
+                return False
+        elif op.name not in _HOISTABLE:
+            return False
+        return len(op.regions) == 0 and all(self.entry_computable(v) for v in op.operands)
+
+    def at_entry(self, x):
+        """The value of `x` (`entry_computable`) at the function entry: ops of the body it depends
+        on are cloned before the versioned body (`self.surface_versions.ip`, the current insertion
+        point), once each."""
+        if isinstance(x, int):
+            return x
+        sv = self.surface_versions
+        if x in sv.hoisted:
+            return sv.hoisted[x]
+        entry = self.new.regions[0].blocks[0]
+        if isinstance(x, ir.BlockArgument) or _operation(x.owner).block == entry:
+            return x
+        op = _operation(x.owner)
+        new = ir.Operation.create(op.name, results=[r.type for r in op.results],
+                                  operands=[self.at_entry(v) for v in op.operands], attributes=_attr_dict(op))
+        for old_r, new_r in zip(op.results, new.results):
+            sv.hoisted[old_r] = new_r
+        return sv.hoisted[x]
 
     def surface_base(self, p: NdPlan):
         """The surface base as a CrossWorkgroup i8 pointer."""
@@ -408,6 +517,16 @@ def _all(conds):
     for x in conds[1:]:
         c = arith.AndIOp(c, x).result
     return c
+
+
+def _operation(op):
+    return getattr(op, "operation", op)
+
+
+def _same_field(a, b) -> bool:
+    if isinstance(a, ir.Value) or isinstance(b, ir.Value):
+        return isinstance(a, ir.Value) and isinstance(b, ir.Value) and a == b
+    return a == b
 
 
 def _same_value(a, b) -> bool:

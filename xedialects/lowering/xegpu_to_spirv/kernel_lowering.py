@@ -56,6 +56,9 @@ class KernelLowering(MemoryLowering, BlockIOLowering, DpasLowering, ScatteredLow
         self.variables: dict = {}
         self.remarks: list = []
         self.slm: list = []           # names of the shared local memory variables
+        self.slm_allocs: dict = {}    # memref.alloc result -> MemArg (the body may be lowered twice)
+        # while the fast copy of a surface-versioned body is lowered: its hoisted surface tests
+        self.surface_versions: SurfaceVersions | None = None
 
     # ---- entry --------------------------------------------------------------------------------
     def run(self):
@@ -120,7 +123,7 @@ class KernelLowering(MemoryLowering, BlockIOLowering, DpasLowering, ScatteredLow
                 self.env[old_arg] = self.bind_arg(i, spec, entry.arguments[i], dims)
             for a in attributions:
                 self.env[a] = self.slm_buffer(a.type, old)
-            self.lower_ops(old_entry, entry)
+            self.lower_kernel_body(old_entry)
             anchor.erase()
         old.erase()
         return new, self.info
@@ -172,10 +175,61 @@ class KernelLowering(MemoryLowering, BlockIOLowering, DpasLowering, ScatteredLow
             return arith.TruncIOp(ir.Type.parse(x), arg).result
         return arg
 
+    # ---- surface versioning ---------------------------------------------------------------------
+    def lower_kernel_body(self, old_entry):
+        """Lower the kernel body; on target pvc, versioned on its 2D block surfaces when that pays.
+
+        The body but its `gpu.return` is lowered first as the fast copy, into the then-branch of an
+        `scf.if` at the function entry: there, a surface whose rules cannot be decided at compile
+        time but whose fields come from values available at the entry (kernel arguments, their
+        sizes, ids, pure arithmetic on them) gets its test built once before the `scf.if`
+        (`BlockIOLowering.hoist_surface_test`) and its accesses are the unguarded builtins. When
+        such tests exist, their conjunction becomes the condition and the body is lowered again,
+        as without versioning (per-access tests and per-lane fallbacks), into the else-branch.
+        Otherwise the single copy is moved out of the `scf.if` (the output is as without
+        versioning). docs/spirv.md, "Surfaces the lowering cannot prove valid"."""
+        ops = [o.operation for o in old_entry.operations]
+        tail = [ops.pop()] if ops and ops[-1].name == "gpu.return" else []
+        if not (self.intel_builtins and self.surface is not None and ops):
+            self.lower_list(ops + tail)
+            return
+        true = self.lanes.const(ir.IntegerType.get_signless(1), 1)
+        ver = scf.IfOp(true, [], has_else=True)
+        self.surface_versions = SurfaceVersions(ir.InsertionPoint(ver.operation))
+        try:
+            with ir.InsertionPoint(ver.then_block):
+                self.lower_list(ops)
+                scf.YieldOp([])
+            sv = self.surface_versions
+        finally:
+            self.surface_versions = None
+        if sv.conds:
+            with sv.ip:
+                cond = sv.conds[0]
+                for c in sv.conds[1:]:
+                    cond = arith.AndIOp(cond, c).result
+            ver.operation.operands[0] = cond
+            with ir.InsertionPoint(ver.else_block):
+                self.lower_list(ops)
+                scf.YieldOp([])
+        else:
+            fast = [o.operation for o in ver.then_block.operations][:-1]
+            for child in fast:
+                child.move_before(ver.operation)
+        self.forget_block_caches((ver.then_block, ver.else_block))
+        if not sv.conds:
+            ver.operation.erase()
+        self.lower_list(tail)
+
+    def forget_block_caches(self, blocks):
+        """Drop the shuffles cached for `blocks` (moved or erased blocks must not be matched again)."""
+        L = self.lanes
+        L.shuffle_cache = {k: v for k, v in L.shuffle_cache.items()
+                           if not (len(k) == 3 and isinstance(k[2], ir.Block) and any(k[2] == b for b in blocks))}
+
     # ---- walking --------------------------------------------------------------------------------
-    def lower_ops(self, old_block, new_block):
-        for op in list(old_block.operations):
-            op = op.operation
+    def lower_list(self, ops):
+        for op in ops:
             with op.location:
                 try:
                     self.lower_op(op)
@@ -311,7 +365,6 @@ class KernelLowering(MemoryLowering, BlockIOLowering, DpasLowering, ScatteredLow
         """scf.if on a scalar (subgroup-uniform) condition. The branches are lowered first (into a
         result-less scf.if), their yielded values brought to the then-branch's structure, then
         moved into the final scf.if with the flattened result types."""
-        L = self.lanes
         cond = self.scalar(op.operands[0], op)
         has_else = len(op.regions[1].blocks) > 0
         tmp = scf.IfOp(cond, [], has_else=True)
@@ -345,9 +398,7 @@ class KernelLowering(MemoryLowering, BlockIOLowering, DpasLowering, ScatteredLow
             for child in list(src_block.operations):
                 child.operation.move_before(y)
         # shuffles cached in the temporary blocks must not be reused elsewhere
-        gone = (tmp.then_block, tmp.else_block)
-        L.shuffle_cache = {k: v for k, v in L.shuffle_cache.items()
-                           if not (len(k) == 3 and isinstance(k[2], ir.Block) and any(k[2] == b for b in gone))}
+        self.forget_block_caches((tmp.then_block, tmp.else_block))
         tmp.operation.erase()
         res = list(if_op.results)
         return self.unflatten_all(specs, res)
@@ -406,6 +457,18 @@ class KernelLowering(MemoryLowering, BlockIOLowering, DpasLowering, ScatteredLow
             s = spec[1]
             return ScDesc(s.ptr, s.elt, s.chunk, DVal(s.offs.layout, list(vals), "index"))
         return vals[0]
+
+
+class SurfaceVersions:
+    """The surface tests of a versioned kernel body: `ip` the insertion point before its `scf.if`
+    (the function entry), `plans` the distinct surfaces tested there (`NdPlan`s of entry values),
+    `conds` their i1 tests, `hoisted` body values -> their copies at the entry."""
+
+    def __init__(self, ip):
+        self.ip = ip
+        self.plans: list = []
+        self.conds: list = []
+        self.hoisted: dict = {}
 
 
 def _same(x, y) -> bool:

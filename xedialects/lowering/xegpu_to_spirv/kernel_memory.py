@@ -107,7 +107,10 @@ class MemoryLowering:
     def h_memref_alloc(self, op):
         if len(op.operands):
             raise LoweringError(op, "shared local memory buffers need a static shape")
-        return [self.slm_buffer(op.results[0].type, op)]
+        r = op.results[0]
+        if r not in self.slm_allocs:        # one buffer when the body is lowered twice (versioned)
+            self.slm_allocs[r] = self.slm_buffer(r.type, op)
+        return [self.slm_allocs[r]]
 
     def h_memref_alloca(self, op):
         raise LoweringError(op, "memref.alloca (private memory) is not supported by convert-xegpu-to-spirv")

@@ -7,7 +7,8 @@ What is read (docs/igc.md "Reading the ISA report"):
   `store_block2d`; a scratch message is any message to scratch space (spill traffic: PVC's
   `send ... scratch`, an LSC message on the scratch surface `ss[...]` on Xe2); other LSC messages
   (`load.*`, `store.*`, `atomic*`) count as scattered messages;
-* the K loop: IGC prints each basic block as `// Bnnn: Preds:{...},  Succs:{...}`; a successor with a
+* the K loop: IGC prints each basic block as `// Bnnn: Preds:{...},  Succs:{...}` (blocks inside divergent
+  control flow as `// Bnnn: [inDivergent],  Preds:...`); a successor with a
   lower number than its block is a back edge, and the blocks from its target to its source are a loop.
   The K loop is the loop with the most DPAS (the innermost of those with that many); its counts are
   those of one iteration.
@@ -17,7 +18,8 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass, field
 
-_BLOCK = re.compile(r"^// B(\d+): Preds:\{([^}]*)\},\s*Succs:\{([^}]*)\}")
+# a block header, with IGC's optional annotations before Preds ("// B1251: [inDivergent],  Preds:...")
+_BLOCK = re.compile(r"^// B(\d+):(?:\s*\[[^\]]*\],)*\s*Preds:\{([^}]*)\},\s*Succs:\{([^}]*)\}")
 _LABEL = re.compile(r"^[A-Za-z_.$][\w.$]*:\s*(//.*)?$")
 _PRED = re.compile(r"^\s*\([^)]*\)\s*")
 

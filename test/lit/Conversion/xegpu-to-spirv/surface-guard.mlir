@@ -1,16 +1,20 @@
 // Target pvc on surfaces the lowering cannot prove valid for 2D block messages (docs/spirv.md,
-// "Surfaces the lowering cannot prove valid"): each block access is guarded by a run-time test of
-// the surface rules of arch/pvc.py (base 64-byte aligned; width >= 64 B, multiple of 4, <= 2^24;
-// pitch >= 64 B, multiple of 16, <= 2^24, >= width; height 1..2^24), only the parts not known at
-// compile time. Loads: the builtin or per-lane loads filling the same private array; stores: the
-// builtin or per-lane stores; prefetches: the builtin or nothing. A surface that statically breaks
-// a rule gets the per-lane path only; a statically valid one the unguarded builtin (gemm.mlir).
-// test_pvc_on_cpu.py::test_dynamic_surface_guard_takes_builtin_or_fallback runs both paths.
+// "Surfaces the lowering cannot prove valid"): the surface rules of arch/pvc.py (base 64-byte
+// aligned; width >= 64 B, multiple of 4, <= 2^24; pitch >= 64 B, multiple of 16, <= 2^24, >= width;
+// height 1..2^24), only the parts not known at compile time, are tested at run time. Surfaces
+// computed from values available at the function entry (here: kernel arguments and their sizes)
+// version the kernel: their tests, once, at the entry, select between the body with unguarded
+// builtins (fast copy) and the body with a test at each block access (slow copy). There, loads:
+// the builtin or per-lane loads filling the same private array; stores: the builtin or per-lane
+// stores; prefetches: the builtin or nothing. A surface that statically breaks a rule gets the
+// per-lane path only; a statically valid one the unguarded builtin, without versioning (gemm.mlir).
+// test_pvc_on_cpu.py::test_dynamic_surface_guard_takes_builtin_or_fallback and
+// ::test_surface_versions_each_path_runs run both paths.
 // RUN: xe-opt %s --convert-xegpu-to-spirv=target=pvc | FileCheck %s
 
 module attributes {gpu.container_module} {
   gpu.module @k {
-    // dynamic width and height (pitch = width): the test of width, pitch and height
+    // dynamic width and height (pitch = width): the test of width, pitch and height, at the entry
     // CHECK-LABEL: spirv.func @dyn(
     // CHECK-SAME: %[[A:[a-z0-9]+]]: !spirv.ptr<f16, CrossWorkgroup>, %[[B:[a-z0-9]+]]: !spirv.ptr<f16, CrossWorkgroup>, %[[M:[a-z0-9]+]]: i64, %[[N:[a-z0-9]+]]: i64,
     // CHECK: %[[ARR:.*]] = spirv.Variable : !spirv.ptr<!spirv.array<8 x i16>, Function>
@@ -22,8 +26,22 @@ module attributes {gpu.container_module} {
     // CHECK: spirv.UGreaterThanEqual %[[M]], %cst1_i64 : i64
     // CHECK: spirv.ULessThanEqual %[[M]], %cst16777216_i64 : i64
     // CHECK: spirv.LogicalAnd
-    // the prefetch: the builtin or nothing
     // CHECK: spirv.mlir.selection {
+    // CHECK-NEXT: spirv.BranchConditional %{{[0-9]+}}, ^bb1, ^bb2
+    // the fast copy: the builtins, no test at the accesses
+    // CHECK-NEXT: ^bb1:
+    // CHECK-NOT: spirv.mlir.selection
+    // CHECK: spirv.FunctionCall @__builtin_intel_sub_group_2d_block_prefetch_16b_8r16x1c(
+    // CHECK-NOT: spirv.mlir.selection
+    // CHECK: spirv.FunctionCall @__builtin_intel_sub_group_2d_block_read_16b_8r16x1c(
+    // CHECK-NOT: spirv.mlir.selection
+    // CHECK: spirv.FunctionCall @__builtin_intel_sub_group_2d_block_write_16b_8r16x1c(
+    // CHECK-NOT: spirv.mlir.selection
+    // CHECK: spirv.Branch ^bb3
+    // the slow copy: each access tests its surface
+    // CHECK-NEXT: ^bb2:
+    // the prefetch: the builtin or nothing
+    // CHECK-NEXT: spirv.mlir.selection {
     // CHECK-NEXT: spirv.BranchConditional %[[OK:[0-9]+]], ^bb1, ^bb2
     // CHECK: spirv.FunctionCall @__builtin_intel_sub_group_2d_block_prefetch_16b_8r16x1c(
     // CHECK-NEXT: spirv.Branch ^bb2
@@ -67,7 +85,8 @@ module attributes {gpu.container_module} {
       gpu.return
     }
 
-    // a static surface at a dynamic offset (leading index %b): only the base alignment is tested
+    // a static surface at a dynamic offset (leading index %b, an argument): only the base alignment
+    // is tested, at the entry (the base address computed there)
     // CHECK-LABEL: spirv.func @lead(
     // CHECK: %[[BASE:.*]] = spirv.Bitcast %{{.*}} : !spirv.ptr<f16, CrossWorkgroup> to !spirv.ptr<i8, CrossWorkgroup>
     // CHECK: %[[ADDR:.*]] = spirv.ConvertPtrToU %[[BASE]] : !spirv.ptr<i8, CrossWorkgroup> to i64
@@ -75,12 +94,25 @@ module attributes {gpu.container_module} {
     // CHECK: %[[AL:.*]] = spirv.IEqual %[[MOD]], %cst0_i64 : i64
     // CHECK-NEXT: spirv.mlir.selection {
     // CHECK-NEXT: spirv.BranchConditional %[[AL]], ^bb1, ^bb2
+    // CHECK-NEXT: ^bb1:
+    // CHECK-NOT: spirv.mlir.selection
     // CHECK: spirv.FunctionCall @__builtin_intel_sub_group_2d_block_read_16b_8r16x1c(%[[BASE]], %cst128_i32, %cst16_i32, %cst128_i32,
-    // the store's surface (offset 0) is static and valid: the unguarded builtin, as before
-    // CHECK: spirv.mlir.merge
-    // CHECK-NEXT: }
+    // the store's surface (offset 0) is static and valid: the unguarded builtin in both copies
+    // CHECK-NOT: spirv.mlir.selection
     // CHECK: %[[WBASE:.*]] = spirv.Bitcast %{{.*}} : !spirv.ptr<f16, CrossWorkgroup> to !spirv.ptr<i8, CrossWorkgroup>
     // CHECK-NEXT: spirv.FunctionCall @__builtin_intel_sub_group_2d_block_write_16b_8r16x1c(%[[WBASE]], %cst128_i32, %cst16_i32, %cst128_i32,
+    // CHECK-NEXT: spirv.Branch ^bb3
+    // the slow copy: the load tests the base alignment
+    // CHECK-NEXT: ^bb2:
+    // CHECK: spirv.mlir.selection {
+    // CHECK: spirv.FunctionCall @__builtin_intel_sub_group_2d_block_read_16b_8r16x1c(%[[BASE]], %cst128_i32, %cst16_i32, %cst128_i32,
+    // CHECK: spirv.mlir.merge
+    // CHECK-NEXT: }
+    // CHECK: %[[WBASE2:.*]] = spirv.Bitcast %{{.*}} : !spirv.ptr<f16, CrossWorkgroup> to !spirv.ptr<i8, CrossWorkgroup>
+    // CHECK-NEXT: spirv.FunctionCall @__builtin_intel_sub_group_2d_block_write_16b_8r16x1c(%[[WBASE2]], %cst128_i32, %cst16_i32, %cst128_i32,
+    // CHECK-NEXT: spirv.Branch ^bb3
+    // CHECK: spirv.mlir.merge
+    // CHECK-NEXT: }
     // CHECK-NEXT: spirv.Return
     gpu.func @lead(%A: memref<4x16x64xf16>, %b: index) kernel attributes {known_block_size = array<i32: 16, 1, 1>} {
       %c0 = arith.constant 0 : index
