@@ -254,6 +254,8 @@ def nd_load(st, d: NdDesc, rel, bshape, what, clip, pad=0):
             return rows[starts]
     lin, valid = nd_access(st, d, rel, bshape, what, clip)
     data = d.data
+    if data.size == 0:      # an empty surface: every element is outside it
+        return np.full(np.broadcast_shapes(lin.shape, np.shape(valid)), pad, data.dtype)
     if valid is None:
         return data[lin]
     safe = np.where(valid, lin, d.lo.reshape((-1,) + (1,) * len(bshape)))
