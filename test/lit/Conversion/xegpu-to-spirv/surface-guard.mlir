@@ -12,6 +12,11 @@
 // ::test_surface_versions_each_path_runs run both paths.
 // RUN: xe-opt %s --convert-xegpu-to-spirv=target=pvc | FileCheck %s
 
+// @slm: shared local memory allocated in a versioned body is one buffer for both copies
+// CHECK: slm = "{{.*}}slm_bytes\22: 64,
+// CHECK: spirv.GlobalVariable @__xe_slm_slm_0 : !spirv.ptr<!spirv.array<16 x f32>, Workgroup>
+// CHECK-NOT: @__xe_slm_slm_1
+
 module attributes {gpu.container_module} {
   gpu.module @k {
     // dynamic width and height (pitch = width): the test of width, pitch and height, at the entry
@@ -134,6 +139,22 @@ module attributes {gpu.container_module} {
       %t = xegpu.create_nd_tdesc %A[%c0, %c0] {mode = vc} : memref<16x24xf16> -> !xegpu.tensor_desc<8x16xf16>
       xegpu.prefetch_nd %t {mode = vc} : !xegpu.tensor_desc<8x16xf16>
       %v = xegpu.load_nd %t {mode = vc} : !xegpu.tensor_desc<8x16xf16> -> vector<8x16xf16>
+      gpu.return
+    }
+    // CHECK-LABEL: spirv.func @slm(
+    // CHECK: spirv.mlir.selection {
+    // CHECK-NOT: @__xe_slm_slm_1
+    // CHECK: spirv.Return
+    gpu.func @slm(%A: memref<?x?xf16>) kernel attributes {known_block_size = array<i32: 16, 1, 1>} {
+      %c0 = arith.constant 0 : index
+      %c1 = arith.constant 1 : index
+      %one = arith.constant 1.0 : f32
+      %m = memref.dim %A, %c0 : memref<?x?xf16>
+      %n = memref.dim %A, %c1 : memref<?x?xf16>
+      %s = memref.alloc() : memref<16xf32, 3>
+      memref.store %one, %s[%c0] : memref<16xf32, 3>
+      %t = xegpu.create_nd_tdesc %A[%c0, %c0], [%m, %n], [%n, %c1] {mode = vc} : memref<?x?xf16> -> !xegpu.tensor_desc<8x16xf16>
+      xegpu.prefetch_nd %t {mode = vc} : !xegpu.tensor_desc<8x16xf16>
       gpu.return
     }
   }
