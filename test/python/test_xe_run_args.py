@@ -336,3 +336,25 @@ def test_usage_errors_exit_1_and_kernel_options_with_e_are_named(capsys, tmp_pat
     err = capsys.readouterr().err
     assert "--check, --output, --sample-groups are not supported with -e" in err and "unrecognized" not in err
     assert not (tmp_path / "o.npz").exists()
+
+
+def test_help_and_version_tell_the_whole_truth(capsys):
+    """xe-run --version works; --help names the whole-program mode's options; xe-opt's --help and
+    --list-passes name --convert-upstream-xegpu and print a default once."""
+    import pytest
+
+    from xedialects.tools import xe_opt
+    from xedialects.tools.xe_run import main
+
+    with pytest.raises(SystemExit) as e:
+        main(["--version"])
+    assert e.value.code == 0 and capsys.readouterr().out.startswith("xe-run ")
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    out = capsys.readouterr().out
+    assert "-e main --entry-point-result=void [-O0..-O3]" in out
+    assert xe_opt.main(["--help"]) == 0
+    out = capsys.readouterr().out
+    assert "--convert-upstream-xegpu" in out and '(default: planner) (default: "")' not in out
+    assert xe_opt.main(["--list-passes"]) == 0
+    assert "convert-upstream-xegpu  -  " in capsys.readouterr().out

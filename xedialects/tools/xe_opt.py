@@ -183,12 +183,12 @@ def help_text() -> str:
             flag += f"[={metavar}]"
         lines.append(f"  {flag:<36} {help_}")
     passes, pipelines = registered_passes(), registered_pipelines()
-    lines += ["", "Passes (flags run in command-line order; options as --PASS='opt=v opt2=v' or --PASS=opt=v,opt2=v):"]
+    lines += ["", "Passes (flags run in command-line order; options as --PASS='opt=v opt2=v' or --PASS=opt=v,opt2=v):",
+              f"  --{'convert-upstream-xegpu':<34} {IMPORT_HELP}"]
     for info in passes.values():
         lines.append(f"  --{info.name:<34} {info.description}")
         for o in info.options:
-            lines.append(f"      {o.name + '=<' + o.type_name + '>':<32} {o.description} "
-                         f"(default: {_default_text(o)})")
+            lines.append(f"      {o.name + '=<' + o.type_name + '>':<32} {o.description}{_default_note(o)}")
     if pipelines:
         lines += ["", "Pass pipelines:"]
         for info in pipelines.values():
@@ -196,6 +196,15 @@ def help_text() -> str:
     lines += ["", "Any upstream MLIR pass (e.g. --canonicalize, --cse) is accepted as a flag or pipeline element.",
               "Environment: XE_OPT_DEBUG=1 shows Python tracebacks for internal errors."]
     return "\n".join(lines) + "\n"
+
+
+IMPORT_HELP = ("read upstream MLIR xegpu (LLVM 22: work-group, subgroup, lane level) and translate it to our xegpu; "
+               "the first flag, no options (docs/upstream-xegpu.md)")
+
+
+def _default_note(o) -> str:
+    """' (default: X)' unless the description already says what the default does."""
+    return "" if "default" in o.description else f" (default: {_default_text(o)})"
 
 
 def _default_text(o) -> str:
@@ -206,13 +215,12 @@ def list_passes_text() -> str:
     from ..passes import load_pass_modules, registered_passes, registered_pipelines
 
     passes, pipelines = registered_passes(), registered_pipelines()
-    lines = ["Passes:"]
+    lines = ["Passes:", f"  convert-upstream-xegpu  -  {IMPORT_HELP}"]
     for info in passes.values():
         lines.append(f"  {info.name}  -  {info.description}")
         for o in info.options:
-            default = _default_text(o)
             choices = f" [{'|'.join(map(str, o.choices))}]" if o.choices else ""
-            lines.append(f"      {o.name}=<{o.type_name}>  {o.description} (default: {default}){choices}")
+            lines.append(f"      {o.name}=<{o.type_name}>  {o.description}{_default_note(o)}{choices}")
     lines.append("Pass pipelines:")
     for info in pipelines.values():
         lines.append(f"  {info.name}  -  {info.description}")

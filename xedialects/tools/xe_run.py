@@ -46,7 +46,21 @@ sizes (--dims, comma-separated, may be repeated; for random inputs):
 examples, for @mm(%A: memref<?x?xbf16>, %B: memref<?x?xbf16>, %C: memref<?x?xf32>):
   xe-run mm.mlir --pipeline=xe-gemm-to-xegpu --check --dims A=200x96,B=96x72,C=200x72
   xe-run mm.mlir --pipeline=xe-gemm-to-xegpu --check --dims M=200,N=72,K=96,A=MxK,B=KxN,C=MxN
-and for @f(%A: memref<?x8xf32>, %n: index): --dims n=100,A=nx8 (n = 100, A is 100x8)"""
+and for @f(%A: memref<?x8xf32>, %n: index): --dims n=100,A=nx8 (n = 100, A is 100x8)
+
+whole programs, as mlir-runner (the host code JIT-compiled, kernels on --backend):
+  xe-run prog.mlir -e main --entry-point-result=void [-O0..-O3] [--shared-libs LIBS]
+         [--pipeline P] [--backend sim|opencl] [--jobs N] [--build-timeout S] [--time] [--quiet]
+  (xe-run prog.mlir -e main --help lists them)"""
+
+
+def _version() -> str:
+    from importlib import metadata
+
+    try:
+        return f"xe-run {metadata.version('xedialects')} (xedialects; MLIR Python bindings 22)"
+    except metadata.PackageNotFoundError:
+        return "xe-run (xedialects, not installed)"
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -55,6 +69,7 @@ def _parser() -> argparse.ArgumentParser:
     p = ArgParser(prog="xe-run", description=__doc__.split("\n\n")[0], epilog=DIMS_HELP,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("input", help="input .mlir file ('-' for stdin)")
+    p.add_argument("--version", action="version", version=_version())
     p.add_argument("--entry", help="host function to run (default: the only host function)")
     p.add_argument("--pipeline", default="", help="pass pipeline applied before running: a registered "
                    "pipeline/pass name or a textual 'builtin.module(...)' pipeline")
