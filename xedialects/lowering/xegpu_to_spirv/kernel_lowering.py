@@ -209,6 +209,7 @@ class KernelLowering(MemoryLowering, BlockIOLowering, DpasLowering, ScatteredLow
                 for c in sv.conds[1:]:
                     cond = arith.AndIOp(cond, c).result
             ver.operation.operands[0] = cond
+            self.info.surface_tests = len(sv.conds)
             with ir.InsertionPoint(ver.else_block):
                 self.lower_list(ops)
                 scf.YieldOp([])

@@ -73,11 +73,15 @@ class KernelInfo:
     builtins: list = field(default_factory=list)
     grf_mode: str = "default"             # register file IGC must give it: "default" | "large"
     grf_count: int | None = None          # GRFs per subgroup in that mode (arch table; None: portable)
+    surface_tests: int = 0                # surfaces tested at the entry of a versioned body (0: one copy)
 
     def to_json(self) -> dict:
-        return {"name": self.name, "args": self.args, "workgroup_size": self.workgroup_size,
-                "subgroup_size": self.subgroup_size, "slm_bytes": self.slm_bytes,
-                "named_barriers": self.named_barriers, "grf_mode": self.grf_mode, "grf_count": self.grf_count}
+        d = {"name": self.name, "args": self.args, "workgroup_size": self.workgroup_size,
+             "subgroup_size": self.subgroup_size, "slm_bytes": self.slm_bytes,
+             "named_barriers": self.named_barriers, "grf_mode": self.grf_mode, "grf_count": self.grf_count}
+        if self.surface_tests:
+            d["surface_tests"] = self.surface_tests
+        return d
 
 
 def i64_type():

@@ -31,6 +31,9 @@ Contract with a runtime (e.g. an OpenCL runner using pyopencl):
     convert-xegpu-to-spirv: the planner's `xe.grf_mode` or the register estimate, the larger wins;
     always "default" for portable) and `grf_count`, its GRFs per subgroup from the arch table
     (None for portable).
+  - `surface_tests` (pvc; present only when non-zero): the kernel is versioned on its 2D block
+    surfaces -- that many distinct surfaces are tested at its entry, and its body is in the binary
+    twice (unguarded builtins, or a test at each access; docs/spirv.md).
 * `build_options`: the options the module must be built with on an Intel GPU. IGC takes the
   register file per module, not per kernel (it rejects the per-kernel SPIR-V extension), so when
   any kernel is "large" the whole module asks for it: "-ze-opt-large-register-file" (as SYCL and
