@@ -82,9 +82,11 @@ def build_one(name: str, arch: str) -> dict:
             "grf_count": isa.grf_count, "spill_bytes": isa.spill_bytes,
             "dpas": isa.total.dpas, "scratch": isa.total.scratch_messages,
             "loop_dpas": isa.k_loop.dpas if isa.k_loop else None,
+            "loop_scratch": isa.k_loop.scratch_messages if isa.k_loop else None,
             "ir_dpas_total": rep.get("dpas_total"), "ir_k_trips": rep.get("k_trips"),
             "ir_step_dpas": (rep.get("per_k_step") or {}).get("dpas"),
             "ir_k_loop": rep.get("k_loop"),
+            "copies": 2 if k.get("surface_tests") else 1,     # versioned on its surfaces: the body twice
         }
     return {"build_options": meta.get("build_options", ""), "undefined": build.undefined, "kernels": kernels,
             "dynamic": "?" in case.src}

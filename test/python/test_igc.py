@@ -147,6 +147,9 @@ def test_igc_rejects_a_broken_module():
 
 
 PROGRAMS = list(corpus())
+# dynamic-shape programs whose fast K loop still has scratch messages (IGC 2.40): the f16 alpha/beta epilogue
+# GEMM keeps one 2D block payload in scratch (a fill and a spill per iteration, 92 instructions per 32 DPAS)
+FAST_LOOP_SPILLS = {"epilogue:alpha_beta_dynamic"}
 
 
 @needs_igc
@@ -154,7 +157,8 @@ PROGRAMS = list(corpus())
 @pytest.mark.parametrize("name", PROGRAMS)
 def test_corpus_compiles_without_spill(name, arch):
     """Built by IGC with the metadata's options; linkable; the GRF count the metadata asks for; a
-    static-shape kernel has no spill and no scratch message; every XeGPU DPAS is one hardware DPAS
+    static-shape kernel has no spill and no scratch message, a dynamic-shape one none in its K loop
+    (the fast copy of its surface versions); every XeGPU DPAS is one hardware DPAS
     (per K-loop iteration where IGC keeps the loop, else over the unrolled kernel)."""
     s = corpus_builds(arch)[name]
     assert "error" not in s, s.get("error")
@@ -165,12 +169,16 @@ def test_corpus_compiles_without_spill(name, arch):
         assert k["grf_count"] == want_grfs, (kernel, k)
         if not s["dynamic"]:
             assert k["spill_bytes"] == 0 and k["scratch"] == 0, (kernel, k)
+        elif k["loop_scratch"] is not None and k["ir_k_loop"] and name not in FAST_LOOP_SPILLS:
+            # versioned on its surfaces (docs/spirv.md): the slow copy's per-lane fallbacks may spill,
+            # the K loop of the fast copy (the smallest loop with the DPAS) does not
+            assert k["loop_scratch"] == 0, (kernel, k)
         if k["loop_dpas"] is not None and k["ir_k_loop"]:
             assert k["loop_dpas"] == k["ir_step_dpas"], (kernel, k)
         else:
             expected = executed_dpas(k)
-            if expected is not None:
-                assert k["dpas"] == expected, (kernel, k)
+            if expected is not None:          # in each copy of a body versioned on its surfaces
+                assert k["dpas"] == expected * k["copies"], (kernel, k)
 
 
 def _gemm_4096(tmp_path, a="bf16", c="f32"):
