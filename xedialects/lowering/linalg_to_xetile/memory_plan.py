@@ -105,6 +105,40 @@ def plan_memory_bound(kind: str, m, n, elt: str, hw: XeArch, whole_rows: bool = 
     return MemPlan(kind, m, n, elt, hw.name, tuple(wg), tuple(layout), (sg_rows, sg_cols), reasons)
 
 
+GATHER_ADDRESS_BYTES = 8    # a gather's per-lane address: 64-bit (Physical64 kernels; IGC: load.ugm.*.a64)
+GATHER_SLOT_BYTES = 4       # a gather returns each element in a 32-bit slot (IGC: load.ugm.d16u32 for 16-bit data)
+
+
+def gather_step_rows(rows: int, width: int, m: int, n: int, elt: str, hw: XeArch) -> tuple[int, str]:
+    """Rows of one loop step over an m x n row-major array whose tiles are read by gathers because
+    the surface breaks the 2D block rules (e.g. a 129 x f16 row is 258 bytes, not a multiple of 4),
+    and why they changed ("" when they did not). Each gather reads one subgroup-wide piece of a row
+    into its own registers -- an element per lane in a 32-bit slot -- from a 64-bit address per lane,
+    and IGC issues all gathers of a step before it uses their data (for the latency), so a step's
+    gathers and their addresses are live at once. Rows are halved (down to 8) until they fit in
+    half the register file; the accumulators and the reduction's temporaries need the rest (IGC
+    2.40: the 16-row step of a 37x129 f16 column max -- 32 gathers, 6 KiB of data and addresses --
+    spilled 1.4 KiB on pvc, the 8-row step none)."""
+    if m is None or n is None:
+        return rows, ""
+    eb = _BYTES.get(elt, 4)
+    ok, rule = hw.legal_surface(hw.surface.base_align, n * eb, n * eb, m)
+    if ok:
+        return rows, ""
+    sg = hw.subgroup_size
+    per_gather = sg * (max(eb, GATHER_SLOT_BYTES) + GATHER_ADDRESS_BYTES)
+    pieces = -(-width // sg)
+    budget = hw.grf_file_bytes() // 2
+    start = rows
+    while rows > 8 and rows * pieces * per_gather > budget:
+        rows //= 2
+    if rows == start:
+        return rows, ""
+    return rows, (f"reduced-dimension step {rows} rows: the {m}x{n} {elt} surface takes gathers, not 2D blocks "
+                  f"({rule}); {start} rows would be {start * pieces} gathers of {per_gather} bytes of data and "
+                  f"64-bit addresses in flight, more than half the {hw.grf_file_bytes()}-byte register file")
+
+
 def plan_reduction(m: int, n: int, dim: int, elt: str, hw: XeArch) -> MemPlan:
     """Tiles for reducing an m x n array along `dim`: every subgroup owns whole output rows (dim 1)
     or columns (dim 0), so tile_reduce needs no exchange between subgroups; the work-group tile is
@@ -130,6 +164,9 @@ def plan_reduction(m: int, n: int, dim: int, elt: str, hw: XeArch) -> MemPlan:
         layout, data = [1, 4], [16, width]
         while -(-n // (layout[1] * data[1])) < want and layout[1] > 1:
             layout[1] //= 2
+        data[0], why = gather_step_rows(data[0], width, m, n, elt, hw)
+        if why:
+            reasons.append(why)
         wg = (data[0], layout[1] * width)
         groups = -(-n // wg[1])
         reasons.append(f"{layout[1]} subgroups side by side, {width} whole columns each: the column sums stay "
