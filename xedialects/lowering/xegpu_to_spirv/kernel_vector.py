@@ -76,8 +76,7 @@ class VectorLowering:
             ops = [self.scalar(v, op) for v in op.operands]
             return self.scalar_op(op, ops, [elt_name(v) for v in op.operands], [str(t) for t in res_types])
         dvs = [self.get(v) if is_vector_type(v.type) else None for v in op.operands]
-        ref = next(d for d in dvs if d is not None)
-        lay = ref.layout
+        lay = result_layout([d for d in dvs if d is not None])
         moved = [self.lanes.relayout(d, lay) if d is not None else None for d in dvs]
         outs = [[] for _ in res_types]
         for s in range(lay.nslots):
@@ -284,6 +283,19 @@ class VectorLowering:
                 v = arith.SelectOp(self.lanes.lane_in(lanes), regs[e], v).result
             vals.append(v)
         return [DVal(lay, vals, elt)]
+
+
+def result_layout(dvs) -> Layout:
+    """Layout an element-wise op computes in: the first vector operand's, unless all of its elements
+    sit in one lane -- then each register computes one element (ger's x, an 8x1 tile loaded into
+    lane 0 and broadcast to 8x32: 256 single-lane registers, which IGC 2.40 spilled, and a shuffle
+    per element for the stores) -- then the operand layout with the fewest registers (the first on a
+    tie); the single-lane operand reaches it by one shuffle per source register. A first operand
+    spread over several lanes keeps its layout (docs/spirv.md)."""
+    first = dvs[0].layout
+    if np.unique(first.lanes).size > 1:
+        return first
+    return min((d.layout for d in dvs), key=lambda lay: lay.nslots)
 
 
 def _bf16_bits(u32: int) -> int:
