@@ -152,8 +152,15 @@ def convert_linalg_to_xetile(module_op, options, ctx):
         launches = []
         claimed = set()
         mb = MemoryBound(fname, hw, ctx, report, printing)
+        empty = []
         for op in list(walk(func)):
             if not op.name.startswith("linalg.") or op in claimed:
+                continue
+            if _empty_iteration_space(op):
+                ctx.remark(op, f"'{op.name}' has a zero-sized operand: its iteration space is empty and it changes "
+                               "nothing (removed)")
+                empty.append(op)
+                claimed.update(walk(op))       # its body is not looked at (and is erased with it)
                 continue
             try:
                 spec = match_matmul(op)
@@ -189,6 +196,8 @@ def convert_linalg_to_xetile(module_op, options, ctx):
             claimed.update(e.op for e in fusion.ops)
             if fusion.fill is not None:
                 claimed.add(fusion.fill)
+        for op in empty:
+            op.erase()
         if not launches and not mb.kernels:
             continue
         mod_name = f"{fname}_kernels"
@@ -209,6 +218,18 @@ def convert_linalg_to_xetile(module_op, options, ctx):
         converted += mb.emit(mod_name)
     if converted:
         module_op.attributes["gpu.container_module"] = ir.UnitAttr.get(module_op.context)
+
+
+def _empty_iteration_space(op) -> bool:
+    """A linalg op on memrefs (no results) with a static size 0 in an operand: every operand dimension is
+    a loop of the op, so one loop runs zero times and the op writes nothing (reductions included: the
+    output keeps its value)."""
+    if len(op.results):
+        return False
+    for v in op.operands:
+        if isinstance(v.type, ir.MemRefType) and any(d == 0 for d in v.type.shape):
+            return True
+    return False
 
 
 def _emit_launch(spec, plan, mod_name, kname, io):
