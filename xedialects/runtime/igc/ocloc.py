@@ -20,7 +20,7 @@ import subprocess
 import tempfile
 from dataclasses import dataclass, field
 
-from .isa import KernelIsa, parse_asm
+from .isa import parse_asm
 from .toolchain import IgcError, Toolchain, find_toolchain
 from .zebin import ZebinError, undefined_symbols
 
