@@ -31,7 +31,11 @@ def _fail(loc, message: str, filename: str | None = None):
 
 
 def parse_upstream(text: str, filename: str = "-"):
-    """(context, module op) of `text` parsed in a fresh context holding upstream's own dialects."""
+    """(context, module op) of `text` parsed in a fresh context holding upstream's own dialects (its
+    layouts checked first: layout_check)."""
+    from .layout_check import check_layouts
+
+    text = check_layouts(text, filename)
     ctx = ir.Context()
     with ctx, ir.Location.unknown():
         wrap = not re.search(r"^module\b", text, re.M)
