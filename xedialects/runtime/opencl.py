@@ -416,6 +416,10 @@ def program_for_module(module, runtime: Runtime | None = None, target: str = "po
     if not spirv_modules(module) and not kernels:
         raise OpenCLError("the module has no gpu kernels to run; lower it first (e.g. xe-run --pipeline "
                           "xe-gemm-to-spirv-portable)")
+    if not spirv_modules(module):
+        from .kernel_level import check_kernels_lowered
+
+        check_kernels_lowered(module)   # XeTile kernels: a located error naming the pipelines
     try:
         binary, meta = export_spirv(module, target=target)
     except SpirvExportError as e:
