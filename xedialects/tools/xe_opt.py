@@ -899,6 +899,12 @@ def main(argv=None) -> int:
     except Exception as e:  # noqa: BLE001 - never a traceback for users
         if os.environ.get("XE_OPT_DEBUG", "") not in ("", "0"):
             raise
+        from ..user_errors import user_message
+
+        message = user_message(e)      # user-caused (out of memory for the sizes asked, ...)
+        if message is not None:
+            print(f"{PROG}: error: {message}", file=sys.stderr)
+            return 1
         print(f"{PROG}: internal error: {type(e).__name__}: {e} (set XE_OPT_DEBUG=1 for a traceback)",
               file=sys.stderr)
         return 1

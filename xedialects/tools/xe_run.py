@@ -37,6 +37,7 @@ import sys
 import numpy as np
 
 from ..diagnostics import DiagnosticError
+from ..user_errors import UserError, user_message
 
 DIMS_HELP = """\
 sizes (--dims, comma-separated, may be repeated; for random inputs):
@@ -138,7 +139,7 @@ def host_functions(module) -> list[str]:
     return names
 
 
-class InputError(ValueError):
+class InputError(UserError, ValueError):
     """A user error in the arguments of the run (reported as `xe-run: error: ...`)."""
 
 
@@ -158,6 +159,9 @@ def random_inputs(types, rng, shapes=None, scalars=None, labels=None):
     """Random arguments for `types` (seeded `rng`, drawn in argument order): memrefs of their static
     shape or of `shapes[i]`, scalars `scalars[i]` or random (index: 0..4)."""
     shapes, scalars = shapes or {}, scalars or {}
+    from .input_sizes import check_input_sizes
+
+    check_input_sizes(types, shapes, labels, InputError)
     arrays = []
     for i, t in enumerate(types):
         what = f"argument %{labels[i]}" if labels and i < len(labels) else f"argument {i}"
@@ -234,6 +238,8 @@ def resolve_dims(dims: dict[str, str], labels, types, entry: str):
         if not value.isdigit():
             raise InputError(f"--dims {name}={value}: a size is a whole number; {name} is not a memref argument of "
                              f"@{entry} (memref arguments: {memrefs})")
+        if int(value) > 2 ** 63 - 1:
+            raise InputError(f"--dims {name}={value}: a size is at most 2^63 - 1")
         sizes[name] = int(value)
     scalars = {index[n]: v for n, v in sizes.items() if n in index}
     used = set()
@@ -336,7 +342,6 @@ def load_inputs(path, names, types):
 def run(argv=None) -> int:
     from ..sim import simulate
     from ..sim.reference import compare, run_reference
-    from ..sim.typeinfo import parse_type
 
     args = _parser().parse_args(argv)
     if args.sample_groups and args.backend != "sim":
@@ -403,8 +408,7 @@ def run(argv=None) -> int:
         run_pipeline(module, "builtin.module(xe-bufferize)")
         reference_program = module
     ftype = entry_type()
-    types = [parse_type(t) for t in ftype.inputs]
-    ret_types = [parse_type(t) for t in ftype.results]
+    types, ret_types = _signature_types(module, entry, ftype)
     names = arg_names(source, entry)
     labels = [names[i] if i < len(names) else f"arg{i}" for i in range(len(types))]
     try:
@@ -501,6 +505,31 @@ def run(argv=None) -> int:
     return _write_output(args.output, arrays, 0 if ok_all else 1)
 
 
+def _signature_types(module, entry: str, ftype):
+    """(argument TypeInfos, result TypeInfos) of host function @entry; an element type xe-run cannot
+    hold (e.g. i4) is a located error at the argument (or the function, for a result)."""
+    from mlir import ir
+
+    from ..diagnostics import at
+    from ..sim.typeinfo import parse_type
+
+    fop = next(op.operation for op in module.body.operations if op.operation.name == "func.func" and
+               ir.StringAttr(op.operation.attributes["sym_name"]).value == entry)
+    args = fop.regions[0].blocks[0].arguments if fop.regions[0].blocks else []
+
+    def info(t, i, what):
+        try:
+            return parse_type(t)
+        except ValueError as e:
+            loc = args[i].location if what == "argument" and i < len(args) else fop.location
+            raise DiagnosticError([at(loc, "error", f"{what} {i} of @{entry} has type {t}: {e}; xe-run's simulator "
+                                               "and CPU reference hold i1, i8, i16, i32, i64 (signed or unsigned), "
+                                               "index, f16, bf16, f32, tf32 and f64 elements")]) from None
+
+    return ([info(t, i, "argument") for i, t in enumerate(ftype.inputs)],
+            [info(t, i, "result") for i, t in enumerate(ftype.results)])
+
+
 def _write_output(path, arrays: dict, status: int) -> int:
     """--output: the buffers as an .npz file at exactly `path`, written only when the run succeeded
     (`status` 0); the status, 1 when the file cannot be written."""
@@ -579,6 +608,10 @@ def main(argv=None) -> int:
         if os.environ.get("XE_RUN_DEBUG"):
             raise
         sys.stdout.flush()
+        message = user_message(e)          # user-caused (out of memory for the sizes asked, ...)
+        if message is not None:
+            print(f"xe-run: error: {message}", file=sys.stderr)
+            return 1
         print(f"xe-run: internal error: {type(e).__name__}: {e} (set XE_RUN_DEBUG=1 for a traceback)",
               file=sys.stderr)
         return 1
