@@ -63,7 +63,7 @@ def simulate(module, entry: str, args, *, trace: bool = False, loop_cap: int = 1
     The inputs are copied; `SimResult.buffers` holds the arrays after the run. `launcher` (see
     `Simulator.launcher`) runs the kernels of `gpu.launch_func` elsewhere, e.g. on an OpenCL device.
     Shared local memory per work-group is limited to the `arch` table's (default: the architecture
-    the module's kernels were converted for, else pvc) unless `slm_limit` (bytes) says otherwise.
+    the module's kernels were lowered for, its `xe.arch`, else pvc) unless `slm_limit` (bytes) says otherwise.
     """
     import time
 

@@ -367,10 +367,10 @@ class CompiledFunc:
 
 def module_arch(module, arch=None):
     """The hardware table a simulation of `module` uses: `arch` when given, else the architecture the
-    module's kernels were converted for (the SPIR-V metadata's "arch"), else pvc. An unknown name
-    is a DiagnosticError."""
+    module's kernels were lowered for (`xe.arch` on its gpu.modules, or the SPIR-V metadata's "arch";
+    arch/recorded.py), else pvc. An unknown name is a DiagnosticError."""
     from ..arch import ArchError, get_arch
-    from ..lowering.xegpu_to_spirv.spirv_export import recorded_arch
+    from ..arch.recorded import recorded_arch
 
     if arch is None:
         arch = recorded_arch(module) or "pvc"
@@ -382,7 +382,7 @@ def module_arch(module, arch=None):
 
 class Simulator:
     """Runs a module's functions. `arch` (a name or an XeArch) is the hardware whose limits apply
-    (default: the one the module's kernels were converted for, else pvc); `slm_limit` overrides its
+    (default: the one the module's kernels were lowered for, its `xe.arch`, else pvc); `slm_limit` overrides its
     shared local memory per work-group (bytes)."""
 
     def __init__(self, module, *, trace: bool = False, loop_cap: int = 1 << 22, arch=None,

@@ -4,7 +4,7 @@
 
 // CHECK:      Passes:
 // CHECK:        convert-linalg-to-xetile  -  {{.+}}
-// CHECK-NEXT:       arch=<string>  target architecture (default: pvc)
+// CHECK-NEXT:       arch=<string>  target architecture, pvc or bmg (default: the module's recorded xe.arch, else pvc)
 // CHECK:      Pass pipelines:
 // CHECK:      Upstream MLIR passes
 // HELP: usage: xe-opt [options] [FILE|-]

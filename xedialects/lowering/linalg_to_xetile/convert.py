@@ -20,18 +20,20 @@ import sys
 from mlir import ir
 from mlir.dialects import arith, memref
 
-from ...arch import ArchError, XeArch, get_arch
+from ...arch import XeArch
 from ...diagnostics import DiagnosticError
 from ...passes.registry import Option, register_pass, register_pipeline
+from ...passes.utils.arch_option import arch_option, pass_arch, record_told_arch
 from ...passes.utils.ir_walk import walk
 from . import gemv, ger
 from .gemm_epilogue import Fusion, KernelIO, plan_fusion, rewrite_host
 from .gemm_kernel import kernel_text
 from .linalg_match import NotAMatmul, is_contraction_like, match_matmul
 from .memory_bound import MemoryBound
+from .plan_model import plan_model_line, record_plan_models
 
 _OPTIONS = [
-    Option("arch", str, "pvc", "target architecture"),
+    arch_option(),
     Option("wg-tile", str, "", "work-group tile MxN, e.g. 256x256 (default: planner)"),
     Option("sg-layout", str, "", "subgroup layout RxC, e.g. 8x4 (default: planner)"),
     Option("k-step", int, 0, "K step of the main loop (0: planner)"),
@@ -138,10 +140,8 @@ def convert_linalg_to_xetile(module_op, options, ctx):
     from ...syntax import parse_source
 
     module_op = module_op.operation
-    try:
-        hw = get_arch(options["arch"])
-    except ArchError as e:
-        ctx.error(module_op, str(e))
+    hw = pass_arch(module_op, options, ctx)
+    if hw is None:
         return False
     report = ctx.error if options["strict"] else ctx.remark
     printing = options["print-plan"] or _FORCE_PRINT_PLAN[0]
@@ -185,8 +185,9 @@ def convert_linalg_to_xetile(module_op, options, ctx):
                 mb.noted.add(where)
             if printing:
                 extra = fusion.describe()
+                model = plan_model_line(plan, hw)
                 print(f"// GEMM plan for {op.name} at {op.location}\n{plan.describe()}"
-                      + (f"\n{extra}" if extra else ""), file=sys.stderr)
+                      + (f"\n{extra}" if extra else "") + (f"\n{model}" if model else ""), file=sys.stderr)
             kname = f"{fname}_{len(launches) + len(mb.kernels)}"
             for sink in _PLAN_SINKS:
                 sink[kname] = plan
@@ -211,6 +212,7 @@ def convert_linalg_to_xetile(module_op, options, ctx):
             return
         gpu_mod = kmod.body.operations[0].operation
         module_op.regions[0].blocks[0].append(gpu_mod)
+        record_plan_models(gpu_mod, [(plan, kname) for _, plan, kname, _ in launches], hw)
         for spec, plan, kname, io in launches:
             launch = _emit_launch(spec, plan, mod_name, kname, io)
             rewrite_host(io.fusion, launch, io.host_args)
@@ -218,6 +220,7 @@ def convert_linalg_to_xetile(module_op, options, ctx):
         converted += mb.emit(mod_name)
     if converted:
         module_op.attributes["gpu.container_module"] = ir.UnitAttr.get(module_op.context)
+    record_told_arch(module_op, options, hw)
 
 
 def _empty_iteration_space(op) -> bool:

@@ -33,9 +33,10 @@ import re
 
 from mlir import ir, passmanager
 
-from ...arch import ArchError, XeArch, get_arch
+from ...arch import XeArch, get_arch
 from ...passes.analysis.registers import GRF_MODE_ATTR, GrfModeError, grf_mode
 from ...passes.registry import Option, register_pass, register_pipeline
+from ...passes.utils.arch_option import arch_option, pass_arch, record_told_arch
 from .spirv_lanes import LoweringError
 from .kernel_lowering import KernelLowering
 
@@ -231,15 +232,14 @@ def _fix_interfaces(spv) -> None:
                "Lower VC-mode XeGPU kernels to SPIR-V (OpenCL kernels, subgroup size 16; docs/spirv.md)",
                options=[Option("target", str, "pvc", "pvc: Intel DPAS / 2D block builtins; portable: "
                                "plain SPIR-V for any OpenCL device with 16-lane subgroups", choices=TARGETS),
-                        Option("arch", str, "pvc", "architecture table of the Intel target (2D block surface "
-                               "rules); pvc and bmg use the same builtins")])
+                        arch_option("the architecture table of the Intel target (2D block surface rules); "
+                                    "pvc and bmg use the same builtins")])
 def convert_xegpu_to_spirv(module_op, options, ctx):
     target = options.target
-    try:
-        hw = get_arch(options["arch"])
-    except ArchError as e:
-        ctx.error(module_op, str(e))
+    hw = pass_arch(module_op, options, ctx)
+    if hw is None:
         return False
+    record_told_arch(module_op, options, hw)
     ok = True
     for gm in gpu_modules(module_op):
         ok = convert_gpu_module(gm, target, ctx, hw) and ok

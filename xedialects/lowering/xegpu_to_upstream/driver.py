@@ -21,7 +21,8 @@ TARGET = '#xevm.target<chip = "pvc">'
 _OP_LINE = re.compile(r'^\s*(?:%[\w#:]+(?:, %[\w#:]+)* = )?(?:"xegpu\.|vector\.extract_strided_slice |vector\.transpose |vector\.broadcast |scf\.for |scf\.yield |'
                       r'vector\.insert_strided_slice |arith\.select )')
 _FUNC_LINE = re.compile(r"^\s*(?:func\.func|gpu\.func) ")
-_GPU_MODULE = re.compile(r"^(\s*gpu\.module @[\w$.]+) \{")
+# a gpu.module line, with our discardable attributes (xe.arch) that upstream's text does not carry
+_GPU_MODULE = re.compile(r"^(\s*gpu\.module @[\w$.]+)(?: attributes \{[^{}]*\})? \{")
 _NAME = re.compile(r"%[\w$.-]+(?:#\d+)?")
 
 

@@ -31,7 +31,7 @@ import functools
 
 from mlir import ir
 
-from ...arch import ArchError, XeArch, get_arch
+from ...arch import XeArch
 from ...passes.utils.ir_walk import functions as _functions, walk as _walk_ops
 from ...passes.utils.rebuild import Rebuilder, RewriteError
 from . import imex_forms, scattered, tile_descriptors, tile_load_store, tile_mma, vector_ops
@@ -148,18 +148,18 @@ def convert_module(module_op, ctx, arch: XeArch, options=None) -> bool:
 # ------------------------------------------------------------------------------------------------
 # registration
 
-from ...passes.registry import Option, register_pass, register_pipeline  # noqa: E402
+from ...passes.registry import register_pass, register_pipeline  # noqa: E402
+from ...passes.utils.arch_option import arch_option, pass_arch, record_told_arch  # noqa: E402
 
 
 @register_pass("convert-xetile-to-xegpu",
                "Lower blocked subgroup XeTile to VC-mode XeGPU (one op per hardware instruction)",
-               options=[Option("arch", str, "pvc", "target architecture")])
+               options=[arch_option()])
 def convert_xetile_to_xegpu(module_op, options, ctx):
-    try:
-        arch = get_arch(options["arch"])
-    except ArchError as e:
-        ctx.error(module_op, str(e))
+    arch = pass_arch(module_op, options, ctx)
+    if arch is None:
         return False
+    record_told_arch(module_op, options, arch)
     return convert_module(module_op, ctx, arch, options)
 
 

@@ -16,8 +16,10 @@ Per `gpu.func`, read from the IR without running it:
 * the performance model (perf_model.py): predicted time, TFLOP/s and the bound of one launch
   (grid from `gpu.launch_func`), with every constant and its source in the arch table.
 
-`kernel_report(module) -> list[dict]`, `format_report(reports) -> str`. The pass prints the report
-to stdout and leaves the IR unchanged.
+`kernel_report(module) -> list[dict]`, `format_report(reports) -> str`. The arch is the one the
+module's kernels were lowered for (`xe.arch`, arch/recorded.py) unless told otherwise, and the
+prediction is the planner's own (`xe.model`, model_record.py) when the kernel carries it. The pass
+writes the report to stderr (or `file=PATH`), never to stdout with the IR, and leaves the IR unchanged.
 """
 from __future__ import annotations
 
@@ -27,7 +29,6 @@ import sys
 
 from mlir import ir
 
-from ...arch import get_arch
 from ...xegpu.ops import AllocNbarrierOp
 from ..utils.ir_walk import functions, walk as _walk
 from ...core.memory_space import is_slm_memref
@@ -150,10 +151,16 @@ def _known_block_size(func):
         return None
 
 
-def kernel_report(module, arch="pvc", isa: bool = False) -> list[dict]:
-    """One dict per gpu.func of `module` (ir.Module or operation). With `isa`, each kernel's row of IGC's
-    machine code (isa_report.py) is its "isa" entry and the performance model uses it."""
-    a = get_arch(arch)
+def kernel_report(module, arch=None, isa: bool = False, from_ir: bool = False) -> list[dict]:
+    """One dict per gpu.func of `module` (ir.Module or operation). `arch` (a name or XeArch) defaults to
+    the one the module's kernels were lowered for (`xe.arch`, xedialects/arch/recorded.py), else pvc.
+    The prediction ("perf") is the planner's model when the kernel carries its record (`xe.model`,
+    model_record.py) for this arch and the IR agrees with it, else it is made from the IR counts
+    (`from_ir` forces that). With `isa`, each kernel's row of IGC's machine code (isa_report.py) is
+    its "isa" entry and the performance model uses it."""
+    from ...arch.recorded import resolve_arch
+
+    a = resolve_arch(module, arch).arch
     op = module.operation if hasattr(module, "operation") else module
     reports = []
     isa_rows = {}
@@ -162,25 +169,49 @@ def kernel_report(module, arch="pvc", isa: bool = False) -> list[dict]:
 
         isa_rows = isa_reports(op, a)
     from .kernel_bytes import format_bytes, kernel_bytes
-    from .perf_model import format_prediction, launches, predict, work_from_report
+    from .model_record import mismatch, recorded_work
+    from .perf_model import format_prediction, launches, predict, with_isa, work_from_report
 
     grids = launches(op)
     launched = {str(o.attributes["kernel"]).rsplit("@", 1)[-1].strip('"') for o in _walk(op)
                 if o.name == "gpu.launch_func"}
     for func in functions(op, kinds=("gpu.func",)):
         r = _report_func(func, a)
+        r["arch"] = a.name
         if r["kernel"] in isa_rows:
             r["isa"] = isa_rows[r["kernel"]]
+        launch = grids.get(r["kernel"])
         if r["mode"] in ("vc", "simt"):
-            gm = kernel_bytes(func, grids.get(r["kernel"]), a, r["kernel"] in launched)
+            gm = kernel_bytes(func, launch, a, r["kernel"] in launched)
             r["global_memory"] = dict(gm, lines=format_bytes(gm, a))
         if a.perf is not None and r["mode"] in ("vc", "simt"):
-            p = predict(a, work_from_report(r, grids.get(r["kernel"]), a))
+            work, source = _model_work(func, r, launch, a, from_ir, recorded_work, mismatch)
+            if work is None:
+                work = work_from_report(r, launch, a)
+            else:
+                work = with_isa(work, r.get("isa"), r["per_k_step"].get("dpas", 0), r.get("k_trips") or 0)
+            p = predict(a, work)
             r["perf"] = {"time_s": p.time_s, "tflops": p.tflops, "bound": p.bound, "terms": p.terms,
                          "xe_cores": p.xe_cores, "wg_per_core": p.wg_per_core, "waves": p.waves,
-                         "lines": format_prediction(p)}
+                         "bytes": p.bytes_moved, "gbs": p.gbs, "source": source,
+                         "lines": format_prediction(p, source=source)}
         reports.append(r)
     return reports
+
+
+def _model_work(func, r, launch, a, from_ir, recorded_work, mismatch):
+    """(the planner's recorded KernelWork or None, where the prediction's inputs come from)."""
+    if from_ir:
+        return None, "the IR counts (asked for)"
+    rec = recorded_work(func)
+    if rec is None:
+        return None, "the IR counts (no xe.model from the GEMM planner)"
+    if rec.arch != a.name:
+        return None, f"the IR counts (the planner's xe.model is for {rec.arch}, this report for {a.name})"
+    why = mismatch(rec.work, r, launch)
+    if why:
+        return None, f"the IR counts (the planner's xe.model no longer matches the kernel: {why})"
+    return rec.work, "the planner's model (xe.model, the numbers --xe-print-plan shows)"
 
 
 def find_k_loop(ops):
@@ -302,9 +333,12 @@ def format_report(reports) -> str:
     """Readable text of `kernel_report` results (a list of dicts, or one dict)."""
     if isinstance(reports, dict):
         reports = [reports]
+    if not reports:
+        return NO_KERNELS + "\n"
     lines = []
     for r in reports:
-        lines.append(f"kernel @{r['kernel']} ({r['mode']} mode)")
+        arch = f" [{r['arch']}]" if r.get("arch") else ""
+        lines.append(f"kernel @{r['kernel']} ({r['mode']} mode){arch}")
         ps = r["per_k_step"]
         if r["k_loop"] and ps:
             step = f" (K step {r['k_step']})" if r["k_step"] is not None else ""
@@ -350,27 +384,38 @@ def format_report(reports) -> str:
 
 
 from ..registry import Option, register_pass  # noqa: E402
+from ..utils.arch_option import arch_option, pass_arch  # noqa: E402
+
+NO_KERNELS = ("no kernels (gpu.func) in the module yet: lower it first, e.g. "
+              "xe-opt F --xe-gemm-to-xegpu --xe-kernel-report (linalg programs), "
+              "or xe-run F --pipeline=xe-gemm-to-xegpu to simulate")
 
 
 @register_pass("xe-kernel-report",
-               "Print a static report per gpu.func (DPAS and block IO per K step, registers, SLM, barriers, "
-               "global-memory bytes and bandwidth bound, performance model)",
-               options=[Option("arch", str, "pvc", "target architecture"),
-                        Option("json", bool, False, "print JSON instead of text"),
+               "Report per gpu.func (DPAS and block IO per K step, registers, SLM, barriers, global-memory bytes "
+               "and bandwidth bound, performance model) on stderr or to file=PATH; the IR is unchanged",
+               options=[arch_option("an arch that differs from the recorded one wins, with a remark"),
+                        Option("json", bool, False, "JSON instead of text (a list, one object per kernel)"),
+                        Option("file", str, "", "write the report to this file instead of stderr (default: "
+                               "stderr, never mixed with the IR on stdout; '-': stdout)"),
                         Option("isa", bool, False, "also compile the kernels with IGC for the arch's device "
                                "(pvc SPIR-V, the metadata's build options) and report the machine code: GRF mode, "
                                "spill, instructions, DPAS, block messages, the K loop (docs/igc.md)")])
 def xe_kernel_report(module_op, options, ctx):
-    from ...arch import ArchError
-
-    try:
-        arch = get_arch(options.get("arch", "pvc") if isinstance(options, dict) else "pvc")
-    except ArchError as e:
-        ctx.error(module_op, str(e))
-        return False
     from ...diagnostics import DiagnosticError
+    from ...output_files import OutputError, check_writable, write_all
     from ...runtime.igc import IgcError
 
+    arch = pass_arch(module_op, options, ctx)
+    if arch is None:
+        return False
+    path = options.get("file", "") if isinstance(options, dict) else ""
+    if path and path != "-":
+        try:
+            check_writable(path)
+        except OutputError as e:
+            ctx.error(module_op, f"xe-kernel-report: {e}")
+            return False
     isa = bool(options.get("isa", False)) if isinstance(options, dict) else False
     try:
         reports = kernel_report(module_op, arch, isa=isa)
@@ -386,7 +431,16 @@ def xe_kernel_report(module_op, options, ctx):
         return False
     as_json = bool(options.get("json", False)) if isinstance(options, dict) else False
     out = json.dumps(reports, indent=2) + "\n" if as_json else format_report(reports)
-    sys.stdout.write(out)
-    sys.stdout.flush()
+    if as_json and not reports:
+        ctx.remark(module_op, f"xe-kernel-report: {NO_KERNELS}")
+    if path and path != "-":
+        try:
+            write_all([(path, out)])
+        except OutputError as e:
+            ctx.error(module_op, f"xe-kernel-report: {e}")
+            return False
+        return True
+    stream = sys.stdout if path == "-" else sys.stderr
+    stream.write(out)
+    stream.flush()
     return True
-

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 
 from ...arch import XeArch, canonical_type, elem_bytes
 
-__all__ = ["KernelWork", "Prediction", "predict", "work_from_plan", "work_from_report",
+__all__ = ["KernelWork", "Prediction", "predict", "work_from_plan", "work_from_report", "with_isa",
            "format_prediction", "launches"]
 
 TAIL_WAVE_EFFICIENCY = 0.8   # policy: a compute-bound kernel losing > 20 % to its last wave is "tail wave"
@@ -78,6 +78,14 @@ class Prediction:
     grf_mode: str
     constants: list = field(default_factory=list)   # (name, value, unit, source)
     assumptions: tuple[str, ...] = ()
+    bytes_moved: int = 0              # HBM bytes of the launch (work.bytes_hbm)
+    gbs: float = 0.0                  # bytes_moved / time_s, GB/s
+    flops: int = 0                    # useful operations of the launch (0: no DPAS, a memory-bound kernel)
+
+    @property
+    def memory_bound_kernel(self) -> bool:
+        """No DPAS work: the figure of merit is bandwidth (GB/s), not TFLOP/s."""
+        return not self.flops
 
 
 def _cdiv(a, b):
@@ -147,8 +155,10 @@ def predict(arch: XeArch, work: KernelWork, stacks: int | None = None) -> Predic
         ("slm_bytes_per_clk", SLM_BYTES_PER_CLK, "B/clk/Xe-core",
          "[MODEL] assumed one 64-byte line per clock (no public figure found)")]) + [
         (name, f.value, f.unit, f.source) for name, f in pf.items() if name != "stacks"]
+    gbs = work.bytes_hbm / time_s / 1e9 if time_s > 0 else 0.0
     return Prediction(time_s, tflops, bound, terms_detail, cores, wg_per_core, waves, wave_eff, util,
-                      "large" if work.large_grf else "default", constants, work.assumptions)
+                      "large" if work.large_grf else "default", constants, work.assumptions,
+                      bytes_moved=work.bytes_hbm, gbs=gbs, flops=flops)
 
 
 # ---- inputs ------------------------------------------------------------------------------------
@@ -277,10 +287,10 @@ def work_from_report(report: dict, launch: tuple | None = None, arch: XeArch | N
         bytes_hbm=hbm, bytes_l2=total, large_grf=report.get("grf_mode") == "large",
         slm_bytes_per_wg=slm_b, slm_traffic_per_wg=2 * slm_b if syncs else 0, sync_waits=syncs,
         prefetch_distance=1 if ps.get("block_prefetches") else 0, assumptions=tuple(notes))
-    return _with_isa(work, report.get("isa"), ps.get("dpas", 0), trips)
+    return with_isa(work, report.get("isa"), ps.get("dpas", 0), trips)
 
 
-def _with_isa(work: KernelWork, isa: dict | None, step_dpas: int, trips: int) -> KernelWork:
+def with_isa(work: KernelWork, isa: dict | None, step_dpas: int, trips: int) -> KernelWork:
     """`work` with IGC's machine code (an `isa_report` row): the instructions one subgroup issues (the K
     loop's per K step times the trips, plus the rest; the whole kernel when IGC unrolled every loop) and
     the spill traffic (scratch messages) as L2 bytes. Unchanged without a row."""
@@ -305,6 +315,9 @@ def _with_isa(work: KernelWork, isa: dict | None, step_dpas: int, trips: int) ->
         notes.append(f"spill: {scratch:g} scratch messages per subgroup x {SCRATCH_MESSAGE_BYTES} B added to L2 bytes")
     return replace(work, isa_instructions_per_sg=int(round(instructions)), bytes_l2=work.bytes_l2 + spill,
                    assumptions=work.assumptions + tuple(notes))
+
+
+_with_isa = with_isa      # the earlier private name
 
 
 def launches(module) -> dict:
@@ -337,21 +350,32 @@ def _t(s: float) -> str:
     return f"{s * 1e3:.3f} ms" if s >= 1e-3 else f"{s * 1e6:.3f} us"
 
 
-def format_prediction(p: Prediction, constants: bool = True) -> list[str]:
-    """Report lines (indented for `format_report`)."""
+def format_prediction(p: Prediction, constants: bool = True, source: str | None = None) -> list[str]:
+    """Report lines (indented for `format_report`). A kernel without DPAS work (memory-bound) shows
+    the bytes it moves to and from HBM and their rate instead of TFLOP/s and XMX utilization;
+    `source` names where the model's inputs come from."""
     tr = p.terms
+    if p.memory_bound_kernel:
+        head = f"  model: predicted {_t(p.time_s)}, {p.gbs:.1f} GB/s ({p.bytes_moved:,} B to and from HBM), bound: {p.bound}"
+        xmx = ""
+    else:
+        head = f"  model: predicted {_t(p.time_s)}, {p.tflops:.2f} TFLOP/s, bound: {p.bound}"
+        xmx = f", XMX utilization {p.xmx_utilization:.2f}"
     lines = [
-        f"  model: predicted {_t(p.time_s)}, {p.tflops:.2f} TFLOP/s, bound: {p.bound}",
+        head,
         f"    terms: compute {_t(tr['compute'])} (XMX {_t(tr['xmx'])}"
         + (f" | issue {_t(tr['issue'])}" if tr.get('issue') else "") + f" + vector {_t(tr['vector'])}"
         + (f" + SLM {_t(tr['slm'])}" if tr.get('slm') else "") + "), "
         f"HBM {_t(tr['hbm'])}, L2 {_t(tr['l2'])}, latency {_t(tr['latency'])}",
         f"    occupancy: {p.xe_cores} Xe-cores, {p.wg_per_core} WG/Xe-core ({p.grf_mode} GRF), "
-        f"{p.waves} wave(s), wave efficiency {p.wave_efficiency:.2f}, XMX utilization {p.xmx_utilization:.2f}",
+        f"{p.waves} wave(s), wave efficiency {p.wave_efficiency:.2f}{xmx}",
     ]
+
     if constants:
         for name, value, unit, src in p.constants:
             lines.append(f"    constant {name} = {value:g} {unit} -- {src}")
     for a in p.assumptions:
         lines.append(f"    assumed: {a}")
+    if source:
+        lines.append(f"    inputs: {source}")
     return lines

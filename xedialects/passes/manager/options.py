@@ -133,7 +133,14 @@ class Option:
 
 class PassOptions(dict):
     """Typed option values of one pass instance; keys are option names (`options["mma-m"]`),
-    also readable as attributes with underscores (`options.mma_m`)."""
+    also readable as attributes with underscores (`options.mma_m`). `given` holds the names set
+    explicitly (in the pipeline text, `Pipeline.add`, or forwarded by a named pipeline); the others
+    hold their defaults (`options.is_given("arch")`: told, or free to use what the IR records)."""
+
+    given: frozenset = frozenset()
+
+    def is_given(self, name: str) -> bool:
+        return name in self.given or name.replace("_", "-") in self.given
 
     def __getattr__(self, name):
         for key in (name, name.replace("_", "-")):

@@ -52,6 +52,7 @@ class PassInfo:
                            for o in self.options)
         if values is None:
             return opts
+        inherited = values.given if isinstance(values, PassOptions) else None
         if isinstance(values, str):
             try:
                 tokens = split_option_text(values, [o.name for o in self.options])
@@ -82,6 +83,7 @@ class PassInfo:
             except ValueError as e:
                 raise pipeline_error(f"invalid value '{val}' for option '{opt.name}' of pass "
                                       f"'{self.name}': {e} ({opt.describe()})") from None
+        opts.given = frozenset(inherited if inherited is not None else (opt.name for opt, _ in items))
         return opts
 
 

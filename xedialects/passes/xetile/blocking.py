@@ -35,6 +35,7 @@ from ...core.typeinfo import vector_info
 from ...xetile.attributes import TileType
 from ...xetile.ops import TileBroadcastOp, TileMmaOp, TilePackOp, TileReduceOp, TileUnpackOp
 from ..registry import Option, register_pass
+from ..utils.arch_option import arch_option
 from ..utils.driver import run_per_function
 from ..utils.ir_walk import owner_op, walk
 from ..analysis.tile_uses import TileGroups, is_elementwise, is_vector
@@ -392,7 +393,7 @@ class Blocker:
 @register_pass("xetile-blocking",
                "Split subgroup tiles into hardware-sized inner blocks (blocked 4D XeTile) for 2D block "
                "messages and DPAS",
-               options=[Option("arch", str, "pvc", "target architecture (its block-message and DPAS tables)"),
+               options=[arch_option("its block-message and DPAS tables"),
                         Option("load-blocks", str, "largest",
                                "blocks of tiles that feed tile_mma: 'largest' legal 2D block load that is a "
                                "multiple of the DPAS block (fewest messages), or 'mma' (the DPAS block itself: "

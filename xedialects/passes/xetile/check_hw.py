@@ -19,6 +19,7 @@ from ...core.typeinfo import vector_info
 from ...xetile.attributes import TileType
 from ...xetile.ops import TileMmaOp
 from ..registry import Option, register_pass
+from ..utils.arch_option import arch_option
 from ..utils.driver import run_per_function
 from ..utils.ir_walk import walk
 from ..analysis.tile_uses import mma_uses
@@ -121,7 +122,7 @@ class HwChecker:
 
 @register_pass("xetile-check-hw",
                "Report blocked XeTile loads, stores, prefetches and tile_mma the architecture cannot execute",
-               options=[Option("arch", str, "pvc", "target architecture"),
+               options=[arch_option(),
                         Option("require-blocked", bool, False,
                                "report unblocked tiles and tile_mma as errors instead of remarks")])
 def xetile_check_hw(module_op, options, ctx):

@@ -2,10 +2,10 @@
 // unmasked scattered lane of every subgroup of the gpu.launch_func grid, clipped to the memref),
 // the HBM bytes (each argument byte once per direction) and the bandwidth bound at the arch
 // table's sustained HBM bandwidth (pvc: 2 stacks x 1000 GB/s STREAM triad; bmg: 365 GB/s).
-// RUN: xe-opt %s --xe-gemm-to-xegpu --xe-kernel-report -o %t 2>/dev/null | FileCheck %s
-// RUN: xe-opt %s --xe-gemm-to-xegpu=arch=bmg --xe-kernel-report=arch=bmg -o %t 2>/dev/null | FileCheck %s --check-prefix=BMG
+// RUN: xe-opt %s --xe-gemm-to-xegpu --xe-kernel-report -o %t 2>&1 | FileCheck %s
+// RUN: xe-opt %s --xe-gemm-to-xegpu=arch=bmg --xe-kernel-report=arch=bmg -o %t 2>&1 | FileCheck %s --check-prefix=BMG
 // SIMT kernels (one work-item per lane: scattered offsets per gpu.lane_id) count the same bytes:
-// RUN: xe-opt %s --xe-gemm-to-xegpu --xegpu-simt-distribute --xe-kernel-report -o %t 2>/dev/null | FileCheck %s --check-prefix=SIMT
+// RUN: xe-opt %s --xe-gemm-to-xegpu --xegpu-simt-distribute --xe-kernel-report -o %t 2>&1 | FileCheck %s --check-prefix=SIMT
 
 // axpby on 37x64 f16: 5 work-groups of 8 rows = 40 rows of 2D blocks, clipped to the 37 in bounds:
 // x and y read 37 x 64 x 2 = 4,736 B each, y written 4,736 B; 14,208 B / 2000 GB/s = 0.0071 us
@@ -45,14 +45,18 @@
 // A: 256 subgroups x 8 steps x 8x32 bf16 (512 B) = 1,048,576; B: 256 x 8 x 32x32 bf16 (2048 B) = 4,194,304;
 // C read and written once: 262,144 each. Prefetches: 768 B per subgroup per K step, 8 steps in bounds
 // (the 3 steps ahead past K = 256 are clipped): 1,572,864. HBM: A + B + C read 524,288, C written 262,144;
-// 786,432 B / 2000 GB/s = 0.393 us. The model's own terms are unchanged (HBM = A + B + C once: 0.262 us).
+// 786,432 B / 2000 GB/s = 0.393 us. The model is the planner's (xe.model, the same numbers as
+// --xe-print-plan): HBM = A + B + C read and written once = 0.393 us; L2 = each work-group's A and B
+// panels once (32 x (32x256 + 256x64) x 2 B) + C traffic = 524,288 B = 0.262 us; latency = 8 K steps x
+// 1000 clk / (prefetch distance 3 + 1) + 1000 clk = 3000 clk at 1.6 GHz = 1.875 us.
 // CHECK-LABEL: kernel @gemm_0 (vc mode)
 // CHECK:         global memory, one launch of 32 work-group(s) x 8 subgroup(s) (grid 4x8x1 from gpu.launch_func):
 // CHECK-NEXT:      accessed: 5,767,168 B (read 5,505,024, write 262,144; prefetched 1,572,864) -- {{.*}}; exact
 // CHECK-NEXT:      HBM bytes: 786,432 (read 524,288, write 262,144) -> bandwidth bound 0.393 us at 2000 GB/s
 // CHECK-NEXT:      (each argument byte counted once per direction; re-reads of 4,980,736 B assumed to hit L2)
-// CHECK-NEXT:    model: predicted 3.125 us, 10.74 TFLOP/s, bound: latency
-// CHECK-NEXT:      terms: compute 0.246 us (XMX 0.246 us + vector 0.000 us), HBM 0.262 us, L2 0.655 us, latency 3.125 us
+// CHECK-NEXT:    model: predicted 1.875 us, 17.90 TFLOP/s, bound: latency
+// CHECK-NEXT:      terms: compute 0.251 us (XMX 0.246 us + vector 0.005 us), HBM 0.393 us, L2 0.262 us, latency 1.875 us
+// CHECK:           inputs: the planner's model (xe.model, the numbers --xe-print-plan shows)
 
 #id = affine_map<(d0, d1) -> (d0, d1)>
 

@@ -3,9 +3,9 @@
 // one hardware DPAS per XeGPU DPAS (32 per iteration) and no scratch message. Counts of a moving compiler
 // are not pinned (docs/igc.md).
 // REQUIRES: igc
-// RUN: xe-opt %s --xe-gemm-to-xegpu --xe-kernel-report=isa=true -o /dev/null | FileCheck %s
-// RUN: xe-opt %s --xe-gemm-to-xegpu=arch=bmg --xe-kernel-report='arch=bmg isa=true' -o /dev/null | FileCheck %s --check-prefix=BMG
-// RUN: xe-opt %s --xe-gemm-to-xegpu --xe-kernel-report='isa=true json=true' -o /dev/null | FileCheck %s --check-prefix=JSON
+// RUN: xe-opt %s --xe-gemm-to-xegpu --xe-kernel-report=isa=true -o /dev/null 2>&1 | FileCheck %s
+// RUN: xe-opt %s --xe-gemm-to-xegpu=arch=bmg --xe-kernel-report='arch=bmg isa=true' -o /dev/null 2>&1 | FileCheck %s --check-prefix=BMG
+// RUN: xe-opt %s --xe-gemm-to-xegpu --xe-kernel-report='isa=true json=true' -o /dev/null 2>&1 | FileCheck %s --check-prefix=JSON
 
 // CHECK-LABEL: kernel @gemm_0 (vc mode)
 // CHECK:         IGC {{[0-9.]+}}{{.*}} for pvc (-ze-opt-large-register-file): SIMD16, large GRF mode (256 GRFs), spill 0 B

@@ -1,9 +1,12 @@
 // xe-kernel-report: per gpu.func, DPAS and 2D block messages per K-loop iteration, bytes loaded per
-// DPAS, a register estimate against the 128 / 256 GRFs of PVC, SLM and named barriers. The IR is
-// printed unchanged after the report.
-// RUN: xe-opt %s --xe-kernel-report | FileCheck %s
-// RUN: xe-opt %s --xe-kernel-report=json=true | FileCheck %s --check-prefix=JSON
-// RUN: xe-opt %s --convert-xetile-to-xegpu --xe-kernel-report | FileCheck %s --check-prefix=BLOCKED
+// DPAS, a register estimate against the 128 / 256 GRFs of PVC, SLM and named barriers. The report goes
+// to stderr (or file=PATH), the IR unchanged to stdout: the JSON file parses, stdout holds only the IR.
+// RUN: xe-opt %s --xe-kernel-report 2>&1 | FileCheck %s
+// RUN: xe-opt %s --xe-kernel-report=json=true -o /dev/null 2>&1 | FileCheck %s --check-prefix=JSON
+// RUN: xe-opt %s --convert-xetile-to-xegpu --xe-kernel-report -o /dev/null 2>&1 | FileCheck %s --check-prefix=BLOCKED
+// RUN: xe-opt %s '--xe-kernel-report=json=true file=%t.json' 2>%t.err | FileCheck %s --check-prefix=IRONLY
+// RUN: %python -c "import json, sys; r = json.load(open(sys.argv[1])); print(len(r), r[0]['kernel'], r[0]['arch'])" %t.json | FileCheck %s --check-prefix=PARSED
+// RUN: FileCheck %s --check-prefix=QUIET --allow-empty < %t.err
 
 // CHECK-LABEL: kernel @gemm (vc mode)
 // CHECK-NEXT:    per K-loop iteration (K step 16):
@@ -46,6 +49,13 @@
 // JSON: "bound": "latency",
 
 // the stage-3 kernel below: 32x64 f32 accumulator (128 GRFs) + A 32x32 + B 32x64 bf16 needs large-GRF mode
+// IRONLY-NOT:   kernel @
+// IRONLY:       module
+// IRONLY:         gpu.func @gemm
+// IRONLY-NOT:   kernel @
+// PARSED:       2 gemm pvc
+// QUIET-NOT:    {{.}}
+
 // BLOCKED-LABEL: kernel @blocked (vc mode)
 // BLOCKED-NEXT:    per K-loop iteration (K step 32):
 // BLOCKED-NEXT:      DPAS: 32

@@ -1,8 +1,8 @@
 // xe-kernel-report counts shared local memory by the memref's memory space (3 with any integer type,
 // or #gpu.address_space<workgroup>), not by its printed text: allocations and workgroup attributions
 // in SLM are counted, a private alloca is not; an SLM kernel argument is not global memory.
-// RUN: xe-opt %s --xe-kernel-report | FileCheck %s
-// RUN: xe-opt %s --xe-kernel-report=json=true | FileCheck %s --check-prefix=JSON
+// RUN: xe-opt %s --xe-kernel-report -o /dev/null 2>&1 | FileCheck %s
+// RUN: xe-opt %s --xe-kernel-report=json=true -o /dev/null 2>&1 | FileCheck %s --check-prefix=JSON
 
 // 32 x 4 B + 4 x 16 x 2 B + 64 x 1 B + 8 x 4 B = 352 B
 // CHECK-LABEL: kernel @spaces

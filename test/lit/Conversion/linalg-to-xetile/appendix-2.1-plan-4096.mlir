@@ -10,7 +10,7 @@
 // CHECK-DAG:   %[[C512:.*]] = arith.constant 512 : index
 // CHECK:       gpu.launch_func @gemm_kernels::@gemm_0 blocks in (%[[C16]], %{{.*}}, %{{.*}}) threads in (%[[C512]], %{{.*}}, %{{.*}}) args(%{{.*}} : memref<4096x4096xbf16>, %{{.*}} : memref<4096x4096xbf16>, %{{.*}} : memref<4096x4096xf32>)
 // CHECK-NOT:   linalg.matmul
-// CHECK:       gpu.func @gemm_0({{.*}}) kernel attributes {known_block_size = array<i32: 512, 1, 1>, xe.grf_mode = "large", xe.subgroup_size = 16 : i32}
+// CHECK:       gpu.func @gemm_0({{.*}}) kernel attributes {known_block_size = array<i32: 512, 1, 1>, xe.grf_mode = "large", xe.model = {{.*}}, xe.subgroup_size = 16 : i32}
 // CHECK-DAG:   %[[KS:.*]] = arith.constant 32 : index
 // CHECK-DAG:   %[[WT:.*]] = arith.constant 256 : index
 // CHECK:       xetile.init_tile {{.*}} -> !xetile.tile<256x32xbf16, #xetile.tile_attr<wg_map = <sg_layout = [8, 4], sg_data = [32, 32]>>>

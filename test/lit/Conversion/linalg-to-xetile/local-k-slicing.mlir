@@ -75,7 +75,8 @@
 
 // REP:      SLM: 16384 B (memref<64x64xf32, 3>)   named barriers: 0   gpu.barrier: 1
 // REP:      terms: compute {{.*}} + SLM {{.*}}
-// REP:      assumed: SLM: 16384 B per work-group stored and loaded once
+// REP:      assumed: local k-slicing: 2 slices per work-group, 16384 B of partial C through SLM
+// REP:      inputs: the planner's model (xe.model
 
 // ERR:      local-k-slicing.mlir:{{[0-9]+}}:3: error: GEMM plan: illegal GEMM plan: local_k_slices 3 must divide the subgroup C tile rows
 func.func @lk(%A: memref<64x1024xbf16>, %B: memref<1024x128xbf16>, %C: memref<64x128xf32>, %bias: memref<128xf32>) {

@@ -11,7 +11,7 @@
 // CHECK:       gpu.launch_func @gemm_kernels::@gemm_0 blocks in (%[[GX]], %[[GY]], %{{.*}}) threads in (%[[T]], %{{.*}}, %{{.*}}) args(%arg0 : memref<256x256xbf16>, %arg1 : memref<256x256xbf16>, %arg2 : memref<256x256xf32>)
 // CHECK-NEXT:  return
 // CHECK:       gpu.module @gemm_kernels
-// CHECK:       gpu.func @gemm_0(%[[A:.*]]: memref<256x256xbf16>, %[[B:.*]]: memref<256x256xbf16>, %[[C:.*]]: memref<256x256xf32>) kernel attributes {known_block_size = array<i32: 128, 1, 1>, xe.grf_mode = "default", xe.subgroup_size = 16 : i32}
+// CHECK:       gpu.func @gemm_0(%[[A:.*]]: memref<256x256xbf16>, %[[B:.*]]: memref<256x256xbf16>, %[[C:.*]]: memref<256x256xf32>) kernel attributes {known_block_size = array<i32: 128, 1, 1>, xe.grf_mode = "default", xe.model = {{.*}}, xe.subgroup_size = 16 : i32}
 // CHECK-DAG:   %[[KS:.*]] = arith.constant 32 : index
 // CHECK-DAG:   %[[BX:.*]] = gpu.block_id x
 // CHECK-DAG:   %[[BY:.*]] = gpu.block_id y

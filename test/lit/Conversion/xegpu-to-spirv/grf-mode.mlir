@@ -11,9 +11,9 @@
 // CHECK:      spirv.module @__spv__big_kernels {{.*}}xe.kernel_abi = {__arch__ = "pvc", __target__ = "pvc", big_0 = "{{.*}}\22grf_count\22: 256, \22grf_mode\22: \22large\22
 // CHECK-NOT:  xe.grf_mode
 // CHECK:      spirv.ExecutionMode @big_0 "LocalSize", 512, 1, 1
-// CHECK:      gpu.func @big_0({{.*}}) kernel attributes {known_block_size = array<i32: 512, 1, 1>, xe.grf_mode = "large", xe.subgroup_size = 16 : i32}
+// CHECK:      gpu.func @big_0({{.*}}) kernel attributes {known_block_size = array<i32: 512, 1, 1>, xe.grf_mode = "large", xe.model = {{.*}}, xe.subgroup_size = 16 : i32}
 // CHECK:      spirv.module @__spv__small_kernels {{.*}}xe.kernel_abi = {__arch__ = "pvc", __target__ = "pvc", small_0 = "{{.*}}\22grf_count\22: 128, \22grf_mode\22: \22default\22
-// CHECK:      gpu.func @small_0({{.*}}) kernel attributes {known_block_size = array<i32: 128, 1, 1>, xe.grf_mode = "default", xe.subgroup_size = 16 : i32}
+// CHECK:      gpu.func @small_0({{.*}}) kernel attributes {known_block_size = array<i32: 128, 1, 1>, xe.grf_mode = "default", xe.model = {{.*}}, xe.subgroup_size = 16 : i32}
 
 // JSON:      "build_options": "-ze-opt-large-register-file",
 // JSON:      "grf_count": 256,

@@ -5,6 +5,7 @@ distribution rules (`distribute`). Errors are located diagnostics."""
 from __future__ import annotations
 
 from ...registry import Option, register_pass
+from ...utils.arch_option import arch_option
 from ...utils.driver import run_per_function
 from ...utils.ir_walk import walk
 from ...utils.rebuild import RewriteError
@@ -68,7 +69,7 @@ class Distributor(SplitALoads, LayoutAnalysis, DistributionRules):
 
 @register_pass("xegpu-simt-distribute",
                "Distribute VC-mode XeGPU to SIMT mode: sg_map on descriptors, per-work-item vectors",
-               options=[Option("arch", str, "pvc", "target architecture"),
+               options=[arch_option(),
                         Option("split-a-loads", bool, True,
                                "give each DPAS A operand its own block load (hardware A layout)")])
 def xegpu_simt_distribute(module_op, options, ctx):

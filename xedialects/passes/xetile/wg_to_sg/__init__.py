@@ -10,8 +10,8 @@ checks before the IR is touched (`checks`), then the 1:N rewrite with one rule p
 """
 from __future__ import annotations
 
-from ....arch import ArchError, get_arch
 from ...registry import Option, register_pass
+from ...utils.arch_option import arch_option, pass_arch, record_told_arch
 from ...utils.ir_walk import functions
 from .distributor import WgToSg
 
@@ -28,18 +28,17 @@ def slm_budget(option: int, arch) -> int | None:
 
 @register_pass("xetile-wg-to-sg",
                "Distribute work-group XeTile (wg_map) to subgroup XeTile for the executing subgroup",
-               options=[Option("arch", str, "pvc", "target architecture (its subgroup size counts a kernel's "
-                               "subgroups when the kernel has no xe.subgroup_size)"),
+               options=[arch_option("its subgroup size counts a kernel's subgroups when the kernel has no "
+                                    "xe.subgroup_size"),
                         Option("slm-budget", int, 0,
                                "bytes of shared local memory one data exchange (transpose, conv_layout, "
                                "broadcast) may use; larger work-group values move in bands, each under an "
                                "scf.if (0, the default: half the arch's SLM per work-group)")])
 def xetile_wg_to_sg(module_op, options, ctx):
-    try:
-        arch = get_arch(options["arch"])
-    except ArchError as e:
-        ctx.fail(str(e))
+    arch = pass_arch(module_op, options, ctx)
+    if arch is None:
         return False
+    record_told_arch(module_op, options, arch)
     budget = slm_budget(options["slm-budget"], arch)
     if budget is None:
         ctx.fail(f"xetile-wg-to-sg: slm-budget={options['slm-budget']} is negative (0 takes half the SLM "
