@@ -30,10 +30,11 @@ def plan_recording():
     return rec()
 
 
-def draw_kernels(module, plans: dict) -> dict[str, str]:
+def draw_kernels(module, plans: dict, hint: str = "--xe-gemm-to-xegpu") -> dict[str, str]:
     """File name -> SVG text for every gpu.func of `module` (lowered to XeGPU) that has a recorded
     plan: `<kernel>-workgroup.svg`, `-subgroup.svg`, `-workitem.svg`. Raises DrawError when the IR
-    holds no XeGPU kernel or no kernel has a plan."""
+    holds no XeGPU kernel or no kernel has a plan; its message names the pipeline as `hint` (the
+    spelling of the calling tool: xe-opt's `--xe-gemm-to-xegpu`, xe-run's `--pipeline=...`)."""
     from ..passes.utils.ir_walk import functions, walk
     from .source import kernel_name, read_kernel
     from .subgroup import draw_subgroup
@@ -45,7 +46,7 @@ def draw_kernels(module, plans: dict) -> dict[str, str]:
     if not kernels:
         have = "gpu.func kernels without xegpu.dpas" if funcs else "no gpu.func kernel"
         raise DrawError(f"nothing to draw: the IR holds {have}; run a pipeline that lowers a GEMM to XeGPU "
-                        "(e.g. --xe-gemm-to-xegpu)")
+                        f"(e.g. {hint})")
     out = {}
     missing = []
     for f in kernels:
@@ -61,7 +62,7 @@ def draw_kernels(module, plans: dict) -> dict[str, str]:
     if not out:
         raise DrawError(f"no GEMM plan for kernel(s) {', '.join('@' + n for n in missing)}: the pictures need the "
                         "plan convert-linalg-to-xetile records, so run the pipeline from the linalg program "
-                        "(e.g. --xe-gemm-to-xegpu)")
+                        f"(e.g. {hint})")
     return out
 
 

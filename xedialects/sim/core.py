@@ -220,7 +220,9 @@ class FuncCompiler:
                 self.defs[s] = o
             h = HANDLERS.get(o.name)
             if h is None:
-                o.error(f"simulator: unsupported operation '{o.name}'")
+                from .unsupported import unsupported_message
+
+                o.error(unsupported_message(o.name))
             fn = h(self, o)
             if fn is None:
                 continue

@@ -13,9 +13,37 @@ class UsageExit(Exception):
 class ArgParser(argparse.ArgumentParser):
     def error(self, message):
         self.print_usage(sys.stderr)
-        print(f"{self.prog}: error: {message}", file=sys.stderr)
+        print(f"{self.prog}: error: {message}{self._hint(message)}", file=sys.stderr)
         raise UsageExit(message)
+
+    def _hint(self, message: str) -> str:
+        """'; did you mean ...' for an unrecognized option: xe-opt's spelling of one of ours
+        (`--xe-draw` -> `--draw`, a pass flag -> `--pipeline=NAME`) or a close name."""
+        import difflib
+
+        prefix = "unrecognized arguments: "
+        if not message.startswith(prefix):
+            return ""
+        first = message[len(prefix):].split()[0]
+        name, eq, value = first.partition("=")
+        known = self.option_names()
+        if name.startswith("--xe-") and "--" + name[5:] in known:
+            return f"; did you mean {'--' + name[5:]}{eq}{value} (xe-opt's spelling is --xe-{name[5:]})"
+        if name.startswith("--") and "--pipeline" in known and _is_pass_or_pipeline(name[2:]):
+            opts = f"{{{value}}}" if eq else ""
+            return f"; passes run with --pipeline, e.g. '--pipeline={name[2:]}{opts}'"
+        close = difflib.get_close_matches(name, sorted(known), n=1)
+        return f"; did you mean {close[0]}" if close else ""
 
     def option_names(self) -> set[str]:
         """Every option string of this parser (e.g. '--check', '-O')."""
         return {s for a in self._actions for s in a.option_strings}
+
+
+def _is_pass_or_pipeline(name: str) -> bool:
+    from ..passes import lookup
+
+    try:
+        return lookup(name) is not None
+    except Exception:  # noqa: BLE001 - a hint only: an unknown name is no pass
+        return False

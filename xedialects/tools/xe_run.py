@@ -490,6 +490,9 @@ def run(argv=None) -> int:
         for note in scheduler.notes:
             print(f"  note: {note}")
         ok_all &= written > 0   # nothing to compare: the sampled work-groups wrote nothing
+    # with --backend=opencl|both the result checked against the CPU reference is OpenCL's (the
+    # simulator's was compared with it above, "sim vs opencl"): each line says so
+    who = "" if args.backend == "sim" else "opencl vs reference "
     for lab, got, want, t in checks:
         if masks is not None:
             m = masks.get(lab)
@@ -500,7 +503,7 @@ def run(argv=None) -> int:
         ok, mx, rel = compare(got, want, _narrowest_float(types) or t.dtype, t.dtype, k=k)
         ok_all &= ok
         count = "" if masks is None else f" ({got.size} of {m.size} elements)"
-        print(f"  {lab}: max abs error {mx:.3g}, max rel error {rel:.3g}{count}  {'ok' if ok else 'MISMATCH'}")
+        print(f"  {who}{lab}: max abs error {mx:.3g}, max rel error {rel:.3g}{count}  {'ok' if ok else 'MISMATCH'}")
     print("PASS" if ok_all else "FAIL")
     return _write_output(args.output, arrays, 0 if ok_all else 1)
 
@@ -567,7 +570,7 @@ def _draw(module, plans, out_dir) -> bool:
     from ..output_files import OutputError
 
     try:
-        write_drawings(draw_kernels(module, plans), out_dir)
+        paths = write_drawings(draw_kernels(module, plans, hint="--pipeline=xe-gemm-to-xegpu"), out_dir)
     except DrawError as e:
         print(f"xe-run: error: --draw: {e}", file=sys.stderr)
         return True
@@ -577,6 +580,7 @@ def _draw(module, plans, out_dir) -> bool:
     except OSError as e:
         print(f"xe-run: error: cannot write the --draw pictures to '{out_dir}': {e.strerror or e}", file=sys.stderr)
         return True
+    print(f"xe-run: --draw wrote {', '.join(paths)}", file=sys.stderr)
     return False
 
 
