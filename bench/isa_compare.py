@@ -226,7 +226,9 @@ def table(results: list[dict]) -> str:
     for res in results:
         if prev is not None and prev[0] != res["program"]:
             lines.append("")
-        opt = "large" if res["build_options"] else "default"
+        from xedialects.lowering.xegpu_to_spirv.spirv_export import LARGE_GRF_OPTION
+
+        opt = "large" if LARGE_GRF_OPTION in (res["build_options"] or "") else "default"
         kernels = []
         for route in ROUTES:
             for kn in res["routes"][route].get("kernels", {}):
@@ -251,8 +253,9 @@ def table(results: list[dict]) -> str:
                 else:
                     und = ", ".join(side["undefined"]) or "none"
                     lines.append(head + _fmt_row(side["kernels"][kn]) + f"  {und}")
-    lines += ["","GRF opt: the build option both routes were compiled with (ours' metadata build_options: large = "
-              "-ze-opt-large-register-file, default = none), so both are at the same GRF mode.",
+    lines += ["","GRF opt: the GRF mode both routes were compiled with (ours' metadata build_options: large = "
+              "-ze-opt-large-register-file, default = none), so both are at the same GRF mode; both also get the "
+              "metadata's other options (IGC's prefetch payload hoisting when ours prefetches, docs/igc.md).",
               "K loop columns: one iteration of the ISA loop with the most DPAS; 'unrolled': the XeGPU has a K loop, "
               "IGC's ISA keeps none (it unrolled it): whole-kernel counts; 'no loop' / 'no DPAS': the XeGPU has no "
               "K loop / no DPAS: whole-kernel counts.",

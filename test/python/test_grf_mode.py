@@ -20,7 +20,8 @@ from mlir import ir
 
 import xedialects
 from xedialects.arch import get_arch
-from xedialects.lowering.xegpu_to_spirv.spirv_export import LARGE_GRF_OPTION, build_options, export_spirv
+from xedialects.lowering.xegpu_to_spirv.spirv_export import (LARGE_GRF_OPTION, PREFETCH_HOIST_OPTION, build_options,
+                                                              export_spirv)
 from xedialects.passes import PassFailure, run
 from xedialects.passes.analysis.registers import GRF_MODE_ATTR, estimate_grfs, grf_mode
 from xedialects.passes.utils.ir_walk import functions
@@ -121,16 +122,19 @@ def test_gemm_4096_bf16_pvc_metadata_asks_for_the_large_register_file():
     binary, meta = export_spirv(m)
     (k,) = meta["kernels"]
     assert k["grf_mode"] == "large" and k["grf_count"] == PVC.grf_count_large
-    assert meta["build_options"] == LARGE_GRF_OPTION == "-ze-opt-large-register-file"
+    assert LARGE_GRF_OPTION == "-ze-opt-large-register-file"
+    # its K loop prefetches with 2D block builtins: IGC is asked to hoist their payloads too
+    assert meta["build_options"] == f"{LARGE_GRF_OPTION} {PREFETCH_HOIST_OPTION}"
     # the plan attribute stays on the XeGPU kernel, the SPIR-V kernel does not carry it
     assert f'{GRF_MODE_ATTR} = "large"' in str(m) and "spirv.func @gemm_0" in str(m)
 
 
 @pytest.mark.parametrize("src", [_example("gemm_bf16.mlir"), ADD_4096], ids=["examples_gemm_bf16", "add_4096_f32"])
-def test_default_kernels_have_no_build_options(src):
+def test_default_kernels_do_not_ask_for_the_large_register_file(src):
     meta = _meta(_xegpu(src))
     (k,) = meta["kernels"]
-    assert (k["grf_mode"], k["grf_count"], meta["build_options"]) == ("default", PVC.grf_count, "")
+    assert (k["grf_mode"], k["grf_count"]) == ("default", PVC.grf_count)
+    assert LARGE_GRF_OPTION not in meta["build_options"]
 
 
 def test_portable_target_records_default_and_no_build_options():
@@ -155,13 +159,15 @@ def test_one_large_kernel_makes_the_whole_module_large():
     run(m, "builtin.module(xe-gemm-to-spirv)")
     meta = export_spirv(m)[1]
     assert {k["name"]: k["grf_mode"] for k in meta["kernels"]} == {"gemm_0": "large", "small_0": "default"}
-    assert meta["build_options"] == LARGE_GRF_OPTION
+    assert meta["build_options"] == f"{LARGE_GRF_OPTION} {PREFETCH_HOIST_OPTION}"
 
 
 def test_build_options_of_kernels():
     assert build_options([]) == ""
     assert build_options([{"grf_mode": "default"}, {}]) == ""
     assert build_options([{"grf_mode": "default"}, {"grf_mode": "large"}]) == LARGE_GRF_OPTION
+    assert build_options([{"grf_mode": "default"}], prefetches_2d=True) == PREFETCH_HOIST_OPTION
+    assert build_options([{"grf_mode": "large"}], True) == f"{LARGE_GRF_OPTION} {PREFETCH_HOIST_OPTION}"
 
 
 @pytest.mark.parametrize("value", ['"huge"', "256 : i32"])
@@ -208,7 +214,7 @@ def _device(gpu: bool, vendor_id: int):
 def test_device_build_options_keep_ze_options_for_intel_gpus_only():
     from xedialects.runtime.opencl_build import device_build_options
 
-    meta = {"build_options": f"{LARGE_GRF_OPTION} -cl-fast-relaxed-math"}
+    meta = {"build_options": f"{LARGE_GRF_OPTION} {PREFETCH_HOIST_OPTION} -cl-fast-relaxed-math"}
     assert device_build_options(meta, _device(True, 0x8086)) == meta["build_options"]
     assert device_build_options(meta, _device(False, 0x8086)) == "-cl-fast-relaxed-math"
     assert device_build_options(meta, _device(True, 0x10DE)) == "-cl-fast-relaxed-math"
@@ -217,15 +223,16 @@ def test_device_build_options_keep_ze_options_for_intel_gpus_only():
 
 
 @needs_rt
-def test_cpu_runtime_rejects_the_option_itself():
-    """Why the rule exists: Intel's OpenCL CPU compiler does not know IGC's -ze-* options."""
+@pytest.mark.parametrize("option", [LARGE_GRF_OPTION, PREFETCH_HOIST_OPTION])
+def test_cpu_runtime_rejects_the_option_itself(option):
+    """Why the rule exists: Intel's OpenCL CPU compiler does not know IGC's -ze-* / -igc_opts options."""
     from xedialects.runtime.opencl import OpenCLError
     from xedialects.runtime.opencl_build import build_program
 
     m = _xegpu(_example("gemm_bf16.mlir"))
     binary, _ = export_spirv(m, target="portable")
     with pytest.raises(OpenCLError, match="INVALID_BUILD_OPTIONS|Unrecognized build options"):
-        build_program(RT, binary, ["gemm_0"], options=LARGE_GRF_OPTION)
+        build_program(RT, binary, ["gemm_0"], options=option)
 
 
 @needs_rt
@@ -239,7 +246,7 @@ def test_cpu_runtime_runs_a_pvc_module_that_asks_for_large_grf():
     m = _set_mode(_xegpu(case.src, "plain.mlir"), "large")
     run(m, "builtin.module(convert-xegpu-to-spirv{target=pvc})")
     program = program_for_module(m, RT)
-    assert program.emulated and program.meta["build_options"] == LARGE_GRF_OPTION
+    assert program.emulated and program.meta["build_options"] == f"{LARGE_GRF_OPTION} {PREFETCH_HOIST_OPTION}"
     assert program.build_options == ""
     assert_opencl_matches_cpu("plain", case, m, program)
 

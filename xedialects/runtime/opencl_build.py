@@ -21,8 +21,8 @@ under the same limit.
 start-up (~0.2 s: Python, pyopencl, the runtime) overlaps other work.
 
 `device_build_options(meta, device)` is the one rule for which of the SPIR-V metadata's
-`build_options` a device's build gets: IGC's `-ze-*` options (the large register file) only on an
-Intel GPU; Intel's OpenCL CPU compiler rejects them (INVALID_BUILD_OPTIONS).
+`build_options` a device's build gets: IGC's `-ze-*` options (the large register file) and
+`-igc_opts '...'` only on an Intel GPU; Intel's OpenCL CPU compiler rejects them (INVALID_BUILD_OPTIONS).
 """
 from __future__ import annotations
 
@@ -30,6 +30,7 @@ import atexit
 import hashlib
 import math
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -62,15 +63,21 @@ class BuildTimeout(OpenCLError):
 def device_build_options(meta: dict, device) -> str:
     """The options `device` is built with: the SPIR-V metadata's `build_options` (spirv_export:
     e.g. "-ze-opt-large-register-file" when a kernel needs the large register file). Options
-    starting with "-ze-" are IGC's, for Intel GPUs only: they are dropped for any other device --
+    starting with "-ze-" and "-igc_opts" are IGC's, for Intel GPUs only: they are dropped for any other device --
     Intel's OpenCL CPU runtime rejects them (clBuildProgram / clCompileProgram fail with
     INVALID_BUILD_OPTIONS / INVALID_COMPILER_OPTIONS, "Unrecognized build options"), and a CPU has
     no GRF modes to choose. Every other option is kept."""
-    options = str((meta or {}).get("build_options") or "").split()
+    options = str((meta or {}).get("build_options") or "")
     import pyopencl as cl   # the device exists, so the runtime is loaded
 
     intel_gpu = bool(device.type & cl.device_type.GPU) and device.vendor_id == INTEL_VENDOR_ID
-    return " ".join(o for o in options if intel_gpu or not o.startswith(GPU_ONLY_OPTION_PREFIX))
+    return options.strip() if intel_gpu else cpu_build_options(options)
+
+
+def cpu_build_options(options: str) -> str:
+    """`options` without IGC's: `-ze-*` and `-igc_opts 'KEY=VALUE,...'` (its quoted argument too)."""
+    kept = re.sub(r"""-igc_opts\s+(?:'[^']*'|"[^"]*"|\S+)""", " ", options)
+    return " ".join(o for o in kept.split() if not o.startswith(GPU_ONLY_OPTION_PREFIX))
 
 
 def build_timeout(value=None) -> float:

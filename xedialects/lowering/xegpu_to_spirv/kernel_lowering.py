@@ -31,7 +31,7 @@ from .kernel_reduction import ReductionLowering
 from .kernel_scattered import ScatteredLowering
 from .kernel_sync import SyncLowering
 from .kernel_values import (CROSS_WORKGROUP_PTR, KernelInfo, MemArg, NdDesc, ScDesc, i64_type, is_vector_type,
-                            static_int)
+                            mixed_indices, static_int)
 from .kernel_vector import VectorLowering
 from .spirv_lanes import DVal, Lanes, LoweringError, storage_type
 
@@ -310,11 +310,29 @@ class KernelLowering(MemoryLowering, BlockIOLowering, DpasLowering, ScatteredLow
     def h_scf_for(self, op):
         """scf.for with its carried values flattened to scalars and vectors. Upstream scf-to-spirv
         returns a loop's results through variables written only by its body, so a loop that may run
-        zero times and carries values is guarded: scf.if (lb < ub) { loop } else { inits }."""
+        zero times and carries values is guarded: scf.if (lb < ub) { loop } else { inits }.
+
+        A loop with static bounds that fit in 32 bits counts with an i32 induction variable, and a
+        carried nd descriptor that every iteration moves by the same multiple of the step (the K
+        loop's update_nd_offset chains) is not carried: its offsets are `init + iv-derived` inside
+        the body, so the loop carries one integer (docs/spirv.md "Loops")."""
         lb, ub, step, *inits = list(op.operands)
+        body = op.regions[0].blocks[0]
+        bounds = _narrow_bounds(self.const_int(lb), self.const_int(ub), self.const_int(step))
+        xs = [self.get(v) for v in inits]
+        moves = {}
+        if bounds is not None:
+            yields = list(body.operations)[-1].operands
+            for i, x in enumerate(xs):
+                if isinstance(x, NdDesc):
+                    mv = _descriptor_move(body.arguments[1 + i], yields[i], bounds[2])
+                    if mv is not None:
+                        moves[i] = mv
         specs, flat = [], []
-        for v in inits:
-            x = self.get(v)
+        for i, x in enumerate(xs):
+            if i in moves:
+                specs.append(None)
+                continue
             spec, vals = self.flatten(x)
             specs.append(spec)
             flat.extend(vals)
@@ -326,28 +344,56 @@ class KernelLowering(MemoryLowering, BlockIOLowering, DpasLowering, ScatteredLow
             with ir.InsertionPoint(guard.else_block):
                 scf.YieldOp(flat)
             with ir.InsertionPoint(guard.then_block):
-                loop = self._lower_for(op, lb, ub, step, specs, flat)
+                loop = self._lower_for(op, lb, ub, step, specs, flat, bounds, xs, moves)
                 scf.YieldOp(list(loop.results))
             res = list(guard.results)
         else:
-            loop = self._lower_for(op, lb, ub, step, specs, flat)
+            loop = self._lower_for(op, lb, ub, step, specs, flat, bounds, xs, moves)
             res = list(loop.results)
-        return self.unflatten_all(specs, res)
+        out = self.unflatten_all([s for s in specs if s is not None], res)
+        # after the loop: the induction variable has gone trips * step
+        gone = 0 if bounds is None else max(0, -(-(bounds[1] - bounds[0]) // bounds[2])) * bounds[2]
+        full = []
+        for i, x in enumerate(xs):
+            full.append(self.moved(x, moves[i], gone) if i in moves else out.pop(0))
+        return full
 
-    def _lower_for(self, op, lb, ub, step, specs, flat):
-        loop = scf.ForOp(self.scalar(lb), self.scalar(ub), self.scalar(step), flat)
+    def moved(self, d: NdDesc, move, n):
+        """Descriptor `d` moved by `move` (rows, cols per unit of the induction variable) times `n`
+        (an int or an index Value)."""
+        L = self.lanes
+        return NdDesc(d.plan, L.index(L.add(d.row, L.mul(n, move[0]))), L.index(L.add(d.col, L.mul(n, move[1]))))
+
+    def _lower_for(self, op, lb, ub, step, specs, flat, bounds=None, xs=(), moves=None):
+        moves = moves or {}
+        if bounds is not None:
+            L = self.lanes
+            loop = scf.ForOp(L.i32(bounds[0]), L.i32(bounds[1]), L.i32(bounds[2]), flat)
+        else:
+            loop = scf.ForOp(self.scalar(lb), self.scalar(ub), self.scalar(step), flat)
         body = op.regions[0].blocks[0]
-        self.env[body.arguments[0]] = loop.induction_variable
-        for arg, x in zip(list(body.arguments)[1:], self.unflatten_all(specs, list(loop.inner_iter_args))):
-            self.env[arg] = x
+        carried = self.unflatten_all([s for s in specs if s is not None], list(loop.inner_iter_args))
         with ir.InsertionPoint(loop.body):
+            if bounds is not None:
+                iv = arith.IndexCastOp(ir.IndexType.get(), loop.induction_variable).result
+                self.env[body.arguments[0]] = iv
+                # how far the induction variable has gone: iv - lb (iv itself when lb = 0)
+                done = arith.SubIOp(iv, self.lanes.index(bounds[0])).result if bounds[0] else iv
+            else:
+                self.env[body.arguments[0]] = loop.induction_variable
+            for i, arg in enumerate(list(body.arguments)[1:]):
+                if i in moves:
+                    self.env[arg] = self.moved(xs[i], moves[i], done)
+                else:
+                    self.env[arg] = carried.pop(0)
             for child in list(body.operations):
                 child = child.operation
                 with child.location:
                     if child.name == "scf.yield":
                         out = []
-                        for v, spec in zip(child.operands, specs):
-                            out.extend(self.flatten(self.get(v), spec)[1])
+                        for i, (v, spec) in enumerate(zip(child.operands, specs)):
+                            if spec is not None:
+                                out.extend(self.flatten(self.get(v), spec)[1])
                         scf.YieldOp(out)
                     else:
                         self.lower_op(child)
@@ -470,6 +516,37 @@ class SurfaceVersions:
         self.plans: list = []
         self.conds: list = []
         self.hoisted: dict = {}
+
+
+def _narrow_bounds(lb, ub, step):
+    """(lb, ub, step) of a loop that can count in i32 (static, step > 0, every value of the induction
+    variable and ub + step inside int32), else None."""
+    if lb is None or ub is None or step is None or step <= 0:
+        return None
+    lim = 2 ** 31
+    if not (-lim <= lb and ub + step < lim and lb - step >= -lim):
+        return None
+    return lb, ub, step
+
+
+def _descriptor_move(arg, yielded, step):
+    """(rows, cols) a carried nd descriptor moves per iteration when the body yields `arg` moved by
+    a chain of update_nd_offset with constant offsets that are multiples of `step`: per unit of the
+    induction variable, so its offsets are `init + move * (iv - lb)`; else None."""
+    rows = cols = 0
+    v = yielded
+    while v != arg:
+        o = owner_op(v)
+        if o is None or o.name != "xegpu.update_nd_offset":
+            return None
+        offs = [static_int(x) for x in mixed_indices(o, list(o.operands)[1:], "static_offsets")]
+        if len(offs) != 2 or None in offs:
+            return None
+        rows, cols = rows + offs[0], cols + offs[1]
+        v = o.operands[0]
+    if rows % step or cols % step:
+        return None
+    return rows // step, cols // step
 
 
 def _same(x, y) -> bool:

