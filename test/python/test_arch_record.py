@@ -122,3 +122,15 @@ def test_pass_options_know_what_was_given():
     assert info.make_options("arch=pvc").is_given("arch")
     assert info.make_options({"arch": "bmg", "load_blocks": "mma"}).is_given("load-blocks")
     assert not info.make_options({"load-blocks": "mma"}).is_given("arch")
+
+
+def test_spirv_export_of_a_recorded_module_converts_for_its_arch():
+    # xe-opt F --xe-gemm-to-xegpu=arch=bmg --emit=isa|device-binary|spirv-binary: the export converts
+    # the XeGPU module for bmg (its metadata says so), with no "arch=pvc overrides" remark
+    from xedialects.lowering.xegpu_to_spirv.spirv_export import export_spirv
+
+    m = _lowered(GEMM.format(n=256), arch="bmg")
+    _, meta = export_spirv(m)
+    assert meta["arch"] == "bmg"
+    _, meta = export_spirv(_lowered(GEMM.format(n=256)))
+    assert meta["arch"] == "pvc"

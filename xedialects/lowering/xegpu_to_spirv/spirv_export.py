@@ -96,8 +96,9 @@ def _has(module, name) -> bool:
     return any(c.name == name for c in _children(op))
 
 
-def lower_to_spirv(module, target: str = "pvc", arch: str = "pvc"):
-    """A copy of `module` converted to SPIR-V (see the module docstring for the stages accepted)."""
+def lower_to_spirv(module, target: str = "pvc", arch: str | None = None):
+    """A copy of `module` converted to SPIR-V (see the module docstring for the stages accepted), for
+    `arch` (default: the module's recorded xe.arch, else pvc; docs/arch.md "The arch in the IR")."""
     from ...passes import Pipeline
 
     op = module.operation if hasattr(module, "operation") else module
@@ -105,11 +106,11 @@ def lower_to_spirv(module, target: str = "pvc", arch: str = "pvc"):
         copy = ir.Module.parse(op.get_asm(print_generic_op_form=True, enable_debug_info=True))
     if spirv_modules(copy):
         return copy
+    told = {"arch": arch} if arch else {}
     if _has(copy, "gpu.module"):
-        Pipeline().add("convert-xegpu-to-spirv", target=target, arch=arch).run(copy)
+        Pipeline().add("convert-xegpu-to-spirv", target=target, **told).run(copy)
     else:
-        Pipeline().add("xe-gemm-to-xegpu", arch=arch).add("convert-xegpu-to-spirv", target=target,
-                                                          arch=arch).run(copy)
+        Pipeline().add("xe-gemm-to-xegpu", **told).add("convert-xegpu-to-spirv", target=target, **told).run(copy)
     return copy
 
 
@@ -234,7 +235,7 @@ def validate(binary: bytes, target_env: str = VAL_TARGET_ENV) -> None:
                                f"{(r.stdout + r.stderr).strip()}")
 
 
-def export_spirv(module, target: str = "pvc", arch: str = "pvc") -> tuple[bytes, dict]:
+def export_spirv(module, target: str = "pvc", arch: str | None = None) -> tuple[bytes, dict]:
     """(SPIR-V binary, metadata) of a module; see the module docstring for the contract.
     `target` and `arch` apply when the module still has to be converted."""
     spvs = spirv_modules(module)
@@ -248,7 +249,7 @@ def export_spirv(module, target: str = "pvc", arch: str = "pvc") -> tuple[bytes,
     caps, exts, ver = _vce_of_text(text)
     kernels = [abi[k] for k in sorted(abi)]
     target = found or target
-    meta = {"target": target, "arch": found_arch or (arch if target == "pvc" else None),
+    meta = {"target": target, "arch": found_arch or ((arch or "pvc") if target == "pvc" else None),
             "spirv_version": f"{ver[0]}.{ver[1]}", "capabilities": caps,
             "extensions": exts, "build_options": build_options(kernels, PREFETCH_BUILTIN in text),
             "kernels": kernels}
@@ -276,7 +277,7 @@ def sidecar_path(path: str) -> str:
     return path + ".json"
 
 
-def write_spirv(module, path: str, target: str = "pvc", arch: str = "pvc") -> dict:
+def write_spirv(module, path: str, target: str = "pvc", arch: str | None = None) -> dict:
     """Write the binary to `path` and the metadata to `path + '.json'`; returns the metadata."""
     binary, meta = export_spirv(module, target, arch)
     with open(path, "wb") as f:

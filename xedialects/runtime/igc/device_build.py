@@ -44,11 +44,12 @@ def kernel_location(module, kernel: str | None):
 def build_ir_module(module, arch: str | None = None, target: str = "pvc", *, extra_options: str = "",
                     timeout: float = DEFAULT_TIMEOUT) -> tuple[DeviceBuild, dict]:
     """(IGC's build, metadata) of an MLIR module at any stage export_spirv takes (converted for `arch`
-    when it still has to be). IGC's failures become a DiagnosticError located at the failing kernel."""
+    when it still has to be; default: the module's recorded xe.arch, else pvc). IGC's failures become a
+    DiagnosticError located at the failing kernel."""
     from ...diagnostics import DiagnosticError, at
     from ...lowering.xegpu_to_spirv.spirv_export import export_spirv
 
-    binary, meta = export_spirv(module, target, arch or "pvc")
+    binary, meta = export_spirv(module, target, arch)
     try:
         return build_module(binary, meta, arch, extra_options=extra_options, timeout=timeout), meta
     except IgcError as e:
