@@ -10,6 +10,8 @@
 // RUN: not xe-run %s --xe-draw=%t.pics 2>&1 | FileCheck %s --check-prefix=XEDRAW
 // RUN: not xe-run %s --xe-gemm-to-xegpu=arch=bmg 2>&1 | FileCheck %s --check-prefix=PASSFLAG
 // RUN: xe-opt %s --xe-kernel-report -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOKERNELS
+// A planner error names the pass options a CLI user has (there is no sg-data option):
+// RUN: not xe-opt %s --convert-linalg-to-xetile=sg-layout=3x4 2>&1 | FileCheck %s --check-prefix=SGLAYOUT
 
 // NOPIPE:   first-hour-hints.mlir:{{[0-9]+}}:3: error: simulator: unsupported operation 'linalg.matmul'; {{.*}}lower the program first, e.g. xe-run FILE --pipeline=xe-gemm-to-xegpu
 
@@ -20,6 +22,8 @@
 // XEDRAW:   xe-run: error: unrecognized arguments: --xe-draw={{.*}}; did you mean --draw={{.*}} (xe-opt's spelling is --xe-draw)
 
 // PASSFLAG: xe-run: error: unrecognized arguments: --xe-gemm-to-xegpu=arch=bmg; passes run with --pipeline, e.g. '--pipeline=xe-gemm-to-xegpu{arch=bmg}'
+
+// SGLAYOUT: error: GEMM plan: override sg_layout [3, 4] does not divide wg_tile [{{[0-9]+}}, {{[0-9]+}}]; choose a layout that divides it (pass option sg-layout=RxC) or a work-group tile it divides (wg-tile=MxN); from Python, overrides may also give sg_data
 
 // NOKERNELS: no kernels (gpu.func) in the module yet: lower it first, e.g. xe-opt F --xe-gemm-to-xegpu --xe-kernel-report
 

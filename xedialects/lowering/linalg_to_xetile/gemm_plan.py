@@ -486,15 +486,17 @@ def plan_gemm(M, N, K, a_type, b_type, c_type, *, arch="pvc", batch=1, transpose
     elif "sg_layout" in ov:
         lay = _pair(ov["sg_layout"], "sg_layout")
         if wg[0] % lay[0] or wg[1] % lay[1]:
-            raise PlanError(f"override sg_layout {list(lay)} does not divide wg_tile {list(wg)}; "
-                            f"also give sg_data or choose a dividing layout")
+            raise PlanError(f"override sg_layout {list(lay)} does not divide wg_tile {list(wg)}; choose a layout "
+                            f"that divides it (pass option sg-layout=RxC) or a work-group tile it divides "
+                            f"(wg-tile=MxN); from Python, overrides may also give sg_data")
         sg = (wg[0] // lay[0], wg[1] // lay[1])
         why(f"sg_layout {_fmt(lay)}: override; sg_data {_fmt(sg)} = wg_tile / sg_layout")
     elif "sg_data" in ov:
         sg = _pair(ov["sg_data"], "sg_data")
         if wg[0] % sg[0] or wg[1] % sg[1]:
             raise PlanError(f"override sg_data {list(sg)} does not divide wg_tile {list(wg)}; "
-                            f"also give sg_layout or choose a dividing subgroup tile")
+                            f"also give sg_layout or choose a dividing subgroup tile (sg_data is a planner "
+                            f"override of the Python API: plan_gemm(..., overrides={{'sg_data': (m, n)}}))")
         lay = (wg[0] // sg[0], wg[1] // sg[1])
         why(f"sg_data {_fmt(sg)}: override; sg_layout {_fmt(lay)} = wg_tile / sg_data")
     else:

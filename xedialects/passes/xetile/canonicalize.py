@@ -540,7 +540,8 @@ def _copy_attrs(old, new):
 
 @register_pass("xetile-canonicalize",
                "Canonicalize subgroup XeTile: row-major tiles with explicit tile_transpose, folded "
-               "pack/unpack/transpose pairs, hoisted loop-invariant init_tile, no dead tiles",
+               "pack/unpack/transpose pairs, hoisted loop-invariant init_tile, no dead tiles (RFC-form input; "
+               "xetile-canonicalization, which xe-gemm-to-xegpu runs, first turns IMEX's forms into RFC ones)",
                options=[Option("normalize-order", bool, True,
                                "rewrite order = [0, 1] tiles as row-major tiles of the transposed shape on the "
                                "untransposed base, with tile_transpose after loads / before stores"),

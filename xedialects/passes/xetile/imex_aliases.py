@@ -207,8 +207,9 @@ def vector_ops_to_xetile(root, ctx) -> bool:
 
 
 @register_pass("xetile-canonicalization",
-               "IMEX's XeTile canonicalization: 2D vector.transpose/broadcast/multi_reduction to XeTile ops, "
-               "reduction_size expanded, `map` read as wg_map; then xetile-canonicalize",
+               "IMEX's XeTile canonicalization (IMEX's pass name; xe-gemm-to-xegpu runs it so that IMEX "
+               "programs lower too): 2D vector.transpose/broadcast/multi_reduction to XeTile ops, reduction_size "
+               "expanded, `map` read as wg_map; then xetile-canonicalize with its defaults",
                options=[Option("vector-ops-only", bool, False,
                                "only turn vector ops into XeTile ops (before xetile-wg-to-sg)")])
 def xetile_canonicalization(module_op, options, ctx):
