@@ -137,3 +137,20 @@ def test_xe_run_draw(tmp_path, capsys):
     assert len(list(out.iterdir())) == 3
     assert xe_run.main([str(src), f"--draw={tmp_path / 'x'}"]) == 1
     assert "xe-run: error: --draw: nothing to draw" in capsys.readouterr().err
+
+
+def test_workgroup_view_to_scale_and_caption_clear_of_the_grid():
+    # issue 31: in the 256^3 picture (32x64 work-group tiles, K step 32) the A and B tiles were drawn
+    # 104 px along K whatever the scale, and C's centred caption ran under the grid's legend
+    import re
+
+    plans, d = drawings(gemm_src(256, 256, 256))
+    plan, svg = plans["gemm_0"], d["gemm_0-workgroup.svg"]
+    (wm, wn), ks = plan.wg_tile, plan.k_step
+    c, a, b = (cells(svg, g, "cell") for g in ("c-tile", "a-tile", "b-tile"))
+    px = float(c[0].get("width")) / plan.c_wg_map[1][1]               # pixels per element of C
+    assert sum(float(r.get("width")) for r in a if r.get("y") == a[0].get("y")) == pytest.approx(ks * px)
+    assert sum(float(r.get("height")) for r in b if r.get("x") == b[0].get("x")) == pytest.approx(ks * px)
+    cap = re.search(r'<text x="([\d.]+)"[^>]*class="c-caption"[^>]*>([^<]*)<', svg)
+    grid_x = min(float(r.get("x")) for r in cells(svg, "grid", "wg"))
+    assert float(cap.group(1)) + len(cap.group(2)) * 12 * 0.66 < grid_x

@@ -8,7 +8,7 @@ from .common import fmt, gemm_line, header, ids_text, owners
 from .svg import MUTED, Svg, ramp, subgroup_colour, text_on
 
 TILE_PX = 384       # the longer side of C's work-group tile
-K_PX = 104          # the K-step side of the A and B tiles
+MIN_K_PX = 24       # the K-step side of A and B is drawn to C's scale, but never thinner than this
 GRID_PX = 300       # the longer side of the grid thumbnail
 MAX_GRID = 128      # work-group rows / columns drawn at most
 
@@ -83,30 +83,40 @@ def _grid(svg, x, y, plan):
     return ly + 24
 
 
+def text_width(text: str, size: float, bold: bool = False) -> float:
+    """An upper estimate of a text's width in pixels (DejaVu Sans: ~0.6 em per character, bold ~0.66)."""
+    return len(text) * size * (0.66 if bold else 0.6)
+
+
 def draw_workgroup(plan, kernel: str) -> str:
     svg = Svg(f"@{kernel} work-group view")
     y = header(svg, kernel, "work-group view", gemm_line(plan))
     wm, wn = plan.wg_tile
     ks = plan.k_step
     s = TILE_PX / max(wm, wn)
-    kpx = K_PX / ks
+    # A and B are drawn to C's scale (one element = s pixels along K too) unless that is too thin
+    k_px = max(MIN_K_PX, ks * s)
+    kpx = k_px / ks
+    scaled = ks * s >= MIN_K_PX
     nsg = plan.num_subgroups
-    ax, cx = 24, 24 + K_PX + 24
+    a_label = f"A {wm}x{ks}"
+    ax = 24
+    cx = ax + max(k_px, text_width(a_label, 12, True)) + 24
     by = y + 20
-    cy = by + K_PX + 24
+    cy = by + k_px + 24
     svg.text(cx, by - 6, f"B tile {ks}x{wn} {plan.b_type} (one K step)" + (" - stored transposed" if plan.transpose_b
-                                                                              else ""), size=12, weight="bold")
+                                                                              else "")
+             + ("" if scaled else " - K side not to scale"), size=12, weight="bold")
     _tile(svg, cx, by, s, kpx, (ks, wn), plan.b_wg_map, nsg, "b-tile", "B")
-    svg.text(ax, cy - 6, f"A {wm}x{ks}", size=12, weight="bold")
+    svg.text(ax, cy - 6, a_label, size=12, weight="bold")
     _tile(svg, ax, cy, kpx, s, (wm, ks), plan.a_wg_map, nsg, "a-tile", "A")
-    svg.text(cx + wn * s / 2, cy - 6, "", size=1)
     _tile(svg, cx, cy, s, s, plan.wg_tile, plan.c_wg_map, nsg, "c-tile", "C")
     bottom = cy + wm * s
-    # axis labels of C
-    svg.text(cx + wn * s / 2, bottom + 18, f"C work-group tile {fmt(plan.wg_tile)} {plan.c_type}: "
-             f"{nsg} subgroups as sg_layout {fmt(plan.sg_layout)}, sg_data {fmt(plan.sg_data)}",
-             size=12, anchor="middle", weight="bold")
-    gx = cx + wn * s + 48
+    # the caption of C, left-aligned under it; the grid and its legend start right of both
+    caption = (f"C work-group tile {fmt(plan.wg_tile)} {plan.c_type}: {nsg} subgroups as sg_layout "
+               f"{fmt(plan.sg_layout)}, sg_data {fmt(plan.sg_data)}")
+    svg.text(cx, bottom + 18, caption, size=12, weight="bold", cls="c-caption")
+    gx = cx + max(wn * s, text_width(caption, 12, True)) + 48
     gy_end = _grid(svg, gx, cy, plan)
     y = max(bottom + 44, gy_end + 12)
     maps = [f"wg_map A: sg_layout {list(plan.a_wg_map[0])}, sg_data {list(plan.a_wg_map[1])} over {wm}x{ks}",
