@@ -19,6 +19,7 @@ from ..diagnostics import DiagnosticError
 from . import ops as _ops  # noqa: F401  (registers every op handler)
 from .core import Simulator
 from .memory import MemRef
+from .strided_args import logical_view, static_layout
 from .trace import Trace
 from .typeinfo import parse_type
 
@@ -91,9 +92,19 @@ def simulate(module, entry: str, args, *, trace: bool = False, loop_cap: int = 1
                 raise DiagnosticError([diagnostics.at(
                     fop.location, "error",
                     f"argument {i}: array of shape {arr.shape} does not match {t.text}")])
-            buf = sim.memory.new(np.array(arr, copy=True), f"arg{i}")
-            vals.append(sim.memory.full_view(buf, arr.shape))
-            shapes.append(arr.shape)
+            layout = static_layout(t, arr.shape)     # placed at the strides and offset of its type
+            if layout is None:
+                buf = sim.memory.new(np.array(arr, copy=True), f"arg{i}")
+                vals.append(sim.memory.full_view(buf, arr.shape))
+            else:
+                strides, offset, size = layout
+                data = np.zeros(size, arr.dtype)
+                logical_view(data, arr.shape, strides, offset)[...] = arr
+                view = sim.memory.full_view(sim.memory.new(data, f"arg{i}"), (size,))
+                vals.append(view.with_(offset=view.offset + offset,
+                                       sizes=np.array([arr.shape], np.int64).reshape(1, -1),
+                                       strides=np.array([strides], np.int64).reshape(1, -1)))
+            shapes.append((arr.shape, layout))
         elif t.kind in ("scalar",):
             vals.append(np.asarray(a, dtype=t.dtype).reshape(1))
             shapes.append(None)
@@ -106,7 +117,9 @@ def simulate(module, entry: str, args, *, trace: bool = False, loop_cap: int = 1
     out = []
     for v, shp, a in zip(vals, shapes, args):
         if isinstance(v, MemRef):
-            out.append(v.buf.data.reshape(shp))
+            shape, layout = shp
+            out.append(v.buf.data.reshape(shape) if layout is None else
+                       np.array(logical_view(v.buf.data, shape, layout[0], layout[1])))
         else:
             out.append(a)
     py_rets = []

@@ -172,6 +172,8 @@ def run_reference(module_or_text, entry: str, args, *, returns: bool = False):
     returning a memref (e.g. a bufferized tensor function). bf16 arrays are ml_dtypes.bfloat16."""
     from mlir import runtime as rt
 
+    from .strided_args import laid_out
+
     text = extract_host_functions(module_or_text, entry)
     ctx, mod, ee, arg_types, ret_types = _compile(text, entry)
     if len(args) != len(arg_types):
@@ -180,11 +182,13 @@ def run_reference(module_or_text, entry: str, args, *, returns: bool = False):
     for t, a in zip(arg_types, args):
         if t.kind == "memref":
             arr = np.array(np.asarray(a).astype(t.dtype), copy=True, order="C")
+            arr, base, offset = laid_out(arr, t)    # at the strides and offset of its type
             arrays.append(arr)
-            view = arr.view(np.uint16) if arr.dtype == BF16 else arr
+            view = base.view(np.uint16) if base.dtype == BF16 else base
             if view.dtype == np.bool_:
                 view = view.view(np.uint8)
             desc = rt.get_ranked_memref_descriptor(view)
+            desc.offset = offset
             ptrs.append(ctypes.pointer(ctypes.pointer(desc)))
         elif t.kind == "scalar":
             v = np.asarray(a).astype(t.dtype)

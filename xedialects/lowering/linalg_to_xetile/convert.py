@@ -28,6 +28,7 @@ from ...passes.utils.ir_walk import walk
 from . import gemv, ger
 from .gemm_epilogue import Fusion, KernelIO, plan_fusion, rewrite_host
 from .gemm_kernel import kernel_text
+from . import col_major
 from .linalg_match import NotAMatmul, is_contraction_like, match_matmul
 from .memory_bound import MemoryBound
 from .plan_model import plan_model_line, record_plan_models
@@ -153,6 +154,8 @@ def convert_linalg_to_xetile(module_op, options, ctx):
         claimed = set()
         mb = MemoryBound(fname, hw, ctx, report, printing)
         empty = []
+        for op in [o for o in walk(func) if o.name in col_major.MATMUL_NAMES]:
+            col_major.normalize(op)        # column-major operands read through transposed views
         for op in list(walk(func)):
             if not op.name.startswith("linalg.") or op in claimed:
                 continue

@@ -12,6 +12,8 @@ convert-xegpu-to-spirv and xe-kernel-report read (passes/analysis/registers.py).
 """
 from __future__ import annotations
 
+import re
+
 from ...passes.analysis.registers import GRF_MODE_ATTR
 from . import local_kslice
 from .gemm_epilogue import KernelEnv, KernelIO
@@ -242,6 +244,11 @@ def _transposed_type(view_t: str, spec) -> str:
     elt = _elt_of(view_t)
     rows, cols = dims[-2], dims[-1]
     stride = "?" if cols is None else str(cols)
-    offset = ", offset: ?" if "offset: ?" in view_t else ""
+    m = re.search(r"strided<\[\s*([^,\]\s]+)\s*,\s*1\s*\](?:,\s*offset:\s*([^>\s]+))?>", view_t)
+    if m:                  # a strided view: its row stride (a padded leading dimension) and offset
+        stride = m.group(1)
+        offset = f", offset: {m.group(2)}" if m.group(2) not in (None, "0") else ""
+    else:
+        offset = ", offset: ?" if "offset: ?" in view_t else ""
     d = lambda x: "?" if x is None else str(x)  # noqa: E731
     return f"memref<{d(cols)}x{d(rows)}x{elt}, strided<[1, {stride}]{offset}>>"

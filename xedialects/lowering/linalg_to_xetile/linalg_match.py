@@ -202,10 +202,15 @@ def match_matmul(op) -> MatmulSpec:
                          + ", ".join(f"{x}x{y}->{z}" for x, y, z in sorted(SUPPORTED_TYPES)))
     if any(s not in (None, "0", "0 : i64", "0 : i32") for s in (spa, spb, spc)):
         raise NotAMatmul("operands must be in global memory (memory space 0)")
-    for nm, v in (("A", a), ("B", b), ("C", c)):
+    for nm, v, info in (("A", a, infos[0]), ("B", b, infos[1]), ("C", c, infos[2])):
         if not _layout_ok(v):
             raise NotAMatmul(f"operand {nm} ({v.type}): dynamic-shape operands need the identity layout and "
                              "static ones a strided layout")
+        strides = info[2]
+        if strides and strides[-1] != 1 and (info[0][-1] or 0) > 1:
+            raise NotAMatmul(f"operand {nm} ({v.type}): its innermost dimension is not contiguous (stride "
+                             f"{strides[-1]}); the 2D block loads and stores read rows of unit stride (a column-major "
+                             "operand, the dimension before it contiguous, is read through a transposed view)")
     sa2, sc2 = sa[-2:], sc[-2:]
     m = sc2[0]
     n = sc2[1]
