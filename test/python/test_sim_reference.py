@@ -66,3 +66,26 @@ def test_compare_tolerances():
     ok, mx, _ = compare(j, i, "i8", "i32")
     assert not ok and mx == 1
     assert not compare(np.zeros(3), np.zeros(4), "f32", "f32")[0]
+
+
+def test_reference_of_i1_memrefs_stores_bytes():
+    # issue 30: upstream's MemRefToLLVM asserted (`width >= 8`) on i1 loads and stores; i1 memrefs are
+    # stored as bytes of 0/1 (sim/i1_memrefs.py), so an i1 matmul (and = multiply, or = add) and a copy run
+    text = """
+    func.func @mm(%A: memref<16x8xi1>, %B: memref<8x4xi1>, %C: memref<16x4xi1>) {
+      linalg.matmul ins(%A, %B : memref<16x8xi1>, memref<8x4xi1>) outs(%C : memref<16x4xi1>)
+      return
+    }
+    func.func @copy(%A: memref<5xi1>, %B: memref<5xi1>) {
+      linalg.copy ins(%A : memref<5xi1>) outs(%B : memref<5xi1>)
+      return
+    }"""
+    rng = np.random.default_rng(1)
+    A, B = rng.integers(0, 2, (16, 8)).astype(bool), rng.integers(0, 2, (8, 4)).astype(bool)
+    C = np.zeros((16, 4), bool)
+    C[0, 0] = True                      # accumulated: stays true
+    out = run_reference(text, "mm", [A, B, C])
+    expect = ((A.astype(int) @ B.astype(int)) > 0) | C
+    assert out[2].dtype == np.bool_ and np.array_equal(out[2], expect)
+    a = np.array([True, False, True, True, False])
+    assert np.array_equal(run_reference(text, "copy", [a, np.zeros(5, bool)])[1], a)

@@ -108,7 +108,9 @@ def _compile(text: str, entry: str):
     hit = _ENGINE_CACHE.get(key)
     if hit is not None:
         return hit
-    from mlir import execution_engine, passmanager
+    from mlir import execution_engine
+
+    from .i1_memrefs import run_lowering
 
     ctx = ir.Context()
     with ctx, ir.Location.unknown():
@@ -130,12 +132,13 @@ def _compile(text: str, entry: str):
                 ret_types = [parse_type(t) for t in ft.results]
         if len(ret_types) > 1 or any(t.kind != "memref" for t in ret_types):
             _err("reference: entry functions may return at most one memref (use out-parameters)")
-        pm = passmanager.PassManager.parse(PIPELINE)
         try:
-            pm.run(mod.operation)
-            ee = execution_engine.ExecutionEngine(mod, opt_level=2)
+            problems = run_lowering(mod, PIPELINE, text)       # i1 memrefs stored as bytes
+            ee = None if problems else execution_engine.ExecutionEngine(mod, opt_level=2)
         except Exception as e:          # MLIR reports a failed lowering as a bare exception
             _err(f"reference: upstream MLIR cannot compile @{entry} for the CPU: {str(e).strip()}")
+        if problems:
+            _err(f"reference: upstream MLIR cannot compile @{entry} for the CPU: {problems[0].message}")
     hit = (ctx, mod, ee, arg_types, ret_types)
     _ENGINE_CACHE[key] = hit
     return hit
