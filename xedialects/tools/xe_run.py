@@ -438,6 +438,9 @@ def run(argv=None) -> int:
               f"{entry} --entry-point-result=void", file=sys.stderr)
         return 1
     if args.check:
+        from ..lowering.linalg_to_xetile.loop_sizes import check_module
+
+        check_module(module.operation)      # its CPU code would write out of bounds
         reference, ref_returns = run_reference(reference_program, entry, inputs, returns=True)
     if args.pipeline:
         from ..passes import run as run_pipeline

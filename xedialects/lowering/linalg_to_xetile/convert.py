@@ -28,7 +28,7 @@ from ...passes.utils.ir_walk import walk
 from . import gemv, ger
 from .gemm_epilogue import Fusion, KernelIO, plan_fusion, rewrite_host
 from .gemm_kernel import kernel_text
-from . import col_major
+from . import col_major, loop_sizes
 from .linalg_match import NotAMatmul, is_contraction_like, match_matmul
 from .memory_bound import MemoryBound
 from .plan_model import plan_model_line, record_plan_models
@@ -158,6 +158,11 @@ def convert_linalg_to_xetile(module_op, options, ctx):
             col_major.normalize(op)        # column-major operands read through transposed views
         for op in list(walk(func)):
             if not op.name.startswith("linalg.") or op in claimed:
+                continue
+            bad = loop_sizes.inconsistent_sizes(op)
+            if bad:                        # upstream's verifier lets a size 0 disagree with the others
+                ctx.error(op, bad)
+                claimed.update(walk(op))
                 continue
             if _empty_iteration_space(op):
                 ctx.remark(op, f"'{op.name}' has a zero-sized operand: its iteration space is empty and it changes "
