@@ -462,12 +462,13 @@ def test_jobs_run_work_groups_in_parallel_with_the_serial_output(tmp_path, capfd
 
     monkeypatch.setattr(parallel, "MIN_SECONDS", 0.0)       # even this small launch runs in parallel
     monkeypatch.setattr(parallel, "CHUNK_SUBGROUPS", 2)
-    modes = []
+    log = tmp_path / "modes.txt"            # the host runs in a supervised child: modes come back in a file
     call = parallel.Scheduler.__call__
 
     def spy(self, *args):
         call(self, *args)
-        modes.extend(self.modes[-1:])
+        with open(log, "a") as f:
+            f.writelines(m + "\n" for m in self.modes[-1:])
 
     monkeypatch.setattr(parallel.Scheduler, "__call__", spy)
     text = (add_program().replace("16x32xf32", "128x32xf32").replace("%c16 step", "%c128 step")
@@ -485,6 +486,7 @@ def test_jobs_run_work_groups_in_parallel_with_the_serial_output(tmp_path, capfd
         outs.append(lines(capfd.readouterr().out))
     assert outs[0][0] == "[ALLCLOSE: TRUE]"
     assert outs[0] == outs[1]
+    modes = log.read_text().splitlines()
     assert modes[0].startswith("serial") and modes[1].startswith("parallel"), modes
 
 
@@ -538,3 +540,75 @@ def test_zeroed_gpu_alloc_host_softmax_and_vector_print(tmp_path):
     assert lines(p.stdout) == ["[[0,   0,   0,   0], ", " [0,   0,   0,   0]]", "0",
                                f"[{softmax}, ", f" {softmax}]", "( ( 0.236883 ), ( 0.236883 ) )",
                                "( 0, 1, 2, 3 )"]
+
+
+def _memory_limit():
+    import resource
+
+    limit = 32 << 30                    # 32 GiB of address space: a 400 GB allocation fails on any machine
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+
+@pytest.mark.parametrize("alloc, message", [
+    ("%b = memref.alloc () : memref<100000x1000000xf32>",
+     "7:10: error: memref.alloc of memref<100000x1000000xf32> (sizes 100000x1000000) failed: 400000000000 bytes "
+     "(372.5 GiB): out of memory"),
+    ("%n = arith.constant 100000 : index\n    %b = gpu.alloc (%n) : memref<?x1000000xf32>",
+     "8:10: error: gpu.alloc of memref<?x1000000xf32> (400000000000 bytes) failed: not enough memory"),
+])
+def test_a_refused_allocation_is_an_error_at_the_alloc(tmp_path, alloc, message):
+    # issue 30: a 400 GB host memref.alloc the system refuses made printMemrefF32 segfault on its null
+    # pointer; now the alloc is checked (guards.py; gpu.alloc: buffers.py) and named
+    text = program(f"""
+  func.func @main() {{
+    {alloc}
+    %u = memref.cast %b : {alloc.rsplit(': ', 1)[1]} to memref<*xf32>
+    call @printMemrefF32(%u) : (memref<*xf32>) -> ()
+    return
+  }}
+""", DECLS)
+    path = tmp_path / "big.mlir"
+    path.write_text(text)
+    p = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "xe-run.py"), str(path), "-e", "main"],
+                       capture_output=True, text=True, timeout=300, cwd=ROOT, preexec_fn=_memory_limit)
+    assert p.returncode == 1
+    assert p.stderr == f"{path}:{message}\n" and p.stdout == ""
+
+
+def test_supervisor_reports_crash_timeout_and_the_childs_own_exit():
+    # the supervisor itself, in process: a signal, a timeout, a DiagnosticError and os._exit(1) in the child
+    import signal
+
+    from xedialects.diagnostics import DiagnosticError
+    from xedialects.runtime.host import supervise
+
+    board = supervise.Board()
+
+    def crash():
+        board.note("gpu.launch_func @k::@f", 'loc("p.mlir":7:5)')
+        os.kill(os.getpid(), signal.SIGSEGV)
+
+    with pytest.raises(DiagnosticError) as e:
+        supervise.run(crash, board=board, loc='loc("p.mlir":2:3)', entry="main")
+    assert str(e.value) == ("p.mlir:2:3: error: host program crashed: SIGSEGV (segmentation fault: an invalid memory "
+                            "access or a stack overflow)\np.mlir:7:5: note: the host program's last runtime call: "
+                            "gpu.launch_func @k::@f")
+
+    def endless():
+        board.note("running @main, before any runtime call")
+        import time
+        time.sleep(60)
+
+    with pytest.raises(DiagnosticError, match=r"p.mlir:2:3: error: @main did not finish within 0.3 s \(--timeout\): "
+                                              r"stopped$"):
+        supervise.run(endless, board=board, loc='loc("p.mlir":2:3)', entry="main", timeout=0.3)
+
+    def located():
+        raise DiagnosticError([])
+
+    with pytest.raises(DiagnosticError):
+        supervise.run(located, board=board, loc="", entry="main")
+    with pytest.raises(supervise.HostExit) as e:
+        supervise.run(lambda: os._exit(1), board=board, loc="", entry="main")
+    assert e.value.code == 1
+    assert supervise.run(lambda: {"launches": 2}, board=board, loc="", entry="main") == {"launches": 2}

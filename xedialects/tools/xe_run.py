@@ -52,6 +52,7 @@ and for @f(%A: memref<?x8xf32>, %n: index): --dims n=100,A=nx8 (n = 100, A is 10
 whole programs, as mlir-runner (the host code JIT-compiled, kernels on --backend):
   xe-run prog.mlir -e main --entry-point-result=void [-O0..-O3] [--shared-libs LIBS]
          [--pipeline P] [--backend sim|opencl] [--jobs N] [--build-timeout S] [--time] [--quiet]
+         [--host-checks] [--timeout S]
   (xe-run prog.mlir -e main --help lists them)"""
 
 

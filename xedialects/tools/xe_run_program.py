@@ -3,6 +3,7 @@ is JIT-compiled for the CPU and whose kernels run on the simulator or an OpenCL 
 
     xe-run FILE -e main --entry-point-result=void [--pipeline P] [--backend sim|opencl]
            [--shared-libs=LIB,...] [-O0|-O1|-O2|-O3] [--build-timeout S] [--time] [--jobs N] [--quiet]
+           [--host-checks] [--timeout S]
 
 Chosen when the command line has `-e`/`--entry-function` or `--entry-point-result`.
 See docs/whole-programs.md.
@@ -42,7 +43,22 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--jobs", type=_positive, metavar="N", help="simulate the work-groups of each launch in N "
                    "processes, results identical to --jobs 1 (default: the machine's cores)")
     p.add_argument("--quiet", action="store_true", help="no progress display on stderr")
+    p.add_argument("--host-checks", action="store_true", help="check the host code's memref accesses at run "
+                   "time (upstream's -generate-runtime-verification): an out-of-bounds load, store or subview is "
+                   "a located error")
+    p.add_argument("--timeout", type=_seconds, metavar="SECONDS", help="stop the program after this long "
+                   "(lowering, JIT and run of the host; default: no limit)")
     return p
+
+
+def _seconds(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        v = -1.0
+    if not v > 0 or v == float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got '{text}'")
+    return v
 
 
 def _positive(text: str) -> int:
@@ -118,6 +134,9 @@ def run(argv, kernel_options: set[str] = frozenset()) -> int:
     from ..lowering.upstream_to_xegpu import parse_program   # upstream xegpu programs are imported
 
     module = parse_program(source, name)
+    from ..runtime.host.sizes import check_host_types
+
+    check_host_types(module)            # before any pass computes strides of an absurd memref type
     from ..runtime.host.kernel_cfg import straighten_kernels
     from ..runtime.host.vc_threads import normalize_vc_launches
 
@@ -138,10 +157,13 @@ def run(argv, kernel_options: set[str] = frozenset()) -> int:
         except OpenCLError as e:
             print(f"xe-run: error: {e}", file=sys.stderr)
             return 1
-    from ..runtime.host import run_program
+    from ..runtime.host import HostExit, run_program
 
-    stats = run_program(module, args.entry, program=program, opt_level=args.opt, shared_libs=libs,
-                        jobs=args.jobs or default_jobs())
+    try:
+        stats = run_program(module, args.entry, program=program, opt_level=args.opt, shared_libs=libs,
+                            jobs=args.jobs or default_jobs(), host_checks=args.host_checks, timeout=args.timeout)
+    except HostExit as e:               # the program reported its error itself
+        return e.code
     if args.time:
         phases = ", ".join(f"{k} {v:.3f} s" for k, v in stats.seconds.items())
         print(f"xe-run: {phases}; {stats.launches} kernel launch{'es' if stats.launches != 1 else ''}",

@@ -8,7 +8,12 @@ CPU memory ops while each gpu.launch_func calls back into Python to run the kern
     device.py         the device runtime: one launch callback per gpu.launch_func site
     runner_utils.py   IMEX's runner utilities (printAllclose*, fillResource1D*, ...) in numpy
     jit.py            the ExecutionEngine, callbacks, stdout ordering, running the entry
+    sizes.py          memref sizes checked before types reach LLVM
+    buffers.py        device memory: every gpu.alloc tracked until gpu.dealloc
+    guards.py         run-time guards added to the host code (failed allocs, cf.assert, --host-checks)
+    supervise.py      the host lowered, compiled and run in a forked child (crashes, --timeout)
 """
 from .jit import ProgramError, run_program
+from .supervise import HostExit
 
-__all__ = ["run_program", "ProgramError"]
+__all__ = ["run_program", "ProgramError", "HostExit"]

@@ -20,7 +20,8 @@ class Strided:
     offset: int
     sizes: tuple
     strides: tuple
-    aligned: int            # the aligned pointer (identifies the allocation)
+    aligned: int            # the aligned pointer
+    allocated: int = 0      # the allocated pointer (identifies the allocation)
 
     def array(self) -> np.ndarray:
         """The view as an N-d numpy array (aliasing the JIT's memory)."""
@@ -31,6 +32,12 @@ class Strided:
             return np.zeros(self.sizes, self.flat.dtype)
         return np.lib.stride_tricks.as_strided(self.flat[self.offset:], shape=self.sizes,
                                                strides=tuple(s * item for s in self.strides))
+
+    def span(self) -> tuple[int, int]:
+        """(address of the first element the view reaches, bytes up to its last element); 0 bytes
+        for an empty view."""
+        head = self.offset * self.flat.itemsize
+        return self.aligned + head, max(0, self.flat.nbytes - head)
 
     def elements(self) -> np.ndarray:
         """The view's elements in row-major order (a copy when not contiguous)."""
@@ -45,7 +52,7 @@ def ranked(address: int, rank: int, dtype) -> Strided:
     """The ranked descriptor at `address` (of a memref of `rank` and element `dtype`)."""
     dtype = np.dtype(dtype)
     words = (ctypes.c_int64 * (3 + 2 * rank)).from_address(address)
-    aligned, offset = int(words[1]) & (2 ** 64 - 1), int(words[2])
+    allocated, aligned, offset = int(words[0]) & (2 ** 64 - 1), int(words[1]) & (2 ** 64 - 1), int(words[2])
     sizes = tuple(int(x) for x in words[3:3 + rank])
     strides = tuple(int(x) for x in words[3 + rank:3 + 2 * rank])
     extent = 0 if any(s == 0 for s in sizes) else offset + 1 + sum((n - 1) * abs(s) for n, s in zip(sizes, strides))
@@ -58,7 +65,7 @@ def ranked(address: int, rank: int, dtype) -> Strided:
     flat = raw.view(_storage_dtype(dtype))
     if dtype == np.bool_:
         flat = flat.view(np.bool_)
-    return Strided(flat, offset, sizes, strides, aligned)
+    return Strided(flat, offset, sizes, strides, aligned, allocated)
 
 
 def unranked(address: int, dtype) -> Strided:

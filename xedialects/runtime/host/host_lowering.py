@@ -1,25 +1,29 @@
 """The host half of a whole program, ready for the CPU JIT.
 
 `extract_host(module)` clones the module (the original keeps its kernels for the device) and
-rewrites the clone's host functions: gpu.alloc -> memref.alloc + a zero linalg.fill (device
-memory reads 0 until written: our choice, drivers do not promise it), gpu.memcpy -> memref.copy,
-gpu.dealloc -> memref.dealloc, gpu.wait and async tokens dropped, and every gpu.launch_func /
-gpu.memset -> a call to a private external function (`__xe_launch_N`, `__xe_memset_N`, with
-`llvm.emit_c_interface`) that a Python callback implements (device.py). Sizes and integer
-arguments are passed as i64, floats as f64, memrefs as ranked descriptors. gpu/spirv modules are
-dropped. `lower_host` then parses the text in a fresh upstream context and lowers it to LLVM.
+rewrites the clone's host functions: every gpu.launch_func / gpu.memset / gpu.alloc / gpu.dealloc /
+gpu.memcpy becomes a call to a private external function (`__xe_launch_N`, `__xe_memset_N`,
+`__xe_alloc_N`, `__xe_dealloc_N`, `__xe_memcpy_N`, with `llvm.emit_c_interface`) that a Python
+callback implements (device.py: the device memory is tracked by buffers.py and reads 0 until
+written), gpu.wait and async tokens are dropped. Sizes and integer arguments are passed as i64,
+floats as f64, memrefs as ranked descriptors (gpu.alloc returns one). gpu/spirv modules are
+dropped. `lower_host` then parses the text in a fresh upstream context, adds the run-time guards
+(guards.py) and lowers it to LLVM (i1 memrefs stored as bytes, sim/i1_memrefs.py).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import numpy as np
 from mlir import ir
 
 from ...diagnostics import Diagnostic, DiagnosticError, at
-from ...passes.utils.ir_walk import walk
+from ...passes.utils.ir_walk import owner_op, walk
+from ...sim.i1_memrefs import run_lowering
 from ...sim.reference import PIPELINE as CPU_PIPELINE
 from ...sim.softmax_reference import decompose_softmax
 from ...sim.typeinfo import TypeInfo, parse_type, scalar_dtype
+from .sizes import element_bytes
 
 # the CPU reference's lowering to the LLVM dialect, with n-D vector transfers (a column
 # `vector<16x1xf16>`) unrolled to scf loops of 1-D ones and n-D vector ops lowered first
@@ -32,6 +36,8 @@ assert LOWERING != CPU_PIPELINE
 
 LAUNCH_PREFIX = "__xe_launch_"
 MEMSET_PREFIX = "__xe_memset_"
+_PREFIX = {"gpu.launch_func": LAUNCH_PREFIX, "gpu.memset": MEMSET_PREFIX, "gpu.alloc": "__xe_alloc_",
+           "gpu.dealloc": "__xe_dealloc_", "gpu.memcpy": "__xe_memcpy_"}
 _DEVICE_DIALECTS = ("gpu.", "xetile.", "xegpu.", "spirv.")
 
 
@@ -45,12 +51,15 @@ class Arg:
 
 @dataclass
 class Site:
-    """One gpu.launch_func or gpu.memset of the host code."""
+    """One gpu.launch_func, gpu.memset, gpu.alloc, gpu.dealloc or gpu.memcpy of the host code."""
     name: str                   # the callback's symbol, e.g. __xe_launch_0
-    op: str                     # gpu.launch_func | gpu.memset
+    op: str                     # the original op's name
     loc: str                    # location of the original op
     kernel: str = ""            # @module::@kernel
-    args: list = field(default_factory=list)   # [Arg]; launch: grid and block first (6 ints)
+    args: list = field(default_factory=list)   # [Arg]; launch: grid and block first (6 ints); alloc: the
+                                               # dynamic sizes; memcpy: destination, source
+    result: object = None       # gpu.alloc: TypeInfo of the memref it returns
+    layout: tuple | None = None  # gpu.alloc: (strides, offset) of a strided layout; None: row-major
 
 
 @dataclass
@@ -96,16 +105,29 @@ def _is_token(v) -> bool:
     return str(v.type) == "!gpu.async.token"
 
 
-def _pass_value(v, loc):
+def _memref_info(t) -> TypeInfo:
+    """TypeInfo of a memref type; elements the simulator does not know (complex, vectors, ...)
+    become raw bytes of their size."""
+    info = type_info(t)
+    if info.kind == "memref":
+        return info
+    mt = ir.MemRefType(t)
+    return TypeInfo(str(t), "memref", str(mt.element_type), tuple(mt.shape),
+                    np.dtype(f"V{element_bytes(mt.element_type)}"))
+
+
+def _pass_value(v, loc, what="a kernel"):
     """(value converted for the callback ABI, Arg) for a scalar or memref operand."""
     from mlir.dialects import arith
 
     t = v.type
+    if isinstance(t, ir.UnrankedMemRefType):
+        _err(loc, f"an unranked memref ({t}) cannot be passed to {what}")
+    if isinstance(t, ir.MemRefType):
+        info = type_info(t) if what == "a kernel" else _memref_info(t)
+        if info.kind == "memref":
+            return v, Arg("memref", info)
     info = type_info(t)
-    if info.kind == "memref":
-        if "*" in str(t):
-            _err(loc, f"an unranked memref ({t}) cannot be passed to a kernel")
-        return v, Arg("memref", info)
     i64, f64 = ir.IntegerType.get_signless(64), ir.F64Type.get()
     text = str(t)
     if text == "index":
@@ -122,59 +144,70 @@ def _pass_value(v, loc):
         return arith.ExtFOp(f64, v).result, Arg("float", info)
     if text == "f64":
         return v, Arg("float", info)
-    _err(loc, f"a value of type {t} cannot be passed from the host to a kernel")
+    _err(loc, f"a value of type {t} cannot be passed from the host to {what}")
 
 
-def _declare(module_body, name, types):
+def _declare(module_body, name, types, results=()):
     from mlir.dialects import func
 
     with ir.InsertionPoint.at_block_begin(module_body):
-        f = func.FuncOp(name, ir.FunctionType.get(types, []), visibility="private")
+        f = func.FuncOp(name, ir.FunctionType.get(types, list(results)), visibility="private")
         f.attributes["llvm.emit_c_interface"] = ir.UnitAttr.get()
 
 
-def _zero_fill(buf, loc):
-    """linalg.fill of 0 into a fresh allocation (integer, index and float elements)."""
-    from mlir.dialects import arith, linalg
+def _alloc_layout(t, loc):
+    """(strides, offset) of a gpu.alloc's static strided layout; None for the identity layout."""
+    mt = ir.MemRefType(t)
+    if isinstance(mt.layout, ir.AffineMapAttr) and mt.affine_map == ir.AffineMap.get_identity(mt.rank):
+        return None
+    try:
+        strides, offset = mt.get_strides_and_offset()
+    except Exception:           # noqa: BLE001 - an affine map that is not strided
+        _err(loc, f"gpu.alloc of {t}: the layout is not strided")
+    dyn = ir.ShapedType.get_dynamic_stride_or_offset()
+    if offset == dyn or dyn in strides:
+        _err(loc, f"gpu.alloc of {t}: a layout with dynamic strides or offset cannot be allocated")
+    return tuple(strides), offset
 
-    elt = ir.MemRefType(buf.type).element_type
-    if isinstance(elt, (ir.IntegerType, ir.IndexType)):
-        zero = ir.IntegerAttr.get(elt, 0)
-    elif isinstance(elt, ir.FloatType):
-        zero = ir.FloatAttr.get(elt, 0.0)
-    else:
-        _err(loc, f"gpu.alloc of {buf.type}: the host runtime allocates integer, index and float elements only")
-    linalg.fill(arith.ConstantOp(elt, zero).result, outs=[buf])
+
+def _call_site(op, body, sites, loc, operands, what, result=None):
+    """Replace `op` by a call of a new site's external function with `operands` (converted for the
+    callback ABI); returns the call."""
+    from mlir.dialects import func
+
+    site = Site(f"{_PREFIX[op.name]}{len(sites)}", op.name, loc)
+    values = []
+    for v in operands:
+        pv, arg = _pass_value(v, loc, what)
+        site.args.append(arg)
+        values.append(pv)
+    sites.append(site)
+    results = [result] if result is not None else []
+    _declare(body, site.name, [v.type for v in values], results)
+    return site, func.CallOp(results, site.name, values)
 
 
 def _rewrite(op, body, sites, replaced):
     """Replace one host gpu op (the replacement is inserted before it); True when `op` is to be
     erased."""
-    from mlir.dialects import func, memref
-
     name, loc = op.name, str(op.location)
     with ir.InsertionPoint(op), op.location:
         if name == "gpu.alloc":
             _, dyn, syms = _segments(op)
+            if syms:
+                _err(loc, "gpu.alloc with symbol operands (an affine map layout) is not supported")
+            t = op.results[0].type
             # host_shared or not: device memory is host memory here, zero-filled (deterministic)
-            new = memref.AllocOp(op.results[0].type, dyn, syms)
-            _zero_fill(new.result, loc)
-            op.results[0].replace_all_uses_with(new.result)
+            site, call = _call_site(op, body, sites, loc, dyn, "gpu.alloc", result=t)
+            site.result, site.layout = _memref_info(t), _alloc_layout(t, loc)
+            op.results[0].replace_all_uses_with(call.results[0])
         elif name == "gpu.dealloc":
-            memref.DeallocOp(list(op.operands)[-1])
+            _call_site(op, body, sites, loc, list(op.operands)[-1:], "gpu.dealloc")
         elif name == "gpu.memcpy":
-            ops = list(op.operands)
-            memref.CopyOp(ops[-1], ops[-2])
+            _call_site(op, body, sites, loc, list(op.operands)[-2:], "gpu.memcpy")
         elif name == "gpu.memset":
             ops = list(op.operands)
-            dst, value = ops[-2], ops[-1]
-            site = Site(f"{MEMSET_PREFIX}{len(sites)}", name, loc)
-            a, arg_dst = _pass_value(dst, loc)
-            b, arg_val = _pass_value(value, loc)
-            site.args = [arg_dst, arg_val]
-            sites.append(site)
-            _declare(body, site.name, [dst.type, b.type])
-            func.CallOp([], site.name, [a, b])
+            _call_site(op, body, sites, loc, ops[-2:], "gpu.memset")
         elif name == "gpu.launch_func":
             seg = _segments(op)
             # asyncDependencies, grid x y z, block x y z, cluster x y z, dynamicSharedMemorySize,
@@ -185,16 +218,8 @@ def _rewrite(op, body, sites, replaced):
                 _err(loc, "gpu.launch_func with dynamic shared memory is not supported")
             if len(seg) > 12 and seg[12]:
                 _err(loc, "gpu.launch_func with an async object is not supported")
-            site = Site(f"{LAUNCH_PREFIX}{len(sites)}", name, loc, str(op.attributes["kernel"]))
-            values, types = [], []
-            for v in [seg[i][0] for i in range(1, 7)] + list(seg[11]):
-                pv, arg = _pass_value(v, loc)
-                site.args.append(arg)
-                values.append(pv)
-                types.append(pv.type)
-            sites.append(site)
-            _declare(body, site.name, types)
-            func.CallOp([], site.name, values)
+            site, _ = _call_site(op, body, sites, loc, [seg[i][0] for i in range(1, 7)] + list(seg[11]), "a kernel")
+            site.kernel = str(op.attributes["kernel"])
         elif name in ("gpu.wait", "gpu.host_register", "gpu.host_unregister"):
             pass
         else:
@@ -244,7 +269,12 @@ def extract_host(module, entry: str) -> HostProgram:
                 if any(type_info(t).kind == "memref" for t in ftype.inputs):
                     f.attributes["llvm.emit_c_interface"] = ir.UnitAttr.get()
                 continue
-            for op in list(walk(f)):
+            ops = list(walk(f))
+            for op in ops:
+                if op.name == "memref.dealloc" and (owner_op(op.operands[0]) or op).name == "gpu.alloc":
+                    _err(str(op.location), "memref.dealloc of a gpu.alloc buffer: device memory is freed with "
+                         "gpu.dealloc")
+            for op in ops:
                 _rewrite(op, body, sites, replaced)
         for op in reversed(replaced):
             op.erase()
@@ -260,9 +290,11 @@ def extract_host(module, entry: str) -> HostProgram:
     return HostProgram(text, sites, externals)
 
 
-def lower_host(host: HostProgram):
-    """(context, LLVM-dialect module) of the host text; DiagnosticError naming the op that does not lower."""
-    from mlir import passmanager
+def lower_host(host: HostProgram, host_checks: bool = False):
+    """(context, LLVM-dialect module, [guards.Guard]) of the host text, with the run-time guards
+    (upstream's runtime verification too when `host_checks`); DiagnosticError naming the op that
+    does not lower."""
+    from .guards import add_guards
 
     ctx = ir.Context()
     diags = []
@@ -280,17 +312,26 @@ def lower_host(host: HostProgram):
         problems = decompose_softmax(mod)       # upstream decomposes linalg.softmax on tensors only
         if problems:
             raise DiagnosticError([Diagnostic("error", f"host code: {p}") for p in problems])
-        pm = passmanager.PassManager.parse(LOWERING)
         try:
-            pm.run(mod.operation)
+            guards = add_guards(mod, host_checks)
+        except Exception as e:
+            from ...diagnostics import from_mlir
+
+            found = [from_mlir(d) for d in diags if "error" in str(d.severity).lower()]
+            raise DiagnosticError(found or [Diagnostic("error", f"host code: the run-time guards cannot be added: "
+                                                                f"{e}")])
+        try:
+            problems = run_lowering(mod, LOWERING, host.text)     # i1 memrefs stored as bytes
         except Exception as e:
             from ...diagnostics import from_mlir
 
             found = [from_mlir(d) for d in diags if "error" in str(d.severity).lower()]
             raise DiagnosticError(found or [Diagnostic("error", f"host code does not lower to LLVM: {e}")])
+        if problems:
+            raise DiagnosticError(problems)
         left = [op for op in walk(mod.operation) if not op.name.startswith("llvm.")]
         if left:        # name an op inside a function rather than the function, when there is one
             op = next((o for o in left if o.name != "func.func"), left[0])
             _err(str(op.location), f"host code: '{op.name}' cannot be compiled for the CPU (no lowering "
                  "to the LLVM dialect)")
-    return ctx, mod
+    return ctx, mod, guards

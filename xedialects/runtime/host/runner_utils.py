@@ -26,6 +26,7 @@ import sys
 import ml_dtypes
 import numpy as np
 
+from ...diagnostics import DiagnosticError
 from . import descriptors
 
 _LIBC = ctypes.CDLL(None)
@@ -143,9 +144,11 @@ class UtilSignatureError(ValueError):
     pass
 
 
-def make_callback(name: str, inputs, results, on_error):
+def make_callback(name: str, inputs, results, on_error, before=None, check=None):
     """A ctypes callback implementing runner utility `name` for a declaration with `inputs` /
-    `results` (TypeInfo lists); UtilSignatureError when the declaration does not fit."""
+    `results` (TypeInfo lists); UtilSignatureError when the declaration does not fit. `before()`
+    is called first on every call, `check(strided, what)` on every memref argument (it raises
+    DiagnosticError for one that must not be read, e.g. a freed device buffer)."""
     fn, spec, result = UTILS[name]
     if len(inputs) != len(spec):
         raise UtilSignatureError(f"@{name} takes {len(spec)} arguments, the declaration has {len(inputs)}")
@@ -162,20 +165,27 @@ def make_callback(name: str, inputs, results, on_error):
     ctypes_args = [ctypes.c_void_p if t.kind == "memref" else _SCALARS[t.text] for t in inputs]
     restype = _SCALARS[result] if result else None
 
-    def decode(raw, t, how):
+    def decode(raw, t, how, i):
         if t.shape is None or "*" in t.text:
             s = descriptors.unranked(raw, t.dtype)
         else:
             s = descriptors.ranked(raw, len(t.shape), t.dtype)
+        if check is not None:
+            check(s, f"runner utility @{name}: argument {i}")
         return s if how == "S" else s.elements()
 
     def callback(*raw):
         try:
-            vals = [decode(r, t, w[0]) if t.kind == "memref" else r for r, t, w in zip(raw, inputs, spec)]
+            if before is not None:
+                before()
+            vals = [decode(r, t, w[0], i) if t.kind == "memref" else r
+                    for i, (r, t, w) in enumerate(zip(raw, inputs, spec))]
             out = fn(*vals)
             return bool(out) if restype is not None else None
         except BrokenPipeError:         # the reader of stdout has gone (e.g. `| head`): end quietly
             os._exit(1)
+        except DiagnosticError as e:
+            on_error("\n".join(d.format() for d in e.diagnostics))
         except BaseException as e:      # exceptions cannot cross the JIT's frames
             on_error(f"runner utility @{name}: {type(e).__name__}: {e}")
 
