@@ -78,6 +78,16 @@ def test_asm_reader_reads_annotated_block_headers():
     assert k.k_loop_blocks == 2 and (k.k_loop.instructions, k.k_loop.dpas) == (8, 2)
 
 
+def test_asm_reader_finds_the_hot_loop_of_a_kernel_without_dpas():
+    """A memory-bound kernel: no K loop; its loop with the most memory messages is the hot loop."""
+    text = "\n".join(ln for ln in ASM.splitlines() if "dpas." not in ln)
+    k = parse_asm(text, 16)
+    assert k.k_loop is None and k.k_loop_blocks == 0
+    hot = k.hot_loop
+    assert (hot.instructions, hot.block_loads, hot.block_prefetches, hot.scratch_messages) == (6, 1, 1, 1)
+    assert parse_asm(ASM, 16).hot_loop is None          # a kernel with a K loop reports that one
+
+
 def test_asm_reader_without_loop_or_blocks():
     k = parse_asm("//.kernel f\n//.thread_config numGRF=128\n  dpas.8x8 (16|M0) r1:f r1:f r2:bf r3.0:bf\n")
     assert k.k_loop is None and k.total.dpas == 1 and k.grf_mode == "default" and k.spill_bytes == 0

@@ -74,6 +74,8 @@ class KernelIsa:
     k_loop: Counts | None = None
     k_loop_blocks: int = 0
     extra: dict = field(default_factory=dict)
+    # a kernel without a DPAS loop (memory-bound): its loop with the most memory messages, else None
+    hot_loop: Counts | None = None
 
     @property
     def grf_mode(self) -> str:
@@ -82,7 +84,7 @@ class KernelIsa:
     def as_dict(self) -> dict:
         d = asdict(self)
         d["grf_mode"] = self.grf_mode
-        for key in ("total", "k_loop"):
+        for key in ("total", "k_loop", "hot_loop"):
             if d[key] is not None:
                 d[key]["non_dpas_per_dpas"] = getattr(self, key).non_dpas_per_dpas
         return d
@@ -127,15 +129,16 @@ def parse_asm(text: str, simd: int | None = None) -> KernelIsa:
         if current is not None:
             current[2].add(line)
     loop, nblocks = _k_loop(blocks)
+    hot = _hot_loop(blocks) if loop is None else None
     return KernelIsa(kernel=header.get("kernel", "?"), platform=header.get("platform", "?"), simd=simd,
                      grf_count=int(grf.group(1)) if grf else None,
                      spill_bytes=int(header.get("spill size", "0") or 0), total=total, k_loop=loop,
-                     k_loop_blocks=nblocks)
+                     k_loop_blocks=nblocks, hot_loop=hot)
 
 
-def _k_loop(blocks) -> tuple[Counts | None, int]:
+def _loops(blocks):
+    """(counts, blocks) of every loop: the blocks from a back edge's target to its source."""
     index = {num: i for i, (num, _, _) in enumerate(blocks)}
-    best, best_key = None, None
     for i, (num, succs, _) in enumerate(blocks):
         for s in succs:
             if s in index and index[s] <= i:      # back edge i -> header
@@ -144,7 +147,30 @@ def _k_loop(blocks) -> tuple[Counts | None, int]:
                 for _, _, bc in body:
                     for k, v in asdict(bc).items():
                         setattr(c, k, getattr(c, k) + v)
-                key = (c.dpas, -len(body))
-                if c.dpas and (best_key is None or key > best_key):
-                    best, best_key = (c, len(body)), key
+                yield c, len(body)
+
+
+def _k_loop(blocks) -> tuple[Counts | None, int]:
+    """The loop with the most DPAS (the smallest of those), with its block count."""
+    best, best_key = None, None
+    for c, n in _loops(blocks):
+        key = (c.dpas, -n)
+        if c.dpas and (best_key is None or key > best_key):
+            best, best_key = (c, n), key
     return best if best else (None, 0)
+
+
+def memory_messages(c: Counts) -> int:
+    """The memory messages of a stretch of code (2D block and scattered; not scratch)."""
+    return c.block_loads + c.block_stores + c.block_prefetches + c.scattered_messages
+
+
+def _hot_loop(blocks) -> Counts | None:
+    """The loop with the most memory messages (the smallest of those): the streaming loop of a
+    memory-bound kernel."""
+    best, best_key = None, None
+    for c, n in _loops(blocks):
+        key = (memory_messages(c), -n)
+        if key[0] and (best_key is None or key > best_key):
+            best, best_key = c, key
+    return best
