@@ -3,7 +3,7 @@
 lines; print a pass/fail table with times.
 
     python bench/imex_programs.py DIR [--pipeline xe-gemm-to-xegpu] [--timeout 600] [--only NAME,...]
-        [--backend sim|opencl] [--jobs N]
+        [--backend sim|opencl] [--jobs N] [--host-checks]
 
 Made for IMEX's XeTile integration tests (test/Integration/Dialect/XeTile of intel/mlir-extensions):
 point it at a checkout; nothing is copied into this project. Status: PASS (ran, CHECK lines
@@ -31,9 +31,9 @@ def _filecheck() -> list[str]:
     return [exe] if exe else [sys.executable, "-m", "filecheck"]
 
 
-def run_one(path: Path, pipeline: str, backend: str, timeout: float):
+def run_one(path: Path, pipeline: str, backend: str, timeout: float, host_checks: bool = False):
     cmd = [sys.executable, str(ROOT / "tools" / "xe-run.py"), str(path), "-e", "main", "--entry-point-result=void",
-           "--time"]
+           "--time"] + (["--host-checks"] if host_checks else [])
     if pipeline:
         cmd.append(f"--pipeline={pipeline}")
     if backend != "sim":
@@ -70,6 +70,8 @@ def main(argv=None) -> int:
     ap.add_argument("--timeout", type=float, default=600.0, help="seconds per program (default 600)")
     ap.add_argument("--only", default="", help="comma-separated file names (without .mlir) to run")
     ap.add_argument("--jobs", type=int, default=1, help="programs run at once (default 1)")
+    ap.add_argument("--host-checks", action="store_true", help="xe-run --host-checks (runtime verification of the "
+                    "host code)")
     args = ap.parse_args(argv)
     files = sorted(Path(args.dir).glob("*.mlir"))
     if args.only:
@@ -84,7 +86,7 @@ def main(argv=None) -> int:
     counts: dict[str, int] = {}
 
     def job(f):
-        return f, run_one(f, args.pipeline, args.backend, args.timeout)
+        return f, run_one(f, args.pipeline, args.backend, args.timeout, args.host_checks)
 
     with ThreadPoolExecutor(max(1, args.jobs)) as pool:
         for f, (status, dt, note) in pool.map(job, files):

@@ -4,6 +4,10 @@ lowers to a kernel, computes the f32 reference in a host triple loop and checks 
 printAllcloseF32 / printMaxErrorF32. Prints the program's output and the time of every phase.
 
     python bench/whole_program_gemm.py [--size 1024] [--pipeline xe-gemm-to-xegpu] [--backend sim|opencl] [-O 2]
+                                       [--host-checks] [--unsupervised]
+
+`--host-checks` adds upstream's runtime verification to the host code (as `xe-run --host-checks`);
+`--unsupervised` runs the host in this process instead of a forked child (to measure supervision).
 """
 from __future__ import annotations
 
@@ -98,6 +102,8 @@ def main(argv=None) -> int:
     ap.add_argument("--pipeline", default="xe-gemm-to-xegpu", help="pipeline lowering @gemm to a kernel")
     ap.add_argument("--backend", default="sim", choices=["sim", "opencl"])
     ap.add_argument("-O", dest="opt", type=int, default=2, choices=range(4), help="host JIT optimization level")
+    ap.add_argument("--host-checks", action="store_true", help="runtime verification of the host's memref accesses")
+    ap.add_argument("--unsupervised", action="store_true", help="run the host in this process (no fork)")
     args = ap.parse_args(argv)
 
     from xedialects import parse
@@ -121,14 +127,19 @@ def main(argv=None) -> int:
         t0 = time.perf_counter()
         program = program_for_module(module)
         phases["opencl build"] = time.perf_counter() - t0
-    stats = run_program(module, "main", program=program, opt_level=args.opt)
+    t0 = time.perf_counter()
+    stats = run_program(module, "main", program=program, opt_level=args.opt, host_checks=args.host_checks,
+                        supervised=not args.unsupervised)
+    whole = time.perf_counter() - t0
     run = stats.seconds.pop("run")
     kernels = stats.seconds.pop("kernels")
     phases.update(stats.seconds)
     phases[f"kernels ({args.backend}, {stats.launches} launch{'es' if stats.launches != 1 else ''})"] = kernels
     phases["host run (fills, copies, reference, checks)"] = run - kernels
+    phases["supervision (fork, wait) and the rest of run_program"] = whole - sum(stats.seconds.values()) - run
     total = sum(phases.values())
-    print(f"{n}x{n}x{n} bf16 GEMM whole program, -O{args.opt}, pipeline {args.pipeline}:")
+    mode = (", host checks" if args.host_checks else "") + (", unsupervised" if args.unsupervised else "")
+    print(f"{n}x{n}x{n} bf16 GEMM whole program, -O{args.opt}, pipeline {args.pipeline}{mode}:")
     for k, v in phases.items():
         print(f"  {k:<48} {v:8.3f} s")
     print(f"  {'total':<48} {total:8.3f} s")
