@@ -1,6 +1,7 @@
 """Upstream `#xegpu.layout` attributes checked in the user's text before LLVM 22 sees them.
 
-LLVM 22 asserts (aborts) on layouts its verifier lets through: a zero or negative `sg_layout`,
+LLVM 22 asserts (aborts) on layouts its verifier lets through (and on a descriptor with a
+dimension 0, checked here too): a zero or negative `sg_layout`,
 `sg_data`, `inst_data`, `lane_layout` or `lane_data` entry (`computeShapeRatio`, while parsing), and
 a work-group layout with `order` but no lane fields (its passes keep `order` when they drop
 `sg_layout`, and such a layout does not verify). So the import reads every layout of the source
@@ -74,10 +75,18 @@ def _body_end(text: str, start: int) -> int:
     return -1
 
 
+_DESC_SHAPE = re.compile(r"!xegpu\.(tensor_desc|mem_desc)<((?:\d+x)+)")
+
+
 def check_layouts(text: str, filename: str = "-") -> str:
-    """`text` with its `#xegpu.layout`s checked (DiagnosticError at the first bad one) and the
-    `order` fields LLVM 22 cannot take but that change nothing blanked out (same length)."""
+    """`text` with its `#xegpu.layout`s and descriptor shapes checked (DiagnosticError at the first bad
+    one) and the `order` fields LLVM 22 cannot take but that change nothing blanked out (same length)."""
     scan = _blank_comments(text)
+    for m in _DESC_SHAPE.finditer(scan):     # a 0 in a descriptor's shape aborts computeShapeRatio
+        dims = [int(d) for d in m.group(2).split("x") if d]
+        if 0 in dims:
+            _fail(scan, m.start(), filename, f"!xegpu.{m.group(1)} of shape {m.group(2)[:-1]}: every dimension of "
+                                             f"a {m.group(1)} must be positive")
     out = list(text)
     pos = scan.find(_HEAD)
     while pos >= 0:

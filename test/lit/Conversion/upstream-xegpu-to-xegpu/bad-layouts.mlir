@@ -101,3 +101,14 @@ gpu.module @k {
     gpu.return
   }
 }
+
+// -----
+
+// A descriptor with a dimension 0 (found by test_fuzz_cli: computeShapeRatio aborted on it).
+gpu.module @k {
+  gpu.func @zero_sized_descriptor(%a: memref<32x32xf16>) kernel {
+    // expected-error @+1 {{!xegpu.tensor_desc of shape 32x0: every dimension of a tensor_desc must be positive}}
+    %t = xegpu.create_nd_tdesc %a : memref<32x32xf16> -> !xegpu.tensor_desc<32x0xf16, #xegpu.layout<sg_layout = [2, 2], sg_data = [16, 16]>>
+    gpu.return
+  }
+}
