@@ -67,7 +67,9 @@ def _parse_module(generic: str, filename: str) -> ir.Module:
     except ir.MLIRError as e:
         diags = [from_mlir(d) for d in e.error_diagnostics]
         if not any("single top-level operation" in d.message for d in diags):
-            raise DiagnosticError(diags) from None
+            from .unknown_loc import locate
+
+            raise DiagnosticError(locate(diags, generic, filename)) from None
         pos, line = _first_op_position(generic)
         try:
             op = ir.Operation.parse(generic[:pos] + _WRAP + generic[pos:] + "\n}", source_name=filename)
@@ -76,7 +78,9 @@ def _parse_module(generic: str, filename: str) -> ir.Module:
             for d in diags:
                 if d.line == line and d.col and d.col > len(_WRAP):
                     d.col -= len(_WRAP)
-            raise DiagnosticError(diags) from None
+            from .unknown_loc import locate
+
+            raise DiagnosticError(locate(diags, generic, filename)) from None
     op = op.operation
     module = ir.Module.create(op.location)
     body = module.body
