@@ -442,7 +442,10 @@ def run(argv=None) -> int:
         from ..lowering.linalg_to_xetile.loop_sizes import check_module
 
         check_module(module.operation)      # its CPU code would write out of bounds
-        reference, ref_returns = run_reference(reference_program, entry, inputs, returns=True)
+        try:
+            reference, ref_returns = run_reference(reference_program, entry, inputs, returns=True)
+        except DiagnosticError as e:              # the reference's own errors: at the entry function
+            raise DiagnosticError(_at_entry(e.diagnostics, module, entry)) from None
     if args.pipeline:
         from ..passes import run as run_pipeline
 
@@ -512,16 +515,31 @@ def run(argv=None) -> int:
     return _write_output(args.output, arrays, 0 if ok_all else 1)
 
 
+def _entry_op(module, entry: str):
+    from mlir import ir
+
+    return next(op.operation for op in module.body.operations if op.operation.name == "func.func" and
+                ir.StringAttr(op.operation.attributes["sym_name"]).value == entry)
+
+
+def _at_entry(diags, module, entry: str):
+    """`diags` with the unlocated ones placed at host function @entry."""
+    from ..diagnostics import split_location
+
+    f, line, col = split_location(_entry_op(module, entry).location)
+    for d in diags:
+        if d.line is None and f is not None:
+            d.filename, d.line, d.col = f, line, col
+    return diags
+
+
 def _signature_types(module, entry: str, ftype):
     """(argument TypeInfos, result TypeInfos) of host function @entry; an element type xe-run cannot
     hold (e.g. i4) is a located error at the argument (or the function, for a result)."""
-    from mlir import ir
-
     from ..diagnostics import at
     from ..sim.typeinfo import parse_type
 
-    fop = next(op.operation for op in module.body.operations if op.operation.name == "func.func" and
-               ir.StringAttr(op.operation.attributes["sym_name"]).value == entry)
+    fop = _entry_op(module, entry)
     args = fop.regions[0].blocks[0].arguments if fop.regions[0].blocks else []
 
     def info(t, i, what):
