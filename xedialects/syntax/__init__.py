@@ -24,6 +24,9 @@ def parse_source(text: str, filename: str = "-", context=None, *, collector=None
     except ScanError as e:
         line, col = line_col(text, e.pos)
         raise DiagnosticError([Diagnostic("error", e.message, filename, line, col)]) from None
+    from .parser_guards import check
+
+    check(generic, filename)             # what would abort upstream's parser
     with ctx, ir.Location.unknown():
         module = _parse_module(generic, filename)
         if verify:

@@ -33,8 +33,10 @@ def _fail(loc, message: str, filename: str | None = None):
 def parse_upstream(text: str, filename: str = "-"):
     """(context, module op) of `text` parsed in a fresh context holding upstream's own dialects (its
     layouts checked first: layout_check)."""
+    from ...syntax.parser_guards import check
     from .layout_check import check_layouts
 
+    check(text, filename)
     text = check_layouts(text, filename)
     ctx = ir.Context()
     with ctx, ir.Location.unknown():
