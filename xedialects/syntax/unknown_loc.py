@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 _NAMED = re.compile(r"\blinalg\.(?!generic\b|yield\b|index\b)([a-z_]+)\b")
-_TYPES = re.compile(r"(?:(?<=\dx)|\b)(?:bf16|f16|f32|f64|tf32|i1|i4|i8|i16|i32|i64|index)\b")
+_TYPES = re.compile(r"(?:(?<=[\d?]x)|\b)(?:bf16|f16|f32|f64|tf32|i1|i4|i8|i16|i32|i64|index)\b")
 _OPERATION = re.compile(r"see current operation: .*?:\s*\(([^)]*)\)\s*->\s*(\S+)")
 
 
