@@ -1,4 +1,5 @@
-// --emit=device-binary / --emit=isa: IGC's binary and assembly of the pvc SPIR-V (docs/igc.md).
+// --emit=device-binary / --emit=isa: IGC's binary and assembly of the pvc SPIR-V, built with the
+// metadata's options (the kernel prefetches: IGC's prefetch payload hoisting; docs/igc.md).
 // REQUIRES: igc
 // RUN: xe-opt %s --xe-gemm-to-spirv --emit=isa | FileCheck %s
 // RUN: xe-opt %s --xe-gemm-to-spirv=arch=bmg --emit=isa | FileCheck %s --check-prefix=BMG
@@ -6,12 +7,12 @@
 // RUN: not xe-opt %s --xe-gemm-to-spirv --emit=device-binary 2>&1 | FileCheck %s --check-prefix=NOOUT
 // RUN: not xe-opt %s --split-input-file --xe-gemm-to-spirv --emit=isa 2>&1 | FileCheck %s --check-prefix=SPLIT
 
-// CHECK: // ===== kernel gemm_0: pvc, SIMD16, 128 GRFs, spill 0 B, {{[0-9]+}} instructions
+// CHECK: // ===== kernel gemm_0: pvc -igc_opts 'AllowPrefetchDecomposeWithHoisting=1', SIMD16, 128 GRFs, spill 0 B, {{[0-9]+}} instructions
 // CHECK-NEXT: //.kernel gemm_0
 // CHECK-NEXT: //.platform PVC
 // CHECK: dpas.8x8
 
-// BMG: // ===== kernel gemm_0: bmg, SIMD16, 128 GRFs, spill 0 B
+// BMG: // ===== kernel gemm_0: bmg -igc_opts 'AllowPrefetchDecomposeWithHoisting=1', SIMD16, 128 GRFs, spill 0 B
 // BMG: //.platform XE2
 
 // NOOUT: xe-opt: error: --emit=device-binary needs an output file (-o FILE)

@@ -16,7 +16,7 @@ import numpy as np
 from mlir import ir
 from mlir.dialects import arith, scf
 
-from ...passes.utils.ir_walk import attr_dict as _attr_dict
+from ...passes.utils.ir_walk import attr_dict as _attr_dict, owner_op
 from ...xegpu.attributes import TensorDescType
 from . import spirv_builtins as bi
 from .kernel_dpas import feeds_tf32_dpas_a_only
@@ -115,10 +115,17 @@ class BlockIOLowering:
         transpose = "transpose" in op.attributes
         f = max(1, 32 // bits_of(elt)) if vnni is not None else 1
         rows, cols = self.load_coords(shape, vnni, transpose, f)
+        merged = self.merged_loads.pop(op.results[0], None)
+        if merged is not None:          # read by an earlier load_nd's builtin (merge_vnni_loads)
+            return [merged]
         if self.intel_builtins and not is_slm_ptr(d.plan.ptr):
             blk = bi.block_read(bits_of(elt), d.plan.block[0], d.plan.block[1], vnni is not None, transpose,
                                 dpas_a=bits_of(elt) == 32 and feeds_tf32_dpas_a_only(op.results[0]))
             ok = self.surface_check(d) if blk is not None else False
+            if ok is True and blk.kind == "transform" and blk.count == 1:
+                group = self.merge_vnni_loads(op, d, blk)
+                if group:
+                    return [self.block_read_merged(group, shape, rows, cols)]
             if ok is not False:
                 return [self.block_read(d, blk, shape, rows, cols, ok)]
         lane_dim = 1 if len(shape) >= 2 else 0
@@ -477,9 +484,72 @@ class BlockIOLowering:
                 for i, w in enumerate(self.pack_words(regs, blk.pack, elt, blk.lane_type, n)):
                     ir.Operation.create("spirv.Store", operands=[self.var_elem(var, blk.lane_type, i), w])
                 scf.YieldOp([])
+        return self.lane_values(var, blk, lay, 0, elt)
+
+    # ---- VNNI loads side by side: one builtin with a block count ------------------------------
+    def merge_vnni_loads(self, op, d: NdDesc, blk: bi.Block2D):
+        """[(result, descriptor)] of `op` and the load_nd ops that follow it in its block and read
+        the next VNNI blocks of the same surface row (columns + 16, + 32, ...: the B tile of a K
+        step, one load per 16 columns), when one transform builtin with that block count exists
+        (8-bit: 2 or 4 blocks, 16-bit: 2) and nothing but reads, descriptor and register ops lie
+        between them; else []. IGC gives each 2D block read its own message and, on pvc, its own
+        payload (a copy and an add per extra block), so one read of 4 blocks replaces 4 messages."""
+        attrs = {k: str(op.attributes[k]) for k in ("vnni_axis", "mode") if k in op.attributes}
+        ops = self.block_ops(op)
+        found, want = [(op.results[0], d)], 1
+        for o in ops:
+            if o.name == "xegpu.load_nd":
+                x = self.env.get(o.operands[0])
+                if not (isinstance(x, NdDesc) and _same_plan(x.plan, d.plan) and "transpose" not in o.attributes
+                        and {k: str(o.attributes[k]) for k in ("vnni_axis", "mode") if k in o.attributes} == attrs
+                        and str(o.results[0].type) == str(op.results[0].type)
+                        and _offset(d.row, x.row) == 0 and _offset(d.col, x.col) == 16 * want):
+                    continue
+                found.append((o.results[0], x))
+                want += 1
+                if want == 4:
+                    break
+            elif not o.name.startswith(_READ_ONLY_OPS):
+                break
+        for n in (4, 2):
+            if len(found) >= n:
+                wide = bi.block_read(blk.bits, blk.rows, 16 * n, True, False)
+                if wide is not None and wide.count == n:
+                    return found[:n]
+        return []
+
+    def block_ops(self, op):
+        """The ops after `op` in its block."""
+        block = op.operation.block
+        ops = [o.operation for o in block.operations]
+        i = next(k for k, o in enumerate(ops) if o == op.operation)
+        return ops[i + 1:]
+
+    def block_read_merged(self, group, shape, rows, cols) -> DVal:
+        """One transform builtin reading the blocks of `group` (see merge_vnni_loads): the first
+        load's value; the others' wait in `merged_loads` for their own load_nd."""
+        (_r0, d), n = group[0], len(group)
+        one = bi.block_read(bits_of(d.plan.elt), d.plan.block[0], d.plan.block[1], True, False)
+        wide = bi.block_read(one.bits, one.rows, 16 * n, True, False)
+        var = self.variable(wide.lane_type, wide.values_per_lane)
+        self.call_block(wide, d, 0, var)
+        lane, vi, part = one.lane_of(rows, cols)
+        lay = Layout(shape, lane, vi * one.pack + part)
+        vals = [self.lane_values(var, one, lay, b * one.values_per_lane, d.plan.elt) for b in range(n)]
+        for (r, _x), v in zip(group[1:], vals[1:]):
+            self.merged_loads[r] = v
+        return vals[0]
+
+    def lane_values(self, var, blk: bi.Block2D, lay: Layout, first: int, elt: str) -> DVal:
+        """The DVal of layout `lay` in values first .. first + values_per_lane of `var`."""
+        L = self.lanes
+        lt = ir.Type.parse(bi.spirv_type(blk.lane_type))
+        st = storage_type(elt)
+        ebits = bits_of(elt)
         vals = [None] * lay.nslots
-        for i in range(n):
-            w = ir.Operation.create("spirv.Load", results=[lt], operands=[self.var_elem(var, blk.lane_type, i)]).results[0]
+        for i in range(blk.values_per_lane):
+            w = ir.Operation.create("spirv.Load", results=[lt],
+                                    operands=[self.var_elem(var, blk.lane_type, first + i)]).results[0]
             for k in range(blk.pack):
                 s = i * blk.pack + k
                 if s >= lay.nslots:
@@ -509,6 +579,45 @@ class BlockIOLowering:
                 x = arith.BitcastOp(lt, x).result
             ir.Operation.create("spirv.Store", operands=[self.var_elem(var, blk.lane_type, i), x])
         self.call_block(blk, d, 0, var)
+
+
+# ops that may lie between VNNI loads merged into one read: they neither write memory nor branch
+_READ_ONLY_OPS = ("xegpu.load_nd", "xegpu.prefetch_nd", "xegpu.update_nd_offset", "xegpu.create_nd_tdesc",
+                  "xegpu.dpas", "arith.", "math.", "vector.", "index.")
+
+
+def _linear(v):
+    """(base, constant) with v = base + constant, following arith.addi / subi by constants
+    (base None: v is a constant)."""
+    c = static_int(v)
+    if c is not None:
+        return None, c
+    o = owner_op(v)
+    if o is not None and o.name in ("arith.addi", "arith.subi"):
+        a, b = o.operands
+        cb = static_int(b)
+        if cb is not None:
+            base, k = _linear(a)
+            return base, k + (cb if o.name == "arith.addi" else -cb)
+        ca = static_int(a)
+        if ca is not None and o.name == "arith.addi":
+            base, k = _linear(b)
+            return base, k + ca
+    return v, 0
+
+
+def _offset(a, b):
+    """b - a when both are the same base plus constants, else None."""
+    ba, ka = _linear(a)
+    bb, kb = _linear(b)
+    if (ba is None) != (bb is None) or (ba is not None and ba != bb):
+        return None
+    return kb - ka
+
+
+def _same_plan(a: NdPlan, b: NdPlan) -> bool:
+    return a is b or all(_same_field(getattr(a, f), getattr(b, f))
+                         for f in ("ptr", "elt", "lead", "height", "width", "pitch", "block"))
 
 
 def _all(conds):

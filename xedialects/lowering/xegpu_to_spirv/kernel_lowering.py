@@ -57,6 +57,7 @@ class KernelLowering(MemoryLowering, BlockIOLowering, DpasLowering, ScatteredLow
         self.remarks: list = []
         self.slm: list = []           # names of the shared local memory variables
         self.slm_allocs: dict = {}    # memref.alloc result -> MemArg (the body may be lowered twice)
+        self.merged_loads: dict = {}  # load_nd result -> DVal already read by an earlier, wider builtin
         # while the fast copy of a surface-versioned body is lowered: its hoisted surface tests
         self.surface_versions: SurfaceVersions | None = None
 
@@ -312,22 +313,28 @@ class KernelLowering(MemoryLowering, BlockIOLowering, DpasLowering, ScatteredLow
         returns a loop's results through variables written only by its body, so a loop that may run
         zero times and carries values is guarded: scf.if (lb < ub) { loop } else { inits }.
 
-        A loop with static bounds that fit in 32 bits counts with an i32 induction variable, and a
-        carried nd descriptor that every iteration moves by the same multiple of the step (the K
-        loop's update_nd_offset chains) is not carried: its offsets are `init + iv-derived` inside
-        the body, so the loop carries one integer (docs/spirv.md "Loops")."""
+        A carried nd descriptor that every iteration moves by the same multiple of the step (the K
+        loop's update_nd_offset chains) is not carried: its offsets are `init + (iv - lb) * move`
+        inside the body; such a loop with static bounds that fit in 32 bits counts with an i32
+        induction variable, so the K loop carries one integer (docs/igc.md "K loops")."""
         lb, ub, step, *inits = list(op.operands)
         body = op.regions[0].blocks[0]
         bounds = _narrow_bounds(self.const_int(lb), self.const_int(ub), self.const_int(step))
+        cstep = self.const_int(step)
         xs = [self.get(v) for v in inits]
         moves = {}
-        if bounds is not None:
+        if cstep is not None and cstep > 0:
             yields = list(body.operations)[-1].operands
             for i, x in enumerate(xs):
-                if isinstance(x, NdDesc):
-                    mv = _descriptor_move(body.arguments[1 + i], yields[i], bounds[2])
+                # with dynamic bounds, only descriptors the code after the loop does not use
+                if isinstance(x, NdDesc) and (bounds is not None or not list(op.results[i].uses)):
+                    mv = _descriptor_move(body.arguments[1 + i], yields[i], cstep)
                     if mv is not None:
                         moves[i] = mv
+        if not moves:
+            # the i32 IV pays off in block-IO streams (the K loop); elsewhere it can cost: IGC 2.40 spills
+            # 5.9 KB in the fully unrolled gather loop of gemv vecmat-f32-100x70 with it, none without
+            bounds = None
         specs, flat = [], []
         for i, x in enumerate(xs):
             if i in moves:
@@ -355,7 +362,10 @@ class KernelLowering(MemoryLowering, BlockIOLowering, DpasLowering, ScatteredLow
         gone = 0 if bounds is None else max(0, -(-(bounds[1] - bounds[0]) // bounds[2])) * bounds[2]
         full = []
         for i, x in enumerate(xs):
-            full.append(self.moved(x, moves[i], gone) if i in moves else out.pop(0))
+            if i in moves:      # unused after a loop with dynamic bounds: its value there is moot
+                full.append(self.moved(x, moves[i], gone) if bounds is not None else x)
+            else:
+                full.append(out.pop(0))
         return full
 
     def moved(self, d: NdDesc, move, n):
@@ -380,7 +390,9 @@ class KernelLowering(MemoryLowering, BlockIOLowering, DpasLowering, ScatteredLow
                 # how far the induction variable has gone: iv - lb (iv itself when lb = 0)
                 done = arith.SubIOp(iv, self.lanes.index(bounds[0])).result if bounds[0] else iv
             else:
-                self.env[body.arguments[0]] = loop.induction_variable
+                iv = self.env[body.arguments[0]] = loop.induction_variable
+                lbv = self.scalar(lb)
+                done = iv if self.const_int(lb) == 0 else arith.SubIOp(iv, lbv).result
             for i, arg in enumerate(list(body.arguments)[1:]):
                 if i in moves:
                     self.env[arg] = self.moved(xs[i], moves[i], done)

@@ -7,7 +7,7 @@
 
 // CHECK:     spirv.module @__spv__gemm_kernels {{.*}}__arch__ = "bmg", __target__ = "pvc"
 // CHECK-DAG: spirv.func @__builtin_intel_sub_group_bf16_bf16_matrix_mad_k16(
-// CHECK-DAG: spirv.func @__builtin_intel_sub_group_2d_block_read_transform_16b_32r16x1c(
+// CHECK-DAG: spirv.func @__builtin_intel_sub_group_2d_block_read_transform_16b_32r16x2c(
 // CHECK-DAG: spirv.func @__builtin_intel_sub_group_2d_block_write_32b_8r16x1c(
 // BAD: error: unknown architecture 'pvcx' (known: bmg, pvc)
 

@@ -1,6 +1,7 @@
 // The stage-4 GEMM of docs/pipeline.md (convert-linalg-to-xetile, xetile-wg-to-sg,
 // convert-xetile-to-xegpu on a 256x256x256 bf16 matmul): the K loop becomes a spirv.mlir.loop
-// carrying the accumulators as per-lane registers and the descriptors as their offsets; the host
+// carrying the accumulators as per-lane registers (the descriptors move with its i32 induction
+// variable; the B tile's two VNNI loads, side by side, are one 2-block transform read); the host
 // keeps its gpu.launch_func. --emit=spirv-binary writes the binary and its JSON sidecar.
 // RUN: xe-opt %s --convert-xegpu-to-spirv | FileCheck %s --check-prefix=PVC
 // RUN: xe-opt %s --convert-xegpu-to-spirv --xe-target=portable | FileCheck %s --check-prefix=PORT
@@ -12,7 +13,8 @@
 // PVC-COUNT-2: spirv.FunctionCall @__builtin_intel_sub_group_2d_block_read_32b_8r16x1c
 // PVC: spirv.mlir.loop
 // PVC: spirv.FunctionCall @__builtin_intel_sub_group_2d_block_read_16b_8r16x2c
-// PVC-COUNT-2: spirv.FunctionCall @__builtin_intel_sub_group_2d_block_read_transform_16b_32r16x1c
+// PVC: spirv.FunctionCall @__builtin_intel_sub_group_2d_block_read_transform_16b_32r16x2c
+// PVC-NOT: spirv.FunctionCall @__builtin_intel_sub_group_2d_block_read_transform
 // PVC-COUNT-4: spirv.FunctionCall @__builtin_intel_sub_group_bf16_bf16_matrix_mad_k16
 // PVC: spirv.mlir.merge
 // PVC-COUNT-2: spirv.FunctionCall @__builtin_intel_sub_group_2d_block_write_32b_8r16x1c
