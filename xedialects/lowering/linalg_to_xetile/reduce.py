@@ -1,9 +1,11 @@
 """Stand-alone `linalg.reduce` of a 2D memref along one dimension (sum: arith.addf/addi, max/min:
 arith.maximumf/minimumf/maxsi/minsi) into a 1D memref, as a work-group XeTile kernel: each
 work-group owns a band of output rows (dimension 1 reduced) or columns (dimension 0), loops over
-the reduced dimension reducing each tile with `xetile.tile_reduce` into a row / column
-accumulator (rfc-xetile.md appendix 2.2: each subgroup owns whole rows / columns, so
-there is no cross-subgroup exchange), combines it with the output's initial value and stores it.
+the reduced dimension combining each tile element-wise into a tile accumulator, and reduces that
+once after the loop with `xetile.tile_reduce` into a row / column (rfc-xetile.md appendix 2.2:
+each subgroup owns whole rows / columns, so there is no cross-subgroup exchange), combines it with
+the output's initial value and stores it. (Reducing every loaded tile across lanes inside the loop
+cost IGC 95 instructions per 2D block load; docs/igc.md.)
 Unaligned reduced extents: sums read zero-padded tiles; max/min clamp the last tile inside the
 array (reading some elements twice does not change them). Dynamic shapes: the kernel reads the
 sizes with memref.dim; a max/min needs a static reduced extent (the clamp needs one whole tile)."""
@@ -169,8 +171,9 @@ def kernel_text(form: ReduceForm, plan, kname: str, io) -> str:
         w("    %bid = gpu.block_id x")
     w("    %p = arith.muli %bid, %cw : index")
     ident = identity_value(form.kind, form.out_elt)
-    w(f'    %acc0 = "arith.constant"() {{value = dense<{ident}> : {rvt}, wg_map = {rwg}}} : () -> {rvt}')
-    w(f"    %red = scf.for %k = %c0 to {cend} step %cstep iter_args(%acc = %acc0) -> ({rvt}) {{")
+    avt = f"vector<{wm}x{wn}x{OT}>"          # the tile accumulator (the loaded tile's shape)
+    w(f'    %acc0 = "arith.constant"() {{value = dense<{ident}> : {avt}, wg_map = {twg}}} : () -> {avt}')
+    w(f"    %acct = scf.for %k = %c0 to {cend} step %cstep iter_args(%acc = %acc0) -> ({avt}) {{")
     k = "%k"
     if form.idempotent:
         w("      %kc = arith.minsi %k, %clast : index")
@@ -182,10 +185,10 @@ def kernel_text(form: ReduceForm, plan, kname: str, io) -> str:
     if form.ext:
         w(f"      %vx = {form.ext} %v {{wg_map = {twg}}} : {vt} to vector<{wm}x{wn}x{OT}>")
         v, vt = "%vx", f"vector<{wm}x{wn}x{OT}>"
-    w(f"      %s = xetile.tile_reduce <{form.kind}> {v} [{1 if rows else 0}] {{wg_map = {rwg}}} : {vt} -> {rvt}")
-    w(f"      %a = {form.combiner} %acc, %s {{wg_map = {rwg}}} : {rvt}")
-    w(f"      scf.yield %a : {rvt}")
+    w(f"      %a = {form.combiner} %acc, {v} {{wg_map = {twg}}} : {avt}")
+    w(f"      scf.yield %a : {avt}")
     w("    }")
+    w(f"    %red = xetile.tile_reduce <{form.kind}> %acct [{1 if rows else 0}] {{wg_map = {rwg}}} : {avt} -> {rvt}")
     d = lambda x: "?" if x is None else str(x)  # noqa: E731
     o2 = f"memref<{d(M)}x1x{OT}>" if rows else f"memref<1x{d(N)}x{OT}>"
     kept = M if rows else N

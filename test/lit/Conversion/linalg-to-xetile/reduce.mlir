@@ -1,8 +1,9 @@
 // linalg.reduce of a 2D memref along one dimension becomes a memory-bound XeTile kernel: each
 // work-group owns a band of output rows (dimensions = [1]) or columns ([0]); a loop over the
-// reduced dimension loads full-width tiles and reduces each with xetile.tile_reduce into a
-// row / column accumulator (every subgroup owns whole rows / columns: no exchange between
-// subgroups); the result is combined with the init and stored through a 2D view of the output.
+// reduced dimension loads full-width tiles and combines each element-wise into a tile
+// accumulator, reduced once after the loop with xetile.tile_reduce into a row / column (every
+// subgroup owns whole rows / columns: no exchange between subgroups); the result is combined with
+// the init and stored through a 2D view of the output.
 // max clamps the last tile inside the array (arith.minsi), sums read zero-padded edges.
 // RUN: xe-opt %s --convert-linalg-to-xetile | FileCheck %s
 // RUN: xe-opt %s --xe-print-plan --convert-linalg-to-xetile -o %t 2>&1 | FileCheck %s --check-prefix=PLAN
@@ -29,10 +30,12 @@
 // CHECK-LABEL: func.func @narrow_init
 // CHECK:       linalg.reduce
 // CHECK:       gpu.func @row_sum_0(
-// CHECK:         scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %{{.*}}) -> (vector<8x1xf32>)
+// CHECK:         %[[ACC:.*]] = scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[A:.*]] = %{{.*}}) -> (vector<8x16xf32>)
 // CHECK:           xetile.init_tile {{.*}} -> !xetile.tile<8x16xf32, #xetile.tile_attr<wg_map = <sg_layout = [1, 1], sg_data = [8, 16]>>>
-// CHECK:           %[[S:.*]] = xetile.tile_reduce <add> %{{.*}} [1] {wg_map = #xetile.wg_map<sg_layout = [1, 1], sg_data = [8, 1]>} : vector<8x16xf32> -> vector<8x1xf32>
-// CHECK:           arith.addf %{{.*}}, %[[S]]
+// CHECK:           %[[V:.*]] = xetile.load_tile
+// CHECK-NOT:       xetile.tile_reduce
+// CHECK:           arith.addf %[[A]], %[[V]] {wg_map = #xetile.wg_map<sg_layout = [1, 1], sg_data = [8, 16]>} : vector<8x16xf32>
+// CHECK:         xetile.tile_reduce <add> %[[ACC]] [1] {wg_map = #xetile.wg_map<sg_layout = [1, 1], sg_data = [8, 1]>} : vector<8x16xf32> -> vector<8x1xf32>
 // CHECK:         memref.expand_shape {{.*}} output_shape [1000, 1] : memref<1000xf32> into memref<1000x1xf32>
 // CHECK:         xetile.store_tile
 // CHECK:       gpu.func @col_max_0(
@@ -46,10 +49,11 @@
 // CHECK:           xetile.init_tile %arg0[%{{.*}}, %{{.*}}], [%[[XM]], %[[XN]]], [%[[XN]], %{{.*}}] : memref<?x?xf32>
 // CHECK:         memref.expand_shape {{.*}} : memref<?xf32> into memref<?x1xf32>
 // CHECK:       gpu.func @widen_0(
-// CHECK:         scf.for {{.*}} -> (vector<{{[0-9]+}}x1xf32>)
+// CHECK:         %[[ACCW:.*]] = scf.for {{.*}} -> (vector<{{[0-9]+}}x32xf32>)
 // CHECK:           %[[V:.*]] = xetile.load_tile {{.*}} -> vector<{{[0-9]+}}x32xbf16>
 // CHECK:           %[[W:.*]] = arith.extf %[[V]] {{.*}} : vector<{{[0-9]+}}x32xbf16> to vector<{{[0-9]+}}x32xf32>
-// CHECK:           xetile.tile_reduce <add> %[[W]] [1]
+// CHECK:           arith.addf %{{.*}}, %[[W]]
+// CHECK:         xetile.tile_reduce <add> %[[ACCW]] [1]
 
 // PLAN:      memory-bound plan [pvc]: reduce dimension 1 on 1000x70 f32
 // PLAN:        reason: reduced-dimension step: full-width 2D block rows of 64 bytes = 16 f32
