@@ -10,7 +10,12 @@ __all__ = ["make_context", "parse", "print_ir", "Diagnostic", "DiagnosticError"]
 
 
 def parse(text: str, filename: str = "-", context=None):
-    """Parse readable or generic MLIR text into a verified module (raises DiagnosticError)."""
+    """Parse readable or generic MLIR text into a verified module (raises DiagnosticError).
+
+    Like upstream's `ir.Module.parse`, the module lives in the enclosing `with ctx:` when there is one
+    (a `make_context()`; a context without our dialects gets them registered, and a plain
+    `ir.Context()`, which has upstream's own xegpu loaded, is a ValueError); `context=` picks one
+    explicitly; with neither, a fresh `make_context()`."""
     from .syntax import parse_source
 
     return parse_source(text, filename, context)

@@ -40,3 +40,42 @@ def make_context(*, allow_unregistered: bool = False) -> ir.Context:
         module = ir.Module.parse(irdl_module_text())
         irdl.load_dialects(module)
     return ctx
+
+
+def has_dialects(ctx: ir.Context) -> bool:
+    """Whether `xetile`/`xegpu` of xedialects are loaded in `ctx` (a context of `make_context`, or one
+    they were registered into by `register_dialects`)."""
+    return ctx.is_registered_operation("xetile.init_tile")
+
+
+def register_dialects(ctx: ir.Context) -> None:
+    """Load the upstream dialects of `make_context` and register our `xetile`/`xegpu` into `ctx`, an
+    existing context; ValueError if upstream MLIR's own `xegpu` is already loaded there (every plain
+    `ir.Context()` loads it, and MLIR aborts when a second `xegpu` joins it)."""
+    from .irdl_gen import irdl_module_text
+
+    if has_dialects(ctx):
+        return
+    if ctx.is_registered_operation("xegpu.create_nd_tdesc"):
+        raise ValueError(
+            "this MLIR context has upstream MLIR's xegpu dialect loaded (every plain ir.Context() loads "
+            "all upstream dialects), which cannot share a context with xedialects' xegpu; make the context "
+            "with xedialects.make_context() (e.g. `with xedialects.make_context() as ctx:`)")
+    _register_python_dialect_modules()
+    for name in UPSTREAM_DIALECTS:
+        ctx.dialects[name]
+    with ctx, ir.Location.unknown():
+        irdl.load_dialects(ir.Module.parse(irdl_module_text()))
+
+
+def context_for(context: ir.Context | None = None) -> ir.Context:
+    """The context to parse into, as upstream's `ir.Module.parse` picks it: `context` when given, else
+    the enclosing `with ctx:` (our dialects registered into it when it has none yet), else a fresh
+    `make_context()`."""
+    if context is not None:
+        return context
+    current = ir.Context.current
+    if current is None:
+        return make_context()
+    register_dialects(current)
+    return current

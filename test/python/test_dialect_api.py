@@ -140,3 +140,49 @@ def test_irdl_loads_in_upstream_mlir_opt(tmp_path):
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert "!xetile.tile<array<i64: 8, 16>, bf16, unit>" in r.stdout
+
+
+_KERNEL = ("func.func @k(%A: memref<128x128xbf16>, %i: index) {\n"
+           "  %t = xetile.init_tile %A[%i, 0] : memref<128x128xbf16> -> !xetile.tile<32x16xbf16>\n"
+           "  return\n}\n")
+
+
+def test_parse_uses_enclosing_context():
+    """As upstream's ir.Module.parse: inside `with ctx:` the module lives in ctx, and its ops and values
+    combine with everything else built in ctx."""
+    ctx = xedialects.make_context()
+    with ctx, ir.Location.unknown():
+        m = xedialects.parse(_KERNEL)
+        assert m.context == ctx and m.operation.context == ctx
+        f = m.body.operations[0]
+        entry = f.regions[0].blocks[0]
+        A, i = entry.arguments
+        init = entry.operations[0]
+        assert init.result.type == TileType.get([32, 16], "bf16")     # a type built in ctx
+        with ir.InsertionPoint(entry.operations[1]):                 # before the return
+            load = LoadTileOp.build(tile=init.result, result_types=[ir.VectorType.get([32, 16], ir.BF16Type.get())])
+            InitTileOp.build(source=A, offsets=[i, 16], result_types=[TileType.get([32, 16], "bf16")])
+        assert m.operation.verify()
+        text = xedialects.print_ir(m)
+        assert "xetile.load_tile %0 : !xetile.tile<32x16xbf16> -> vector<32x16xbf16>" in text
+        assert "xetile.init_tile %arg0[%arg1, 16]" in text
+        assert xedialects.parse(text).context == ctx
+        # an explicit context still wins over the enclosing one
+        other = xedialects.make_context()
+        assert xedialects.parse(_KERNEL, context=other).context == other
+    # without an enclosing context: a fresh one each time, as before
+    m1, m2 = xedialects.parse(_KERNEL), xedialects.parse(_KERNEL)
+    assert m1.context != ctx and m1.context != m2.context
+
+
+def test_parse_registers_dialects_into_enclosing_context():
+    """An enclosing context without our dialects gets them (as make_context makes them); a plain
+    ir.Context(), which has upstream's own xegpu loaded, is a clear error, not an MLIR abort."""
+    ctx = ir.Context(load_on_create_dialects=["builtin"])
+    with ctx:
+        m = xedialects.parse(_KERNEL)
+        assert m.context == ctx and ctx.is_registered_operation("xetile.load_tile")
+        assert ctx.is_registered_operation("linalg.matmul")
+    with ir.Context():
+        with pytest.raises(ValueError, match=r"upstream MLIR's xegpu .*xedialects.make_context\(\)"):
+            xedialects.parse(_KERNEL)

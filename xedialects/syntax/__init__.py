@@ -6,7 +6,7 @@ import re
 from mlir import ir
 
 from .. import dialects as _dialects  # noqa: F401  (registers op/type definitions)
-from ..context import make_context
+from ..context import context_for
 from ..core.scanner import ScanError, line_col
 from ..diagnostics import Diagnostic, DiagnosticError, from_mlir
 from ..verify import verify_module
@@ -16,9 +16,11 @@ from .convert import to_generic, to_pretty
 def parse_source(text: str, filename: str = "-", context=None, *, collector=None, verify: bool = True):
     """Parse `text` (readable or generic) into an `ir.Module`; raise DiagnosticError on errors.
 
-    Semantic verification (the RFC rules) runs after MLIR's own structural verification; its
-    warnings and remarks go to `collector` when one is given."""
-    ctx = context if context is not None else make_context()
+    The module lives in `context`, else in the enclosing `with ctx:` (as upstream's `ir.Module.parse`;
+    our dialects are registered into it if it has none, ValueError if upstream's own xegpu is loaded
+    there), else in a fresh `make_context()`. Semantic verification (the RFC rules) runs after MLIR's
+    own structural verification; its warnings and remarks go to `collector` when one is given."""
+    ctx = context_for(context)
     try:
         generic = to_generic(text)
     except ScanError as e:
