@@ -10,8 +10,10 @@ text first: a bad value or `order` is a located error at the attribute naming th
 most one dimension above 1) is blanked out of a work-group layout without lane fields, in place,
 so every position in the text stays where it was (docs/upstream-xegpu.md, "Layouts").
 
-`check_array_length` is the other abort found: in a work-group program upstream's blocking aborts
-on a subgroup-level descriptor (no `sg_layout`) with `array_length` > 1.
+`check_array_length` and `check_dpas_layouts` are the other aborts found, in work-group programs:
+upstream's blocking aborts on a subgroup-level descriptor (no `sg_layout`) with `array_length` > 1,
+and its layout propagation on an `xegpu.dpas` whose `layout_cd` has `inst_data` but whose
+`layout_a` or `layout_b` has not.
 """
 from __future__ import annotations
 
@@ -200,3 +202,25 @@ def check_array_length(module_op, filename: str) -> None:
         if x.filename in (None, "-", "<unknown>"):
             x.filename = filename
     raise DiagnosticError([d])
+
+
+def check_dpas_layouts(module_op, filename: str) -> None:
+    """In a work-group program: an `xegpu.dpas` whose layout_cd has inst_data must have it in layout_a
+    and layout_b too (LLVM 22's xegpu-propagate-layout{layout-kind=inst} asserts otherwise)."""
+    from ...passes.utils.ir_walk import walk
+
+    for op in walk(module_op):
+        if op.name != "xegpu.dpas" or "layout_cd" not in op.attributes:
+            continue
+        if "inst_data" not in str(op.attributes["layout_cd"]):
+            continue
+        missing = [n for n in ("layout_a", "layout_b")      # (an absent one: upstream's own located error)
+                   if n in op.attributes and "inst_data" not in str(op.attributes[n])]
+        if missing:
+            d = at(op.location, "error",
+                   f"{PASS_NAME}: 'xegpu.dpas' has inst_data in layout_cd but not in {' and '.join(missing)}: LLVM 22's "
+                   "layout propagation (xegpu-propagate-layout{layout-kind=inst}) aborts on it; give layout_a, "
+                   "layout_b and layout_cd inst_data, or leave it out of layout_cd")
+            if d.filename in (None, "-", "<unknown>"):
+                d.filename = filename
+            raise DiagnosticError([d])

@@ -274,9 +274,10 @@ def to_subgroup(ctx, module_op, filename: str) -> None:
     row values kept 1D, re-sliced unit-dim expansions); the identities they add are dropped after."""
     from mlir.passmanager import PassManager
 
-    from .layout_check import check_array_length
+    from .layout_check import check_array_length, check_dpas_layouts
 
     check_array_length(module_op, filename)
+    check_dpas_layouts(module_op, filename)
     with ctx:
         replicated_transposes(module_op)
         collapse_unit_dim_values(module_op, filename)

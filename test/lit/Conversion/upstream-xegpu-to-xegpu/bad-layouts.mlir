@@ -112,3 +112,25 @@ gpu.module @k {
     gpu.return
   }
 }
+
+// -----
+
+// layout_cd with inst_data, layout_a without: LLVM 22's layout propagation asserted (found while
+// checking order = [1, 0] blanked out of a layout without inst_data).
+#a = #xegpu.layout<sg_layout = [2, 2], sg_data = [16, 32]>
+#b = #xegpu.layout<sg_layout = [2, 2], sg_data = [32, 16], inst_data = [16, 16]>
+#c = #xegpu.layout<sg_layout = [2, 2], sg_data = [16, 16], inst_data = [8, 16]>
+gpu.module @k {
+  gpu.func @dpas_inst_data(%a: memref<32x32xf16>, %b: memref<32x32xf16>, %c: memref<32x32xf32>) kernel {
+    %ta = xegpu.create_nd_tdesc %a : memref<32x32xf16> -> !xegpu.tensor_desc<32x32xf16, #a>
+    %tb = xegpu.create_nd_tdesc %b : memref<32x32xf16> -> !xegpu.tensor_desc<32x32xf16, #b>
+    %tc = xegpu.create_nd_tdesc %c : memref<32x32xf32> -> !xegpu.tensor_desc<32x32xf32, #c>
+    %va = xegpu.load_nd %ta[0, 0] {layout = #a} : !xegpu.tensor_desc<32x32xf16, #a> -> vector<32x32xf16>
+    %vb = xegpu.load_nd %tb[0, 0] {layout = #b} : !xegpu.tensor_desc<32x32xf16, #b> -> vector<32x32xf16>
+    %vc = xegpu.load_nd %tc[0, 0] {layout = #c} : !xegpu.tensor_desc<32x32xf32, #c> -> vector<32x32xf32>
+    // expected-error @+1 {{'xegpu.dpas' has inst_data in layout_cd but not in layout_a: LLVM 22's layout propagation (xegpu-propagate-layout{layout-kind=inst}) aborts on it}}
+    %d = xegpu.dpas %va, %vb, %vc {layout_a = #a, layout_b = #b, layout_cd = #c} : vector<32x32xf16>, vector<32x32xf16>, vector<32x32xf32> -> vector<32x32xf32>
+    xegpu.store_nd %d, %tc[0, 0] {layout = #c} : vector<32x32xf32>, !xegpu.tensor_desc<32x32xf32, #c>
+    gpu.return
+  }
+}
