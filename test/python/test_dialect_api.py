@@ -186,3 +186,24 @@ def test_parse_registers_dialects_into_enclosing_context():
     with ir.Context():
         with pytest.raises(ValueError, match=r"upstream MLIR's xegpu .*xedialects.make_context\(\)"):
             xedialects.parse(_KERNEL)
+
+
+def test_mlir_tools_runs_the_wheel_tools(tmp_path):
+    """The README's `python -m xedialects.mlir_tools mlir-opt --irdl-file=xe.irdl.mlir`: the wheel's
+    mlir-opt (not on PATH) reads our IR in generic form; `--path` prints where it is."""
+    import subprocess
+    import sys
+    from xedialects.irdl_gen import irdl_module_text
+    from xedialects.mlir_tools import tool_path
+
+    f = tmp_path / "xe.irdl.mlir"
+    f.write_text(irdl_module_text())
+    generic = xedialects.parse(_KERNEL).operation.get_asm(print_generic_op_form=True)
+    run = [sys.executable, "-m", "xedialects.mlir_tools"]
+    r = subprocess.run(run + ["mlir-opt", f"--irdl-file={f}"], input=generic, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert '"xetile.init_tile"' in r.stdout
+    r = subprocess.run(run + ["--path", "mlir-opt"], capture_output=True, text=True)
+    assert r.returncode == 0 and r.stdout.strip() == tool_path("mlir-opt")
+    r = subprocess.run(run + ["no-such-tool"], capture_output=True, text=True)
+    assert r.returncode == 1 and "no-such-tool not found" in r.stderr
