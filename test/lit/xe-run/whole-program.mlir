@@ -11,7 +11,7 @@
 // CHECK-NEXT: {{\[}}[0,   2,   4,   6],
 // CHECK-NEXT: [1,   3,   5,   7]]
 // CHECK-NEXT: Max absolute error 0 at idx=0 (i=inf, j=inf)
-// ERR: error: no function @nothere in the program
+// ERR: whole-program.mlir:{{[0-9]+}}:{{[0-9]+}}: error: no function @nothere in the program (functions: @main, {{.*}}; choose one with -e NAME)
 
 module attributes {gpu.container_module} {
   gpu.module @k {

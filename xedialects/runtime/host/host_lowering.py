@@ -258,8 +258,9 @@ def extract_host(module, entry: str) -> HostProgram:
             del clone.attributes["gpu.container_module"]
         names = {_sym(f) for f in funcs}
         if entry not in names:
-            raise DiagnosticError([Diagnostic("error", f"no function @{entry} in the program (functions: "
-                                                       f"{', '.join('@' + n for n in sorted(names)) or 'none'})")])
+            raise DiagnosticError([at(module.operation.location, "error", f"no function @{entry} in the program "
+                                      f"(functions: {', '.join('@' + n for n in sorted(names)) or 'none'}; "
+                                      "choose one with -e NAME)")])
         sites, replaced, externals = [], [], {}
         for f in funcs:
             ftype = ir.FunctionType(ir.TypeAttr(f.attributes["function_type"]).value)

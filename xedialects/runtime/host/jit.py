@@ -93,7 +93,11 @@ def _entry_check(module, entry: str, void_result: bool):
                                        f"entry @{entry} has type {ft}; with --entry-point-result=void it must "
                                        "take no arguments and return nothing")])
             return
-    raise ProgramError([Diagnostic("error", f"no function @{entry} in the program")])
+    names = sorted(ir.StringAttr(o.operation.attributes["sym_name"]).value for o in body.operations
+                   if o.operation.name == "func.func" and "sym_name" in o.operation.attributes)
+    raise ProgramError([at(module.operation.location, "error",
+                           f"no function @{entry} in the program (functions: "
+                           f"{', '.join('@' + n for n in names) or 'none'}; choose one with -e NAME)")])
 
 
 def run_program(module, entry: str = "main", *, program=None, opt_level: int = 2, shared_libs=(),
