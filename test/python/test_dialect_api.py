@@ -207,3 +207,19 @@ def test_mlir_tools_runs_the_wheel_tools(tmp_path):
     assert r.returncode == 0 and r.stdout.strip() == tool_path("mlir-opt")
     r = subprocess.run(run + ["no-such-tool"], capture_output=True, text=True)
     assert r.returncode == 1 and "no-such-tool not found" in r.stderr
+
+
+def test_builder_refuses_an_op_without_its_result_types():
+    """An op whose result type the definition cannot derive is not built without result_types (it used to
+    be created with no result, failing much later); a wrong count is refused too."""
+    m = xedialects.parse("func.func @f(%A: memref<64x64xf32>, %t: !xetile.tile<8x16xf32>) { return }")
+    with m.context, ir.Location.unknown():
+        blk = m.body.operations[0].regions[0].blocks[0]
+        with ir.InsertionPoint.at_block_begin(blk):
+            with pytest.raises(ValueError, match=r"xetile.init_tile: the type of result 'result' cannot be derived"):
+                InitTileOp.build(source=blk.arguments[0], offsets=[0, 0])
+            tile = blk.arguments[1].type
+            with pytest.raises(ValueError, match=r"2 result type\(s\) given, the op has 1"):
+                InitTileOp.build(source=blk.arguments[0], offsets=[0, 0], result_types=[tile, tile])
+            op = InitTileOp.build(source=blk.arguments[0], offsets=[0, 0], result_types=[tile])
+            assert op.result.type == tile

@@ -213,7 +213,7 @@ class Op:
         if unknown:
             raise ValueError(f"{cls.full_name()}: unknown argument(s) {', '.join(unknown)}; "
                              f"expected {', '.join(sorted(known))}")
-        operands, sizes, attrs = [], [], {}
+        operands, sizes, attrs, given = [], [], {}, {}
         for o in cls.operands_:
             v = kwargs.pop(o.name, None)
             static_name = f"static_{o.name}"
@@ -229,7 +229,9 @@ class Op:
                 if v is None:
                     raise ValueError(f"{cls.full_name()}: operand '{o.name}' is required")
                 group = [v]
-            operands += [x.result if hasattr(x, "result") and not isinstance(x, ir.Value) else x for x in group]
+            group = [x.result if hasattr(x, "result") and not isinstance(x, ir.Value) else x for x in group]
+            given[o.name] = group
+            operands += group
             sizes.append(len(group))
         for a in cls.attributes_:
             v = kwargs.pop(a.name, None)
@@ -242,9 +244,33 @@ class Op:
         if cls.needs_segments():
             attrs["operandSegmentSizes"] = ir.DenseI32ArrayAttr.get(sizes)
         rtypes = [ir.Type.parse(t) if isinstance(t, str) else t for t in result_types]
+        if not rtypes and cls.results_:
+            rtypes = cls._derived_result_types(given)
+        elif len(rtypes) != len(cls.results_):
+            raise ValueError(f"{cls.full_name()}: {len(rtypes)} result type(s) given, the op has "
+                             f"{len(cls.results_)} ({', '.join(r.name for r in cls.results_) or 'none'})")
         op = ir.Operation.create(cls.full_name(), results=rtypes, operands=operands,
                                  attributes=attrs, loc=loc, ip=ip)
         return cls(op)
+
+
+    @classmethod
+    def _derived_result_types(cls, given: dict) -> list:
+        """Result types the definition derives (a result with `same_as` takes its operand's type);
+        ValueError naming the results whose type must be given."""
+        out, missing = [], []
+        for r in cls.results_:
+            src = given.get(r.same_as) if r.same_as else None
+            if src:
+                out.append(src[0].type)
+            else:
+                missing.append(r.name)
+        if missing:
+            names = ", ".join(f"'{n}'" for n in missing)
+            raise ValueError(f"{cls.full_name()}: the type of result {names} cannot be derived from the operands; "
+                             f"pass result_types=[...] with {len(cls.results_)} type(s), e.g. "
+                             f"result_types=[ir.Type.parse(\"...\")]")
+        return out
 
 
 def static_list_attr(doc: str = "") -> Attribute:
