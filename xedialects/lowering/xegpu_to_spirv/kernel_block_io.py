@@ -123,9 +123,9 @@ class BlockIOLowering:
                                 dpas_a=bits_of(elt) == 32 and feeds_tf32_dpas_a_only(op.results[0]))
             ok = self.surface_check(d) if blk is not None else False
             if ok is True and blk.kind == "transform" and blk.count == 1:
-                group = self.merge_vnni_loads(op, d, blk)
+                group, wide = self.merge_vnni_loads(op, d, blk)
                 if group:
-                    return [self.block_read_merged(group, shape, rows, cols)]
+                    return [self.block_read_merged(group, blk, wide, shape, rows, cols)]
             if ok is not False:
                 return [self.block_read(d, blk, shape, rows, cols, ok)]
         lane_dim = 1 if len(shape) >= 2 else 0
@@ -488,11 +488,11 @@ class BlockIOLowering:
 
     # ---- VNNI loads side by side: one builtin with a block count ------------------------------
     def merge_vnni_loads(self, op, d: NdDesc, blk: bi.Block2D):
-        """[(result, descriptor)] of `op` and the load_nd ops that follow it in its block and read
+        """([(result, descriptor)], wide builtin) of `op` and the load_nd ops that follow it in its block and read
         the next VNNI blocks of the same surface row (columns + 16, + 32, ...: the B tile of a K
         step, one load per 16 columns), when one transform builtin with that block count exists
         (8-bit: 2 or 4 blocks, 16-bit: 2) and nothing but reads, descriptor and register ops lie
-        between them; else []. IGC gives each 2D block read its own message and, on pvc, its own
+        between them; else ([], None). IGC gives each 2D block read its own message and, on pvc, its own
         payload (a copy and an add per extra block), so one read of 4 blocks replaces 4 messages."""
         attrs = {k: str(op.attributes[k]) for k in ("vnni_axis", "mode") if k in op.attributes}
         ops = self.block_ops(op)
@@ -500,7 +500,7 @@ class BlockIOLowering:
         for o in ops:
             if o.name == "xegpu.load_nd":
                 x = self.env.get(o.operands[0])
-                if not (isinstance(x, NdDesc) and _same_plan(x.plan, d.plan) and "transpose" not in o.attributes
+                if not (isinstance(x, NdDesc) and same_plan(x.plan, d.plan) and "transpose" not in o.attributes
                         and {k: str(o.attributes[k]) for k in ("vnni_axis", "mode") if k in o.attributes} == attrs
                         and str(o.results[0].type) == str(op.results[0].type)
                         and _offset(d.row, x.row) == 0 and _offset(d.col, x.col) == 16 * want):
@@ -515,8 +515,8 @@ class BlockIOLowering:
             if len(found) >= n:
                 wide = bi.block_read(blk.bits, blk.rows, 16 * n, True, False)
                 if wide is not None and wide.count == n:
-                    return found[:n]
-        return []
+                    return found[:n], wide
+        return [], None
 
     def block_ops(self, op):
         """The ops after `op` in its block."""
@@ -525,12 +525,11 @@ class BlockIOLowering:
         i = next(k for k, o in enumerate(ops) if o == op.operation)
         return ops[i + 1:]
 
-    def block_read_merged(self, group, shape, rows, cols) -> DVal:
-        """One transform builtin reading the blocks of `group` (see merge_vnni_loads): the first
-        load's value; the others' wait in `merged_loads` for their own load_nd."""
+    def block_read_merged(self, group, one: bi.Block2D, wide: bi.Block2D, shape, rows, cols) -> DVal:
+        """`wide`, one transform builtin reading the blocks of `group` (see merge_vnni_loads), each
+        block in the layout of the single read `one`: the first load's value; the others' wait in
+        `merged_loads` for their own load_nd."""
         (_r0, d), n = group[0], len(group)
-        one = bi.block_read(bits_of(d.plan.elt), d.plan.block[0], d.plan.block[1], True, False)
-        wide = bi.block_read(one.bits, one.rows, 16 * n, True, False)
         var = self.variable(wide.lane_type, wide.values_per_lane)
         self.call_block(wide, d, 0, var)
         lane, vi, part = one.lane_of(rows, cols)
@@ -615,7 +614,8 @@ def _offset(a, b):
     return kb - ka
 
 
-def _same_plan(a: NdPlan, b: NdPlan) -> bool:
+def same_plan(a: NdPlan, b: NdPlan) -> bool:
+    """Two descriptor plans on the same surface with the same block (fields equal; Values identical)."""
     return a is b or all(_same_field(getattr(a, f), getattr(b, f))
                          for f in ("ptr", "elt", "lead", "height", "width", "pitch", "block"))
 

@@ -23,7 +23,7 @@ from mlir.dialects import arith, scf
 from ...core.kinds import DYNAMIC
 from ...passes.utils.ir_walk import attr_dict as _attr_dict, owner_op
 from ...core.memory_space import is_global_space
-from .kernel_block_io import BlockIOLowering
+from .kernel_block_io import BlockIOLowering, same_plan
 from .kernel_dpas import DpasLowering
 from .kernel_index import IndexLowering
 from .kernel_memory import MemoryLowering
@@ -391,8 +391,8 @@ class KernelLowering(MemoryLowering, BlockIOLowering, DpasLowering, ScatteredLow
                 done = arith.SubIOp(iv, self.lanes.index(bounds[0])).result if bounds[0] else iv
             else:
                 iv = self.env[body.arguments[0]] = loop.induction_variable
-                lbv = self.scalar(lb)
-                done = iv if self.const_int(lb) == 0 else arith.SubIOp(iv, lbv).result
+                if moves:
+                    done = iv if self.const_int(lb) == 0 else arith.SubIOp(iv, self.scalar(lb)).result
             for i, arg in enumerate(list(body.arguments)[1:]):
                 if i in moves:
                     self.env[arg] = self.moved(xs[i], moves[i], done)
@@ -403,7 +403,7 @@ class KernelLowering(MemoryLowering, BlockIOLowering, DpasLowering, ScatteredLow
                 with child.location:
                     if child.name == "scf.yield":
                         out = []
-                        for i, (v, spec) in enumerate(zip(child.operands, specs)):
+                        for v, spec in zip(child.operands, specs):
                             if spec is not None:
                                 out.extend(self.flatten(self.get(v), spec)[1])
                         scf.YieldOp(out)
@@ -466,8 +466,7 @@ class KernelLowering(MemoryLowering, BlockIOLowering, DpasLowering, ScatteredLow
     def same_base(spec, y) -> bool:
         if spec[0] == "nd":
             a, b = spec[1], getattr(y, "plan", None)
-            fields = ("ptr", "elt", "lead", "height", "width", "pitch", "block")
-            return isinstance(y, NdDesc) and (a is b or all(_same(getattr(a, f), getattr(b, f)) for f in fields))
+            return isinstance(y, NdDesc) and same_plan(a, b)
         return isinstance(y, ScDesc) and y.ptr == spec[1].ptr and y.elt == spec[1].elt and y.chunk == spec[1].chunk
 
     def flatten(self, x, spec=None):
@@ -559,9 +558,3 @@ def _descriptor_move(arg, yielded, step):
     if rows % step or cols % step:
         return None
     return rows // step, cols // step
-
-
-def _same(x, y) -> bool:
-    if isinstance(x, ir.Value) or isinstance(y, ir.Value):
-        return isinstance(x, ir.Value) and isinstance(y, ir.Value) and x == y
-    return x == y
