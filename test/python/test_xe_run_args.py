@@ -353,6 +353,15 @@ def test_help_and_version_tell_the_whole_truth(capsys):
         main(["--help"])
     out = capsys.readouterr().out
     assert "-e main --entry-point-result=void [-O0..-O3]" in out
+    # --pipeline's named pipelines with the options they forward (arch choices from xedialects.arch)
+    from xedialects.arch import ARCHS
+
+    assert "\n  xe-gemm-to-spirv-portable  -  " in out
+    assert (f"      arch=<string> (default: the module's recorded xe.arch, else pvc) [{'|'.join(ARCHS)}] -> "
+            "convert-linalg-to-xetile, xetile-wg-to-sg, xetile-blocking, convert-xetile-to-xegpu, "
+            "convert-xegpu-to-spirv\n") in out
+    assert ("      target=<string> (default: pvc) [pvc|portable] -> convert-xegpu-to-spirv; the pipeline sets "
+            "target=portable for convert-xegpu-to-spirv\n") in out
     assert xe_opt.main(["--help"]) == 0
     out = capsys.readouterr().out
     assert "--convert-upstream-xegpu" in out and '(default: planner) (default: "")' not in out

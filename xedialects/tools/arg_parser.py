@@ -11,6 +11,16 @@ class UsageExit(Exception):
 
 
 class ArgParser(argparse.ArgumentParser):
+    def __init__(self, *args, more_help=None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.more_help = more_help  # () -> text appended to the epilog, computed for --help only
+
+    def format_help(self):
+        if self.more_help is not None:
+            self.epilog = (self.epilog or "") + self.more_help()
+            self.more_help = None
+        return super().format_help()
+
     def error(self, message):
         self.print_usage(sys.stderr)
         print(f"{self.prog}: error: {message}{self._hint(message)}", file=sys.stderr)

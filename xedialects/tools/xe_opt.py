@@ -172,6 +172,7 @@ def parse_args(argv: list[str]) -> Args:
 
 def help_text() -> str:
     from ..passes import registered_passes, registered_pipelines
+    from ..passes.manager.option_help import option_line, pipeline_option_lines
 
     lines = [f"usage: {PROG} [options] [FILE|-]", "", __doc__.strip().split("\n\n")[0], "",
              "Options:"]
@@ -187,12 +188,12 @@ def help_text() -> str:
               f"  --{'convert-upstream-xegpu':<34} {IMPORT_HELP}"]
     for info in passes.values():
         lines.append(f"  --{info.name:<34} {info.description}")
-        for o in info.options:
-            lines.append(f"      {o.name + '=<' + o.type_name + '>':<32} {o.description}{_default_note(o)}")
+        lines += [f"      {option_line(o)}" for o in info.options]
     if pipelines:
-        lines += ["", "Pass pipelines:"]
+        lines += ["", f"Pass pipelines ({PIPELINE_OPTIONS_HELP}):"]
         for info in pipelines.values():
             lines.append(f"  --{info.name:<34} {info.description}")
+            lines += pipeline_option_lines(info.name, "      ")
     lines += ["", "Any upstream MLIR pass (e.g. --canonicalize, --cse) is accepted as a flag or pipeline element.",
               "Environment: XE_OPT_DEBUG=1 shows Python tracebacks for internal errors."]
     return "\n".join(lines) + "\n"
@@ -202,29 +203,24 @@ IMPORT_HELP = ("read upstream MLIR xegpu (LLVM 22: work-group, subgroup, lane le
                "the first flag, no options (docs/upstream-xegpu.md)")
 
 
-def _default_note(o) -> str:
-    """' (default: X)' unless the description already says what the default does."""
-    return "" if "default" in o.description else f" (default: {_default_text(o)})"
-
-
-def _default_text(o) -> str:
-    return o.format_value(o.default) if o.default is not None else '""'
+PIPELINE_OPTIONS_HELP = ("a pipeline's options, --PIPELINE=opt=v or PIPELINE{opt=v}, go to each of its passes "
+                         "named after '->' and win over what the pipeline sets")
 
 
 def list_passes_text() -> str:
     from ..passes import load_pass_modules, registered_passes, registered_pipelines
+    from ..passes.manager.option_help import option_line, pipeline_option_lines
 
     passes, pipelines = registered_passes(), registered_pipelines()
     lines = ["Passes:", f"  convert-upstream-xegpu  -  {IMPORT_HELP}"]
     for info in passes.values():
         lines.append(f"  {info.name}  -  {info.description}")
-        for o in info.options:
-            choices = f" [{'|'.join(map(str, o.choices))}]" if o.choices else ""
-            lines.append(f"      {o.name}=<{o.type_name}>  {o.description}{_default_note(o)}{choices}")
-    lines.append("Pass pipelines:")
+        lines += [f"      {option_line(o)}" for o in info.options]
+    lines.append(f"Pass pipelines ({PIPELINE_OPTIONS_HELP}):")
     for info in pipelines.values():
         lines.append(f"  {info.name}  -  {info.description}")
         lines.append(f"      = {info.pipeline}")
+        lines += pipeline_option_lines(info.name, "      ")
     if not pipelines:
         lines.append("  (none)")
     for mod, e in load_pass_modules().items():

@@ -12,11 +12,11 @@ xedialects/arch/recorded.py): one rule for every pass that takes `arch=`.
 """
 from __future__ import annotations
 
-from ...arch import ArchError, XeArch
+from ...arch import ARCHS, ArchError, XeArch
 from ...arch.recorded import record_arch, resolve_arch
 from ..registry import Option
 
-ARCH_HELP = "target architecture, pvc or bmg (default: the module's recorded xe.arch, else pvc)"
+ARCH_HELP = f"target architecture, one of {'|'.join(ARCHS)} (default: the module's recorded xe.arch, else pvc)"
 
 
 def arch_option(detail: str = "") -> Option:
