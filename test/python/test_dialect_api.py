@@ -223,3 +223,131 @@ def test_builder_refuses_an_op_without_its_result_types():
                 InitTileOp.build(source=blk.arguments[0], offsets=[0, 0], result_types=[tile, tile])
             op = InitTileOp.build(source=blk.arguments[0], offsets=[0, 0], result_types=[tile])
             assert op.result.type == tile
+
+
+def _in_func(sig):
+    """(module, block) of `func.func @f(sig)`, for building ops into its body."""
+    m = xedialects.parse(f"func.func @f({sig}) {{ return }}")
+    return m, m.body.operations[0].regions[0].blocks[0]
+
+
+def test_op_classes_carry_docstrings_and_signatures():
+    """help(LoadTileOp) / help(LoadTileOp.build) show the RFC summary, operands, attributes with their kinds
+    and Python types, results with how they are derived, the syntax, and a keyword signature."""
+    import inspect
+
+    from xedialects.xegpu.ops import LoadNdOp
+
+    doc = LoadTileOp.__doc__
+    assert doc.startswith("xetile.load_tile: Load a tile into a 2D (or blocked 4D) vector")
+    assert "  tile: !xetile.tile" in doc and "xetile.load_tile $tile attr-dict `:` type($tile) `->` type($result)" in doc
+    assert "  transpose: list of integers, optional (list[int])" in doc
+    assert "a number (typed as tile's elements)" in doc and "result: vector (derived when it can be: The tile's" in doc
+    sig = inspect.signature(LoadTileOp.build)
+    assert str(sig).startswith("(*, tile: ir.Value, padding: str | float = None, transpose: list[int] = None")
+    assert sig.parameters["result_types"].default is None      # derivable: optional
+    isig = inspect.signature(InitTileOp.build)
+    assert isig.parameters["source"].default is inspect.Parameter.empty
+    assert isig.parameters["offsets"].annotation.text == "list[int | ir.Value]" and "static_offsets" not in isig.parameters
+    assert isig.parameters["result_types"].default is inspect.Parameter.empty   # never derivable
+    assert "Create a tile: a 2D region of a memref" in InitTileOp.__doc__       # the class's own text kept
+    assert "l1_hint: cache hint, optional (str: 'cached' | 'uncached'" in LoadNdOp.__doc__
+    assert "Create xegpu.load_nd" in LoadNdOp.build.__doc__ and LoadNdOp.build.__qualname__ == "LoadNdOp.build"
+
+
+def test_attributes_take_the_python_values_their_kind_implies():
+    """padding=0 / 0.0 (typed as the tile's elements), numpy ints and tuples for int lists, enum keywords;
+    a wrong value is a ValueError naming the op, the attribute, the kind expected and the value given."""
+    import numpy as np
+
+    from xedialects.xegpu.ops import LoadNdOp, PrefetchNdOp
+
+    m, blk = _in_func("%t: !xetile.tile<32x16xbf16>, %ti: !xetile.tile<8x16xi8>, %d: !xegpu.tensor_desc<8x16xf16>")
+    t, ti, d = blk.arguments
+    with m.context, ir.Location.unknown(), ir.InsertionPoint.at_block_begin(blk):
+        for pad in (0, 0.0, np.float32(0.5)):
+            op = LoadTileOp.build(tile=t, padding=pad, transpose=(np.int64(1), 0))
+            assert str(op.op.attributes["padding"]) in ("0.000000e+00 : bf16", "5.000000e-01 : bf16")
+            assert op.transpose == (1, 0) and not list(op.verify())
+        assert LoadTileOp.build(tile=ti, padding=3).padding == "3 : i8"
+        assert LoadNdOp.build(tdesc=d, mode="vc", vnni_axis=np.int32(0), l1_hint="cached").vnni_axis == 0
+        bad = {"padding='zero'": (dict(tile=t, padding="zero"), r"xetile.load_tile: attribute 'padding' expects "
+                                  r"attribute \(str \(MLIR attribute text.*\), got 'zero'"),
+               "padding=0.5 on i8": (dict(tile=ti, padding=0.5), r"'padding'.*got 0.5: 0.5 is not an integer"),
+               "transpose=[1]": (dict(tile=t, transpose=[1]), r"'transpose' expects list of integers \(list\[int\]\), "
+                                 r"got \[1\]: expected 2 integers"),
+               "transpose=1.5": (dict(tile=t, transpose=[1.5, 0]), r"got \[1.5, 0\]: expected a list of integers"),
+               "l1_hint": (dict(tile=t, l1_hint="fast"), r"'l1_hint' expects #xetile.cache_hint .*got 'fast': expected "
+                           r"one of cached")}
+        for what, (kw, msg) in bad.items():
+            with pytest.raises(ValueError, match=msg):
+                LoadTileOp.build(**kw)
+        with pytest.raises(ValueError, match=r"xegpu.prefetch_nd: attribute 'mode' expects mode .*got 'simd'"):
+            PrefetchNdOp.build(tdesc=d, mode="simd")
+
+
+_DERIVE_ARGS = ("%t: !xetile.tile<32x16xbf16>, %tb: !xetile.tile<32x32xf16, #xetile.tile_attr<inner_blocks = [8, 16]>>, "
+                "%ts: !xetile.tile<1x16xf32, #xetile.tile_attr<scattered = true>>, %m16: vector<1x16xi1>, "
+                "%a: vector<8x16xbf16>, %b: vector<16x16xbf16>, %c: vector<8x16xf32>, %v4: vector<2x4x8x16xf16>, "
+                "%d: !xegpu.tensor_desc<16x16xbf16>, "
+                "%dw: !xegpu.tensor_desc<8x16xbf16, #xegpu.tdesc_attr<sg_map = <wi_layout = [1, 16], wi_data = [1, 1]>>>, "
+                "%bv: vector<8x16x2xbf16>, %v32: vector<32x16xf32>, %t32: !xetile.tile<32x16xf32>, "
+                "%w16: vector<16xf32>, %ds: !xegpu.tensor_desc<16xf32, #xegpu.tdesc_attr<scattered = true>>, "
+                "%m: vector<16xi1>")
+
+
+def _derived_case(name):
+    """(op class, build arguments by block-argument name, the result type the RFC defines) per derived op."""
+    from xedialects.xegpu import ops as g
+    from xedialects.xetile import ops as x
+
+    return {
+        "load_tile": (x.LoadTileOp, dict(tile="t"), "vector<32x16xbf16>"),
+        "load_tile transposed": (x.LoadTileOp, dict(tile="t", transpose=[1, 0]), "vector<16x32xbf16>"),
+        "load_tile blocked": (x.LoadTileOp, dict(tile="tb"), "vector<4x2x8x16xf16>"),
+        "tile_mma": (x.TileMmaOp, dict(a="a", b="b", c="c"), "vector<8x16xf32>"),
+        "atomic_rmw_tile": (x.AtomicRmwTileOp, dict(kind="addf", value="v32", tile="t32"), "vector<32x16xf32>"),
+        "tile_transpose": (x.TileTransposeOp, dict(vector="a", permutation=[1, 0]), "vector<16x8xbf16>"),
+        "tile_reduce": (x.TileReduceOp, dict(kind="add", vector="c", reduction_dims=[1]), "vector<8x1xf32>"),
+        "tile_reduce sized": (x.TileReduceOp, dict(kind="add", vector="c", reduction_dims=[1], reduction_size=4),
+                              "vector<8x4xf32>"),
+        "tile_pack": (x.TilePackOp, dict(vector="v32", inner_blocks=[8, 16]), "vector<4x1x8x16xf32>"),
+        "tile_unpack": (x.TileUnpackOp, dict(vector="v4", inner_blocks=[8, 16]), "vector<16x64xf16>"),
+        "load_gather": (x.LoadGatherOp, dict(tile="ts", mask="m16"), "vector<1x16xf32>"),
+        "xegpu.load_nd vc vnni": (g.LoadNdOp, dict(tdesc="d", mode="vc", vnni_axis=0), "vector<8x16x2xbf16>"),
+        "xegpu.load_nd simt": (g.LoadNdOp, dict(tdesc="dw"), "vector<8x1xbf16>"),
+        "xegpu.dpas": (g.DpasOp, dict(a="a", b="bv", acc="c", mode="vc"), "vector<8x16xf32>"),
+        "xegpu.atomic_rmw": (g.AtomicRmwOp, dict(kind="addf", value="w16", tdesc="ds", mask="m", mode="vc"),
+                             "vector<16xf32>"),
+    }[name]
+
+
+@pytest.mark.parametrize("case", ["load_tile", "load_tile transposed", "load_tile blocked", "tile_mma", "atomic_rmw_tile",
+                                  "tile_transpose", "tile_reduce", "tile_reduce sized", "tile_pack", "tile_unpack",
+                                  "load_gather", "xegpu.load_nd vc vnni", "xegpu.load_nd simt", "xegpu.dpas",
+                                  "xegpu.atomic_rmw"])
+def test_builder_derives_the_result_type_the_rfc_defines(case):
+    """Without result_types, each op gets the result type its RFC rule defines, and the op passes its verifier."""
+    cls, kw, expect = _derived_case(case)
+    m, blk = _in_func(_DERIVE_ARGS)
+    names = [p.split(":")[0].strip().lstrip("%") for p in _DERIVE_ARGS.split(", %")]
+    args = dict(zip(names, blk.arguments))
+    with m.context, ir.Location.unknown(), ir.InsertionPoint.at_block_begin(blk):
+        op = cls.build(**{k: args.get(v, v) if isinstance(v, str) else v for k, v in kw.items()})
+        assert str(op.result.type) == expect
+        assert not list(op.verify()), list(op.verify())
+
+
+def test_builder_refuses_what_it_cannot_derive():
+    """tile_mma without an accumulator (the result element type is a choice) and a SIMT load_nd without
+    sg_map need result_types; the message names the result."""
+    from xedialects.xegpu.ops import LoadNdOp
+
+    m, blk = _in_func("%a: vector<8x16xbf16>, %b: vector<16x16xbf16>, %d: !xegpu.tensor_desc<8x16xbf16>")
+    a, b, d = blk.arguments
+    with m.context, ir.Location.unknown(), ir.InsertionPoint.at_block_begin(blk):
+        with pytest.raises(ValueError, match=r"xetile.tile_mma: the type of result 'result' cannot be derived"):
+            TileMmaOp.build(a=a, b=b)
+        with pytest.raises(ValueError, match=r"xegpu.load_nd: the type of result 'result' cannot be derived"):
+            LoadNdOp.build(tdesc=d)
+        assert str(TileMmaOp.build(a=a, b=b, result_types=["vector<8x16xf32>"]).result.type) == "vector<8x16xf32>"

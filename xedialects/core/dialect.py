@@ -26,8 +26,11 @@ class Dialect:
         return sp
 
     def op(self, cls):
+        from .opdoc import document
+
         cls.dialect = self
         self.ops[cls.name] = cls
+        document(cls)
         return cls
 
     def type(self, typedef):

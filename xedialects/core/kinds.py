@@ -11,8 +11,16 @@ from .scanner import Scanner, ScanError
 DYNAMIC = -9223372036854775808  # ShapedType::kDynamic, marks an SSA entry in static_* lists
 
 
+def _is_int(v) -> bool:
+    """A Python or numpy integer (not a bool)."""
+    import numbers
+
+    return isinstance(v, numbers.Integral) and not isinstance(v, bool) and type(v).__name__ != "bool_"
+
+
 class Kind:
     description = "attribute"
+    python_type = "str"   # the Python value builders take (docstrings; `coerce` accepts it)
 
     def parse_pretty(self, sc: Scanner, env) -> object:
         return self.parse_generic(sc, env)
@@ -34,6 +42,14 @@ class Kind:
         """An error message when `value` is not acceptable (used by builders)."""
         return None
 
+    def coerce(self, value):
+        """The value `generic` writes for a Python value a user passes to a builder (a tuple for a
+        list, an int for a numpy integer, ...); ValueError saying what was expected."""
+        msg = self.validate(value)
+        if msg:
+            raise ValueError(msg)
+        return value
+
 
 def _alias(sc: Scanner, env, prefix: str):
     """Resolve `#name`/`!name` alias references through the converter's alias table."""
@@ -50,6 +66,7 @@ def _alias(sc: Scanner, env, prefix: str):
 
 class IntList(Kind):
     description = "list of integers"
+    python_type = "list[int]"
 
     def __init__(self, rank: int | None = None, allow_dynamic: bool = False):
         self.rank = rank
@@ -109,6 +126,17 @@ class IntList(Kind):
             return f"expected {self.rank} integers"
         return None
 
+    def coerce(self, value):
+        if hasattr(value, "tolist") and not _is_int(value):   # a numpy array
+            value = value.tolist()
+        if not isinstance(value, (tuple, list)) or not all(_is_int(v) for v in value):
+            raise ValueError("expected a list of integers")
+        vals = tuple(int(v) for v in value)
+        msg = self.validate(vals)
+        if msg:
+            raise ValueError(msg)
+        return vals
+
 
 INTEGER_TYPES = ("i8", "i16", "i32", "i64", "index", "si8", "si16", "si32", "si64", "ui8", "ui16", "ui32", "ui64")
 
@@ -120,6 +148,8 @@ class Int(Kind):
     def __init__(self, type_name: str = "i64"):
         self.type_name = type_name
         self.description = f"{type_name} integer"
+
+    python_type = "int"
 
     def parse_generic(self, sc, env):
         v = sc.expect_int("attribute value")
@@ -142,9 +172,15 @@ class Int(Kind):
     def validate(self, value):
         return None if isinstance(value, int) and not isinstance(value, bool) else "expected an integer"
 
+    def coerce(self, value):
+        if not _is_int(value):
+            raise ValueError("expected an integer")
+        return int(value)
+
 
 class Bool(Kind):
     description = "boolean"
+    python_type = "bool"
 
     def parse_generic(self, sc, env):
         if sc.accept("true"):
@@ -162,6 +198,11 @@ class Bool(Kind):
     def validate(self, value):
         return None if isinstance(value, bool) else "expected a boolean"
 
+    def coerce(self, value):
+        if not (isinstance(value, bool) or type(value).__name__ == "bool_"):
+            raise ValueError("expected True or False")
+        return bool(value)
+
 
 class Enum(Kind):
     """A keyword from a fixed set: readable bare (`vc`) or quoted (`"ugm"`), generic a string."""
@@ -170,6 +211,7 @@ class Enum(Kind):
         self.values = tuple(values)
         self.quoted = quoted
         self.description = name
+        self.python_type = "str: " + " | ".join(repr(v) for v in self.values)
 
     def _read(self, sc):
         start = sc.pos
@@ -206,6 +248,7 @@ class Raw(Kind):
     """Any MLIR attribute, kept as text (e.g. a typed padding value `0.0 : bf16`)."""
 
     description = "attribute"
+    python_type = "str (MLIR attribute text, e.g. '0.0 : bf16')"
 
     def parse_generic(self, sc, env):
         text = sc.attr_text()
@@ -216,6 +259,12 @@ class Raw(Kind):
     def generic(self, value):
         return value
 
+    def coerce(self, value):
+        # a bare number is typed by the op (`Attribute(number_type_of=...)`) before it gets here
+        if not isinstance(value, str):
+            raise ValueError("expected MLIR attribute text such as '0.0 : bf16'")
+        return value
+
 
 class Optional(Kind):
     """A value that may be absent: absent is `unit` in generic form and omitted when readable."""
@@ -223,6 +272,7 @@ class Optional(Kind):
     def __init__(self, inner: Kind):
         self.inner = inner
         self.description = inner.description
+        self.python_type = f"{inner.python_type} | None"
 
     def parse_pretty(self, sc, env):
         if sc.accept("unit"):
@@ -247,3 +297,6 @@ class Optional(Kind):
 
     def validate(self, value):
         return None if value is None else self.inner.validate(value)
+
+    def coerce(self, value):
+        return None if value is None else self.inner.coerce(value)

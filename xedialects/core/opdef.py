@@ -10,9 +10,15 @@
         def verify(self): ...   # yields error messages
 
 From the class, the dialect derives the IRDL op, the readable parser/printer (`asmformat`), the
-Python accessors (`LoadTileOp(op).padding`) and the builder (`LoadTileOp.build(...)`).
+Python accessors (`LoadTileOp(op).padding`), the builder (`LoadTileOp.build(...)`, which derives
+result types by `same_as` / `derive` and turns Python values into attributes through their kind)
+and the docstrings and signatures `help()` shows (`opdoc`).
 """
 from __future__ import annotations
+
+import math
+import numbers
+from types import SimpleNamespace
 
 from mlir import ir
 
@@ -42,9 +48,14 @@ class Operand:
 
 
 class Result:
-    def __init__(self, constraint, *, same_as: str | None = None, doc: str = ""):
+    """`same_as`: the result type is that operand's type. `derive(args) -> ir.Type | None`: the type
+    the RFC defines from the builder's arguments (`args.<operand>` values, `args.<attribute>` Python
+    values or None), None when they do not determine it; its docstring says the rule."""
+
+    def __init__(self, constraint, *, same_as: str | None = None, derive=None, doc: str = ""):
         self.constraint = constraint
         self.same_as = same_as  # the result type is the type of this operand (not written)
+        self.derive = derive
         self.doc = doc
         self.name = None
 
@@ -58,12 +69,27 @@ class Result:
         return obj.op.results[idx]
 
 
+def derived(rule, *names):
+    """A `Result(derive=...)` calling `rule` with the builder's arguments `names` (operands and
+    attributes); its docstring (the rule's) is what `help()` shows for the result."""
+    def derive(args):
+        return rule(*(getattr(args, n) for n in names))
+
+    derive.__doc__ = rule.__doc__
+    return derive
+
+
 class Attribute:
-    def __init__(self, kind: Kind, *, optional: bool = False, default=None, doc: str = ""):
+    """`number_type_of`: a builder given a bare number types it as that operand's element type
+    (`padding=0` on a bf16 tile is `0.0 : bf16`)."""
+
+    def __init__(self, kind: Kind, *, optional: bool = False, default=None, doc: str = "",
+                 number_type_of: str | None = None):
         self.kind = kind
         self.optional = optional or default is not None
         self.default = default
         self.doc = doc
+        self.number_type_of = number_type_of
         self.name = None
 
     def __set_name__(self, owner, name):
@@ -233,19 +259,20 @@ class Op:
             given[o.name] = group
             operands += group
             sizes.append(len(group))
+        values = {}
         for a in cls.attributes_:
             v = kwargs.pop(a.name, None)
             if v is None:
                 if not a.optional:
                     raise ValueError(f"{cls.full_name()}: attribute '{a.name}' is required")
+                values[a.name] = a.default
                 continue
-            attrs[a.name] = v if isinstance(v, ir.Attribute) else ir.Attribute.parse(a.kind.generic(
-                tuple(v) if isinstance(v, list) else v))
+            attrs[a.name], values[a.name] = cls._attribute(a, v, given)
         if cls.needs_segments():
             attrs["operandSegmentSizes"] = ir.DenseI32ArrayAttr.get(sizes)
-        rtypes = [ir.Type.parse(t) if isinstance(t, str) else t for t in result_types]
+        rtypes = [ir.Type.parse(t) if isinstance(t, str) else t for t in result_types or ()]
         if not rtypes and cls.results_:
-            rtypes = cls._derived_result_types(given)
+            rtypes = cls._derived_result_types(given, values)
         elif len(rtypes) != len(cls.results_):
             raise ValueError(f"{cls.full_name()}: {len(rtypes)} result type(s) given, the op has "
                              f"{len(cls.results_)} ({', '.join(r.name for r in cls.results_) or 'none'})")
@@ -255,14 +282,39 @@ class Op:
 
 
     @classmethod
-    def _derived_result_types(cls, given: dict) -> list:
-        """Result types the definition derives (a result with `same_as` takes its operand's type);
-        ValueError naming the results whose type must be given."""
+    def _attribute(cls, a: Attribute, v, given: dict):
+        """(ir.Attribute, Python value) of attribute `a` given `v` (an ir.Attribute or a Python value
+        of its kind); ValueError naming the op, the attribute, the kind expected and `v`."""
+        if isinstance(v, ir.Attribute):
+            return v, attr_value(a.kind, v)
+        try:
+            if a.number_type_of and isinstance(v, numbers.Number) and not isinstance(v, bool):
+                v = _typed_number(v, given.get(a.number_type_of) or [])
+            value = a.kind.coerce(v)
+            return ir.Attribute.parse(a.kind.generic(value)), value
+        except (ValueError, TypeError, ir.MLIRError) as e:
+            why = str(e).splitlines()[0].removeprefix("Unable to parse attribute").strip(": ")
+            number = f" or a number (typed as {a.number_type_of}'s elements)" if a.number_type_of else ""
+            raise ValueError(f"{cls.full_name()}: attribute '{a.name}' expects {a.kind.description} "
+                             f"({a.kind.python_type}{number}), got {v!r}" + (f": {why}" if why else "")) from None
+
+    @classmethod
+    def _derived_result_types(cls, given: dict, values: dict) -> list:
+        """Result types the definition derives (a result with `same_as` takes its operand's type, one
+        with `derive` the RFC's rule); ValueError naming the results whose type must be given."""
         out, missing = [], []
+        args = None
         for r in cls.results_:
             src = given.get(r.same_as) if r.same_as else None
-            if src:
-                out.append(src[0].type)
+            t = src[0].type if src else None
+            if t is None and r.derive is not None:
+                if args is None:
+                    args = SimpleNamespace(**values, **{o.name: (g if o.variadic else (g[0] if g else None))
+                                                        for o, g in ((o, given[o.name]) for o in cls.operands_)})
+                t = r.derive(args)
+                t = ir.Type.parse(t) if isinstance(t, str) else t
+            if t is not None:
+                out.append(t)
             else:
                 missing.append(r.name)
         if missing:
@@ -271,6 +323,25 @@ class Op:
                              f"pass result_types=[...] with {len(cls.results_)} type(s), e.g. "
                              f"result_types=[ir.Type.parse(\"...\")]")
         return out
+
+
+def _typed_number(v, group: list) -> str:
+    """A number as attribute text typed by the element type of the operand in `group` (a tile,
+    tensor_desc or vector), e.g. `0.0 : bf16`."""
+    from .typeinfo import is_float, our_type, vector_info
+
+    if not group:
+        raise ValueError("its operand is not given, so the number has no type; give text such as '0.0 : f32'")
+    t = our_type(group[0]) or None
+    elt = t.element_type if t is not None else (vector_info(group[0]) or (None, str(group[0].type)))[1]
+    if is_float(elt):
+        if not math.isfinite(v):
+            raise ValueError("give a non-finite value as text with its bits, e.g. '0x7F800000 : f32'")
+        text = repr(float(v))
+        return f"{text if '.' in text else text.replace('e', '.0e')} : {elt}"
+    if isinstance(v, numbers.Integral) or float(v).is_integer():
+        return f"{int(v)} : {elt}"
+    raise ValueError(f"{v!r} is not an integer, and the elements are {elt}")
 
 
 def static_list_attr(doc: str = "") -> Attribute:

@@ -38,6 +38,7 @@ class StructAttrDef(Kind):
         self.summary = summary
         self.description = f"#{dialect}.{name}"
         self.mnemonic = f"#{dialect}.{name}"
+        self.python_type = f"{dialect}.attributes.{name}(...) or dict of {', '.join(f.name for f in fields)}"
         self.elide_when_default = elide_when_default
         self.field_aliases = aliases or {}
         self.value_class = namedtuple(f"{name}_value", [f.name for f in self.fields])
@@ -167,6 +168,15 @@ class StructAttrDef(Kind):
 
     def validate(self, value):
         return None if getattr(value, "definition", None) is self else f"expected {self.mnemonic}"
+
+    def coerce(self, value):
+        """A value of this attribute, or a dict of its fields (`{"sg_layout": [2, 2], ...}`)."""
+        if isinstance(value, dict):
+            try:
+                return self.make(**value)
+            except (TypeError, ValueError) as e:
+                raise ValueError(f"expected the fields {', '.join(f.name for f in self.fields)}: {e}") from None
+        return super().coerce(value)
 
 
 ShapedValue = namedtuple("ShapedValue", ["shape", "element_type", "attr"])
@@ -298,6 +308,7 @@ class EnumAttrDef(Kind):
         self.summary = summary
         self.mnemonic = f"#{dialect}.{name}"
         self.description = self.mnemonic
+        self.python_type = "str: " + " | ".join(repr(v) for v in self.values)
 
     def parse_pretty(self, sc, env):
         aliased = _alias(sc, env, "#")

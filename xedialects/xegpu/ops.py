@@ -5,7 +5,7 @@ from mlir import ir
 
 from ..core.constraints import AnyMemRef, AnyVector, I1, I8, I64, Index, TypeConstraint, dialect_type
 from ..core.kinds import Enum, Int, IntList
-from ..core.opdef import Attribute, Op, Operand, Result
+from ..core.opdef import Attribute, Op, Operand, Result, derived
 from ..core.typeinfo import element_bits, is_float, memref_info, our_type, vector_info
 from .attributes import NBARRIER, TENSOR_DESC, tdesc_type_errors, xegpu
 
@@ -121,6 +121,32 @@ class CreateNdTdescOp(_XeGpuOp):
                 yield "the innermost stride of the base must be 1 (PVC: 'the stride of the innermost dimension must be 1')"
 
 
+def _vc_loaded_shape(tv, vnni_axis, transpose):
+    """The VC-mode shape load_nd reads a tensor_desc into: transposed, then packed along vnni_axis."""
+    shape = tv.shape
+    if transpose is not None and len(shape) == 2:
+        shape = (shape[1], shape[0])
+    if vnni_axis is not None:
+        v = max(1, 32 // element_bits(tv.element_type))
+        shape = (shape[0] // v, shape[1], v) if vnni_axis == 0 else (shape[0], shape[1] // v, v)
+    return shape
+
+
+def _loaded_nd_type(tdesc, mode, vnni_axis, transpose):
+    """VC mode: the tensor_desc's shape, transposed, then packed along vnni_axis; SIMT mode with an
+    sg_map: this work-item's fragment; of the tensor_desc's element type."""
+    tv = our_type(tdesc)
+    if tv is None:
+        return None
+    if mode == "vc":
+        shape = _vc_loaded_shape(tv, vnni_axis, transpose)
+    elif tv.attr is not None and tv.attr.sg_map is not None:
+        shape = simt_shape(tv.shape, tv.attr.sg_map, vnni=vnni_axis is not None, transpose=transpose is not None)
+    else:
+        return None
+    return ir.Type.parse(f"vector<{_s(shape)}x{tv.element_type}>")
+
+
 @xegpu.op
 class LoadNdOp(_XeGpuOp):
     name = "load_nd"
@@ -130,22 +156,11 @@ class LoadNdOp(_XeGpuOp):
     vnni_axis = Attribute(Int("i64"), optional=True)
     transpose = Attribute(IntList(rank=2), optional=True)
     l1_hint, l2_hint, l3_hint = _hint(), _hint(), _hint()
-    result = Result(AnyVector)
+    result = Result(AnyVector, derive=derived(_loaded_nd_type, "tdesc", "mode", "vnni_axis", "transpose"))
     format = "$tdesc attr-dict `:` type($tdesc) `->` type($result)"
 
     def expected_shape(self):
-        tv = our_type(self.tdesc)
-        shape = tv.shape
-        if self.transpose is not None and len(shape) == 2:
-            shape = (shape[1], shape[0])
-        if self.vnni_axis is not None:
-            v = max(1, 32 // element_bits(tv.element_type))
-            ax = self.vnni_axis
-            if ax == 0:
-                shape = (shape[0] // v, shape[1], v)
-            else:
-                shape = (shape[0], shape[1] // v, v)
-        return shape
+        return _vc_loaded_shape(our_type(self.tdesc), self.vnni_axis, self.transpose)
 
     def verify(self):
         yield from self.mode_errors(self.tdesc)
@@ -255,7 +270,7 @@ class DpasOp(_XeGpuOp):
     b = Operand(AnyVector)
     acc = Operand(AnyVector, optional=True)
     mode = _mode()
-    result = Result(AnyVector)
+    result = Result(AnyVector, same_as="acc")
     format = "$a `,` $b (`,` $acc)? attr-dict `:` type($a) `,` type($b) (`,` type($acc))? `->` type($result)"
 
     def verify(self):
@@ -554,7 +569,7 @@ class AtomicRmwOp(_XeGpuOp):
     tdesc = Operand(TensorDesc)
     mask = Operand(AnyVector | I1)
     mode = _mode()
-    result = Result(AnyVector | Element)
+    result = Result(AnyVector | Element, same_as="value")
     format = "$kind $value `,` $tdesc `,` $mask attr-dict `:` type($value) `,` type($tdesc) `,` type($mask) `->` type($result)"
 
     def verify(self):

@@ -6,7 +6,7 @@ from mlir import ir
 from ..core.constraints import AnyMemRef, AnyVector, I64, Index, dialect_type
 from ..core.memory_space import is_slm_memref
 from ..core.kinds import DYNAMIC, Enum, Int, IntList, Raw
-from ..core.opdef import Attribute, Op, Operand, Result
+from ..core.opdef import Attribute, Op, Operand, Result, derived
 from ..core.typeinfo import is_float, memref_info, our_type, vector_info
 from ..core.constraints import TypeConstraint
 from .attributes import CACHE_HINT, TILE, WG_MAP, tile_type_errors, wg_map_rule_errors, xetile
@@ -66,6 +66,21 @@ def blocked_shape(tv):
 
 def _shape_str(s):
     return "x".join(map(str, s))
+
+
+def _vector_type(shape, elt: str) -> ir.Type:
+    return ir.Type.parse(f"vector<{_shape_str(shape)}x{elt}>")
+
+
+def _loaded_type(tile, transpose=None):
+    """The tile's (blocked) shape, transposed by a 2D `transpose`, of its element type."""
+    tv = our_type(tile)
+    if tv is None:
+        return None
+    shape = blocked_shape(tv)
+    if transpose is not None and len(shape) == 2 and sorted(transpose) == [0, 1]:
+        shape = tuple(shape[p] for p in transpose)
+    return _vector_type(shape, tv.element_type)
 
 
 def _check_vector_vs_tile(vec_value, tile_value, what, transpose=None):
@@ -184,10 +199,11 @@ class LoadTileOp(Op):
     name = "load_tile"
     summary = "Load a tile into a 2D (or blocked 4D) vector; out-of-bounds elements read as padding"
     tile = Operand(Tile)
-    padding = Attribute(Raw(), optional=True, doc="value for out-of-bounds elements (default 0)")
+    padding = Attribute(Raw(), optional=True, doc="value for out-of-bounds elements (default 0)",
+                        number_type_of="tile")
     transpose = Attribute(IntList(rank=2), optional=True)
     l1_hint, l2_hint, l3_hint = _hint(), _hint(), _hint()
-    result = Result(AnyVector)
+    result = Result(AnyVector, derive=derived(_loaded_type, "tile", "transpose"))
     format = "$tile attr-dict `:` type($tile) `->` type($result)"
 
     def verify(self):
@@ -287,7 +303,7 @@ class TileMmaOp(Op):
     wg_map_a = Attribute(WG_MAP, optional=True)
     wg_map_b = Attribute(WG_MAP, optional=True)
     wg_map_c = Attribute(WG_MAP, optional=True)
-    result = Result(AnyVector)
+    result = Result(AnyVector, same_as="c")
     format = "$a `,` $b (`,` $c)? attr-dict `:` type($a) `,` type($b) (`,` type($c))? `->` type($result)"
 
     def verify(self):
@@ -340,7 +356,7 @@ class AtomicRmwTileOp(Op):
     kind = Attribute(Enum(ATOMIC_KINDS, name="atomic kind"))
     value = Operand(AnyVector)
     tile = Operand(Tile)
-    result = Result(AnyVector)
+    result = Result(AnyVector, same_as="value")
     format = "`<` $kind `>` $value `,` $tile attr-dict `:` type($value) `,` type($tile) `->` type($result)"
 
     def verify(self):
@@ -356,6 +372,12 @@ def _wg(attr_name="wg_map", doc="work-group map of the result"):
     return Attribute(WG_MAP, optional=True, doc=doc)
 
 
+def _transposed_type(vector, perm):
+    """The source vector with its two dimensions permuted."""
+    s, e = vector_info(vector)
+    return _vector_type([s[p] for p in perm], e) if len(s) == 2 and sorted(perm) == [0, 1] else None
+
+
 @xetile.op
 class TileTransposeOp(Op):
     name = "tile_transpose"
@@ -363,7 +385,7 @@ class TileTransposeOp(Op):
     vector = Operand(AnyVector)
     permutation = Attribute(IntList(rank=2))
     wg_map = _wg()
-    result = Result(AnyVector)
+    result = Result(AnyVector, derive=derived(_transposed_type, "vector", "permutation"))
     format = "$vector $permutation attr-dict `:` type($vector) `->` type($result)"
 
     def verify(self):
@@ -378,6 +400,19 @@ class TileTransposeOp(Op):
         if r != expect or e != er:
             yield f"result must be vector<{_shape_str(expect)}x{e}> (the permuted source), got {_shape_str(r)}x{er}"
         yield from _check_map_shape(r, self.wg_map, "wg_map")
+
+
+def _reduced_type(vector, dims, size):
+    """The source with each reduced dimension kept as 1, or (reduction_size > 0) one dimension
+    divided by it."""
+    s, e = vector_info(vector)
+    if any(not 0 <= d < len(s) for d in dims):
+        return None
+    if size:
+        if len(dims) != 1 or size < 0 or s[dims[0]] % size:
+            return None
+        return _vector_type([n // size if i == dims[0] else n for i, n in enumerate(s)], e)
+    return _vector_type([1 if i in dims else n for i, n in enumerate(s)], e)
 
 
 def _whole_blocked_dims(dims) -> bool:
@@ -396,7 +431,7 @@ class TileReduceOp(Op):
                                doc="IMEX: the row-major source seen as [size, numel(result)] (dim 0) or "
                                    "[numel(result), size] (dim 1) and reduced along that dimension")
     wg_map = _wg()
-    result = Result(AnyVector)
+    result = Result(AnyVector, derive=derived(_reduced_type, "vector", "reduction_dims", "reduction_size"))
     format = "`<` $kind `>` $vector $reduction_dims attr-dict `:` type($vector) `->` type($result)"
 
     def verify(self):
@@ -466,13 +501,25 @@ def _packed(shape2, ib):
     return (shape2[0] // ib[0], shape2[1] // ib[1], ib[0], ib[1])
 
 
+def _packed_type(vector, ib):
+    """[M/bm, N/bn, bm, bn] of a 2D source with inner_blocks [bm, bn] that divide it."""
+    s, e = vector_info(vector)
+    return _vector_type(_packed(s, ib), e) if len(s) == 2 and not (s[0] % ib[0] or s[1] % ib[1]) else None
+
+
+def _unpacked_type(vector):
+    """[d0 * d2, d1 * d3] of a 4D source."""
+    s, e = vector_info(vector)
+    return _vector_type((s[0] * s[2], s[1] * s[3]), e) if len(s) == 4 else None
+
+
 @xetile.op
 class TilePackOp(Op):
     name = "tile_pack"
     summary = "Block a 2D vector into the 4D form [M/bm, N/bn, bm, bn]"
     vector = Operand(AnyVector)
     inner_blocks = Attribute(IntList(rank=2))
-    result = Result(AnyVector)
+    result = Result(AnyVector, derive=derived(_packed_type, "vector", "inner_blocks"))
     format = "$vector attr-dict `:` type($vector) `->` type($result)"
 
     def verify(self):
@@ -493,7 +540,7 @@ class TileUnpackOp(Op):
     summary = "Unblock a 4D vector back to 2D"
     vector = Operand(AnyVector)
     inner_blocks = Attribute(IntList(rank=2))
-    result = Result(AnyVector)
+    result = Result(AnyVector, derive=derived(_unpacked_type, "vector"))
     format = "$vector attr-dict `:` type($vector) `->` type($result)"
 
     def verify(self):
@@ -542,9 +589,9 @@ class LoadGatherOp(Op):
     summary = "Load a scattered tile under a mask"
     tile = Operand(Tile)
     mask = Operand(AnyVector)
-    padding = Attribute(Raw(), optional=True)
+    padding = Attribute(Raw(), optional=True, number_type_of="tile")
     l1_hint, l2_hint, l3_hint = _hint(), _hint(), _hint()
-    result = Result(AnyVector)
+    result = Result(AnyVector, derive=derived(_loaded_type, "tile"))
     format = "$tile `,` $mask attr-dict `:` type($tile) `,` type($mask) `->` type($result)"
 
     def verify(self):
