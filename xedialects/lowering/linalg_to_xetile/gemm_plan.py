@@ -4,8 +4,9 @@
 subgroup layout, the `wg_map`s of A/B/C and of the cooperative prefetch tiles, the K step, the
 prefetch distance, split-K, the launch grid, the group order and the register mode, with a
 `reasons` list explaining every choice. Pure Python: hardware numbers come from the `XeArch`
-table; the numbers here are policy, not hardware facts. The nine rules it follows are in
-docs/planner.md.
+table, resolved once by `plan_gemm` and passed to every rule; the numbers here are policy, not
+hardware facts. Each rule of docs/planner.md "Rules" is one function named after it
+(`k_step_rule`, `work_group_tile_rule`, ...); `_rules_plan` applies them in order.
 
 Dynamic sizes (None) are planned as 4096; split-K is then not used.
 `overrides` may set wg_tile, sg_layout, sg_data, k_step, prefetch_distance, a_prefetch_map,
@@ -16,15 +17,16 @@ Last, `plan_search.refine` lets the performance model replace the rules' default
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
+from typing import NamedTuple
 
 from ...arch import ArchError, XeArch, canonical_type, elem_bytes, get_arch
 from ...passes.analysis.registers import GRF_MODES
+from .local_kslice import local_kslice_errors
+from .plan_search import refine
+from .wg_map_rule import Pair, WgMap, map_text, wg_map_rule_error
 
 __all__ = ["PlanError", "GemmPlan", "plan_gemm", "validate_plan", "wg_map_rule_error", "OVERRIDABLE"]
-
-Pair = tuple[int, int]
-WgMap = tuple[Pair, Pair]
 
 # ---- policy constants (not hardware facts) ----------------------------------------------------
 DEFAULT_WG_TILE = (256, 256)      # rfc-xetile.md appendix 2.1
@@ -65,24 +67,6 @@ def _pow2_floor(x: float) -> int:
 
 def _fmt(p) -> str:
     return f"{p[0]}x{p[1]}"
-
-
-def _fmt_map(m: WgMap) -> str:
-    (l0, l1), (d0, d1) = m
-    return f"#xetile.wg_map<sg_layout = [{l0}, {l1}], sg_data = [{d0}, {d1}]>"
-
-
-def wg_map_rule_error(name: str, tile: Pair, layout: Pair, data: Pair) -> str | None:
-    """rfc-xetile.md: 'For each dimension, the size of sg_layout multiplying sg_data must be
-    divisible by the wg_tile size or vice versa.' Returns a message or None."""
-    for i, dim in enumerate(("rows", "columns")):
-        if layout[i] < 1 or data[i] < 1:
-            return f"{name}: sg_layout and sg_data must be positive, got {list(layout)} and {list(data)}"
-        cover = layout[i] * data[i]
-        if cover % tile[i] and tile[i] % cover:
-            return (f"{name}: sg_layout[{i}] x sg_data[{i}] = {layout[i]} x {data[i]} = {cover} neither divides "
-                    f"nor is divisible by the tile's {dim} {tile[i]} (rfc-xetile wg_map rule)")
-    return None
 
 
 def _per_sg(tile: Pair, layout: Pair, data: Pair) -> int:
@@ -204,12 +188,12 @@ class GemmPlan:
             f"{_fmt(self.sg_layout)}, {self.wg_size} work-items, subgroup size {self.subgroup_size})",
             f"  subgroup C tile  : {_fmt(self.sg_data)}",
             f"  k_step           : {self.k_step}",
-            f"  wg_map A         : {_fmt_map(self.a_wg_map)}   tile {self.wg_tile[0]}x{self.k_step}",
-            f"  wg_map B         : {_fmt_map(self.b_wg_map)}   tile {self.k_step}x{self.wg_tile[1]}",
-            f"  wg_map C         : {_fmt_map(self.c_wg_map)}   tile {_fmt(self.wg_tile)}",
+            f"  wg_map A         : {map_text(self.a_wg_map)}   tile {self.wg_tile[0]}x{self.k_step}",
+            f"  wg_map B         : {map_text(self.b_wg_map)}   tile {self.k_step}x{self.wg_tile[1]}",
+            f"  wg_map C         : {map_text(self.c_wg_map)}   tile {_fmt(self.wg_tile)}",
             f"  prefetch         : distance {self.prefetch_distance} K steps",
-            f"  prefetch map A   : {_fmt_map(self.a_prefetch_map)}",
-            f"  prefetch map B   : {_fmt_map(self.b_prefetch_map)}",
+            f"  prefetch map A   : {map_text(self.a_prefetch_map)}",
+            f"  prefetch map B   : {map_text(self.b_prefetch_map)}",
             f"  loads            : A {self.a_load}; B {self.b_load}",
             f"  split-K          : {self.split_k_mode} (k_slices = {self.k_slices}, "
             f"{self.k_per_slice} of K per slice)",
@@ -307,7 +291,7 @@ def _dim(v, name):
     return i
 
 
-# ---- the planner -----------------------------------------------------------------------------
+# ---- the planner: the problem the rules read -------------------------------------------------
 
 def _acc_type(a: str, b: str, c: str) -> str:
     ca, cb, cc = canonical_type(a), canonical_type(b), canonical_type(c)
@@ -322,23 +306,389 @@ def _acc_type(a: str, b: str, c: str) -> str:
     raise PlanError(f"unsupported GEMM input types {a} x {b} (supported: bf16, f16, f32/tf32, i8/u8)")
 
 
-def _load_kinds(arch: XeArch, a_type, b_type, ta, tb) -> tuple[str, str]:
-    ea, eb = elem_bytes(a_type), elem_bytes(b_type)
-    if not ta:
-        a = "2D block load"
-    elif ea >= 4:
-        a = "2D block load with transpose"
+@dataclass
+class _Problem:
+    """One GEMM as the rules read it: sizes (None: dynamic), types, the accumulator and DPAS shape,
+    the `XeArch` it is planned for (resolved once by `plan_gemm`), the overrides, and the reasons
+    recorded so far."""
+
+    hw: XeArch
+    ov: dict
+    m: int | None
+    n: int | None
+    k: int | None
+    batch: int
+    a_type: str
+    b_type: str
+    c_type: str
+    acc: str
+    dpas: tuple[int, int, int]
+    a_eb: int
+    b_eb: int
+    acc_eb: int
+    transpose_a: bool
+    transpose_b: bool
+    row_bytes: int                        # widest 2D block row of A (bytes)
+    reasons: list[str] = field(default_factory=list)
+
+    @property
+    def dynamic(self) -> bool:
+        return None in (self.m, self.n, self.k)
+
+    @property
+    def planned(self) -> tuple[int, int, int]:
+        """(M, N, K) with each dynamic size planned as DYNAMIC_SIZE."""
+        return tuple(DYNAMIC_SIZE if v is None else v for v in (self.m, self.n, self.k))
+
+    def why(self, reason: str) -> None:
+        self.reasons.append(reason)
+
+    def n_wg(self, tile: Pair) -> int:
+        """Work-groups of a launch with work-group tile `tile` (before k-slicing)."""
+        pm, pn, _ = self.planned
+        return _cdiv(pm, tile[0]) * _cdiv(pn, tile[1]) * self.batch
+
+
+def _problem(hw: XeArch, ov: dict, M, N, K, a_type, b_type, c_type, batch, transpose_a, transpose_b) -> _Problem:
+    m, n, k = _dim(M, "M"), _dim(N, "N"), _dim(K, "K")
+    batch = 1 if batch is None or int(batch) < 1 else int(batch)
+    try:
+        a_type, b_type, c_type = str(a_type), str(b_type), str(c_type)
+        acc = _acc_type(a_type, b_type, c_type)
+        dpas = hw.dpas_shape(a_type, b_type, acc)
+        a_eb, b_eb = elem_bytes(a_type), elem_bytes(b_type)
+    except ArchError as e:
+        raise PlanError(str(e)) from None
+    return _Problem(hw=hw, ov=ov, m=m, n=n, k=k, batch=batch, a_type=a_type, b_type=b_type, c_type=c_type,
+                    acc=acc, dpas=tuple(dpas), a_eb=a_eb, b_eb=b_eb, acc_eb=elem_bytes(acc),
+                    transpose_a=bool(transpose_a), transpose_b=bool(transpose_b),
+                    row_bytes=hw.block_rule("load", a_eb).max_row_bytes)
+
+
+class SplitKEligibility(NamedTuple):
+    """Whether rule 7 (split-K) may slice K, known before the work-group tile is chosen."""
+
+    atomic_ok: bool       # C is the f32/i32 accumulator: partial results can be added atomically
+    tall_k: bool          # K >= TALL_K_RATIO x max(M, N) and >= 2 x MIN_K_STEPS_PER_SLICE K steps
+    allowed: bool         # both, and no override forbids it
+    forced: str | None    # the split_k_mode override
+
+
+# ---- the planner: the rules (docs/planner.md "Rules", one function per rule) -------------------
+
+def plan_gemm(M, N, K, a_type, b_type, c_type, *, arch: XeArch | str = "pvc", batch=1, transpose_a=False,
+              transpose_b=False, overrides: dict | None = None, search: bool = True) -> GemmPlan:
+    """Plan C[M,N] (+)= A[M,K] x B[K,N] (per batch) on `arch` (an `XeArch`, as the pass hands it,
+    or a name from Python: resolved here, once). M, N, K may be None (dynamic). Raises PlanError
+    for unsupported types or illegal overrides."""
+    try:
+        hw = get_arch(arch)
+    except ArchError as e:
+        raise PlanError(str(e)) from None
+    ov = _norm_overrides(overrides)
+    p = _problem(hw, ov, M, N, K, a_type, b_type, c_type, batch, transpose_a, transpose_b)
+    plan = _rules_plan(p)
+    return model_refinement(p, plan) if search else plan
+
+
+def _rules_plan(p: _Problem) -> GemmPlan:
+    """The rules' plan, in the order each decision needs the earlier ones; validated."""
+    dpas_rule(p)
+    ks = k_step_rule(p)
+    split = split_k_eligibility(p, ks)
+    wg = work_group_tile_rule(p, split.allowed)
+    lay, sg = subgroup_tile_rule(p, wg)
+    lk = local_k_slicing_override(p, lay)
+    a_map, b_map, c_map = wg_maps_rule(p, lay, sg, ks)
+    mode, (acc_b, a_b, b_b) = register_rule(p, wg, lay, sg, ks)
+    slices = split_k_rule(p, ks, wg, lay, lk, split)
+    dist, pa, pb = prefetch_rule(p, wg, ks, lay, slices, lk)
+    grid, order, gsize = group_order_rule(p, wg, lay, lk, slices, mode)
+    a_load, b_load = operand_loads_rule(p)
+
+    hw, nsg, large = p.hw, lay[0] * lay[1], mode == "large"
+    plan = GemmPlan(
+        arch=hw.name, m=p.m, n=p.n, k=p.k, batch=p.batch, a_type=p.a_type, b_type=p.b_type, c_type=p.c_type,
+        acc_type=p.acc, transpose_a=p.transpose_a, transpose_b=p.transpose_b, planned_mnk=p.planned,
+        dpas=p.dpas, wg_tile=wg, sg_layout=lay, sg_data=sg, k_step=ks, a_wg_map=a_map, b_wg_map=b_map,
+        c_wg_map=c_map, prefetch_distance=dist, a_prefetch_map=pa, b_prefetch_map=pb, k_slices=slices,
+        split_k_mode="atomic" if slices > 1 else "none", grid=grid, group_order=order, group_size=gsize,
+        num_subgroups=nsg * lk, subgroup_size=hw.subgroup_size, wg_size=nsg * lk * hw.subgroup_size,
+        grf_mode=mode, grf_count=hw.grf_count_large if large else hw.grf_count,
+        acc_bytes=acc_b, a_bytes=a_b, b_bytes=b_b, a_load=a_load, b_load=b_load,
+        overrides=dict(p.ov), reasons=p.reasons, local_k_slices=lk,
+    )
+    validate_plan(plan, hw)
+    return plan
+
+
+def dpas_rule(p: _Problem) -> None:
+    """Rule 1: the DPAS shape of the arch for (A, B, accumulator). Every tile below is a whole
+    number of DPAS operations, so this is recorded first (with the planning size of dynamic
+    dimensions)."""
+    dm, dn, dk = p.dpas
+    f32_in = canonical_type(p.a_type) == "f32"
+    ab_name = "tf32" if f32_in else p.a_type
+    p.why(f"DPAS {ab_name} x {ab_name} -> {p.acc}: M <= {dm} (repeat count), N = {dn} (execution size), "
+          f"K = {dk} (systolic depth {p.hw.dpas.systolic_depth} x 32 bits / {8 * p.a_eb} bits)"
+          + ("; f32 inputs run as tf32" if f32_in else "")
+          + (f"; C {p.c_type} is converted from the {p.acc} accumulator once at the end"
+             if p.c_type != p.acc else ""))
+    if p.dynamic:
+        pm, pn, pk = p.planned
+        p.why(f"dynamic sizes: planned for {pm}x{pn}x{pk} (a typical large GEMM); no split-K without a known K")
+
+
+def k_step_rule(p: _Problem) -> int:
+    """Rule 2: one K step loads one full 2D block row of A (the widest block message), rounded to
+    DPAS K; smaller when K itself is smaller."""
+    if "k_step" in p.ov:
+        ks = _int(p.ov["k_step"], "k_step", 1)
+        p.why(f"k_step {ks}: override")
+        return ks
+    dk, pk = p.dpas[2], p.planned[2]
+    ks = max(dk, p.row_bytes // p.a_eb)
+    ks -= ks % dk
+    note = f"one {p.row_bytes}-byte 2D block row of {p.a_type} = {ks}, {ks // dk} x DPAS K"
+    if not p.dynamic and pk < ks:
+        ks = max(dk, _cdiv(pk, dk) * dk)
+        note = f"K = {pk} is smaller than a {p.row_bytes}-byte row; rounded up to DPAS K"
+    p.why(f"k_step {ks}: {note}")
+    return ks
+
+
+def split_k_eligibility(p: _Problem, ks: int) -> SplitKEligibility:
+    """Rule 7's conditions, needed before the work-group tile (rule 3 keeps tiles big when K will
+    be sliced): C must take atomic adds, K must be known and tall, and no override forbids it."""
+    pm, pn, pk = p.planned
+    atomic_ok = canonical_type(p.c_type) in ("f32", "s32") and p.c_type == p.acc
+    tall_k = not p.dynamic and pk >= TALL_K_RATIO * max(pm, pn) and pk >= 2 * MIN_K_STEPS_PER_SLICE * ks
+    allowed = atomic_ok and tall_k
+    forced = p.ov.get("split_k_mode")
+    if forced is not None and forced not in SPLIT_K_MODES:
+        raise PlanError(f"override split_k_mode: expected one of {', '.join(SPLIT_K_MODES)}, got {forced!r}")
+    if forced == "none" or ("k_slices" in p.ov and _int(p.ov["k_slices"], "k_slices", 1) == 1):
+        allowed = False
+    return SplitKEligibility(atomic_ok, tall_k, allowed, forced)
+
+
+def work_group_tile_rule(p: _Problem, split_ok: bool) -> Pair:
+    """Rule 3: start from 256x256 (the RFC's appendix 2.1) clamped to the problem, and halve the
+    larger dimension while the work-groups do not fill the Xe-cores -- down to a floor that keeps
+    DPAS-sized subgroup tiles (smaller for GEMV-like shapes, 128x128 when split-K will give the
+    parallelism instead)."""
+    ov, n_wg, cores = p.ov, p.n_wg, p.hw.xe_cores
+    if "wg_tile" in ov:
+        wg = _pair(ov["wg_tile"], "wg_tile")
+        p.why(f"wg_tile {_fmt(wg)}: override ({n_wg(wg)} work-groups before k-slicing)")
+        return wg
+    if "sg_layout" in ov and "sg_data" in ov:
+        lay0, dat0 = _pair(ov["sg_layout"], "sg_layout"), _pair(ov["sg_data"], "sg_data")
+        wg = (lay0[0] * dat0[0], lay0[1] * dat0[1])
+        p.why(f"wg_tile {_fmt(wg)} = sg_layout x sg_data (overrides)")
+        return wg
+    dm, dn, _ = p.dpas
+    pm, pn, _ = p.planned
+    wm = min(DEFAULT_WG_TILE[0], max(dm, _pow2_ceil(pm)))
+    wn = min(DEFAULT_WG_TILE[1], max(dn, _pow2_ceil(pn)))
+    clamped = (wm, wn) != DEFAULT_WG_TILE
+    floor_m, floor_n = min(MIN_WG_TILE[0], wm), min(MIN_WG_TILE[1], wn)
+    shape = ""
+    if wm <= 2 * dm:
+        floor_n, shape = min(dn, wn), "GEMV-like (small M): tiles may narrow to 16 columns; "
+    if wn <= dn:
+        floor_m, shape = min(dm, wm), "small N: tiles may shrink to 8 rows; "
+    if split_ok:
+        floor_m, floor_n = min(SPLIT_K_MIN_WG_TILE[0], wm), min(SPLIT_K_MIN_WG_TILE[1], wn)
+        shape = "tall K with split-K available: keep tiles >= 128x128; "
+    start = (wm, wn)
+    while n_wg((wm, wn)) < cores:
+        order = ("n", "m") if wn >= wm else ("m", "n")
+        for d in order:
+            if d == "n" and wn // 2 >= floor_n and wn > dn:
+                wn //= 2
+                break
+            if d == "m" and wm // 2 >= floor_m and wm > dm:
+                wm //= 2
+                break
+        else:
+            break
+    wg = (wm, wn)
+    msg = f"wg_tile {_fmt(wg)}: "
+    msg += ("start from 256x256 (rfc-xetile appendix 2.1)"
+            + (f", clamped to the problem as {_fmt(start)}" if clamped else ""))
+    if wg != start:
+        msg += f"; {shape}halved the larger dimension until {n_wg(wg)} work-groups"
+        msg += (f" >= {cores} Xe-cores" if n_wg(wg) >= cores
+                else f" (floor {floor_m}x{floor_n} reached, < {cores} Xe-cores)")
     else:
-        a = (f"2D block load with 32-bit transpose of packed {8 * ea}-bit pairs + in-register "
-             f"reorder (transposed A below 32 bits has no direct block layout)")
-    vf = arch.vnni_factor(eb)
-    if not tb:
-        b = "2D block load with VNNI transform" if vf > 1 else "2D block load"
-    elif eb >= 4:
-        b = "2D block load with transpose"
+        msg += (f"; {n_wg(wg)} work-groups >= {cores} Xe-cores" if n_wg(wg) >= cores
+                else f"; {n_wg(wg)} work-groups < {cores} Xe-cores, "
+                     f"{shape or 'problem smaller than the minimum tile'}".rstrip("; "))
+    p.why(msg)
+    return wg
+
+
+def subgroup_tile_rule(p: _Problem, wg: Pair) -> tuple[Pair, Pair]:
+    """Rule 4: a 32x64 C tile per subgroup (appendix 2.1), shrunk until the work-group has one
+    subgroup per vector engine of its Xe-core; sg_layout = wg_tile / sg_data, so every C element
+    belongs to exactly one subgroup. Returns (sg_layout, sg_data)."""
+    ov, dm, dn = p.ov, p.dpas[0], p.dpas[1]
+    engines = p.hw.vector_engines_per_core
+    if "sg_layout" in ov and "sg_data" in ov:
+        lay, sg = _pair(ov["sg_layout"], "sg_layout"), _pair(ov["sg_data"], "sg_data")
+        p.why(f"sg_layout {_fmt(lay)}, sg_data {_fmt(sg)}: overrides")
+        return lay, sg
+    if "sg_layout" in ov:
+        lay = _pair(ov["sg_layout"], "sg_layout")
+        if wg[0] % lay[0] or wg[1] % lay[1]:
+            raise PlanError(f"override sg_layout {list(lay)} does not divide wg_tile {list(wg)}; choose a layout "
+                            f"that divides it (pass option sg-layout=RxC) or a work-group tile it divides "
+                            f"(wg-tile=MxN); from Python, overrides may also give sg_data")
+        sg = (wg[0] // lay[0], wg[1] // lay[1])
+        p.why(f"sg_layout {_fmt(lay)}: override; sg_data {_fmt(sg)} = wg_tile / sg_layout")
+        return lay, sg
+    if "sg_data" in ov:
+        sg = _pair(ov["sg_data"], "sg_data")
+        if wg[0] % sg[0] or wg[1] % sg[1]:
+            raise PlanError(f"override sg_data {list(sg)} does not divide wg_tile {list(wg)}; "
+                            f"also give sg_layout or choose a dividing subgroup tile (sg_data is a planner "
+                            f"override of the Python API: plan_gemm(..., overrides={{'sg_data': (m, n)}}))")
+        lay = (wg[0] // sg[0], wg[1] // sg[1])
+        p.why(f"sg_data {_fmt(sg)}: override; sg_layout {_fmt(lay)} = wg_tile / sg_data")
+        return lay, sg
+    sm, sn = min(DEFAULT_SG_TILE[0], wg[0]), min(DEFAULT_SG_TILE[1], wg[1])
+    if wg[0] % sm or wg[1] % sn or sm % dm or sn % dn:
+        raise PlanError(f"wg_tile {list(wg)} cannot be split into subgroup tiles that are multiples of "
+                        f"the DPAS shape {dm}x{dn}: use multiples of {dm} rows and {dn} columns")
+    while (wg[0] // sm) * (wg[1] // sn) < engines:
+        if sn > 32 and (sn // 2) % dn == 0:
+            sn //= 2
+        elif sm > dm and (sm // 2) % dm == 0:
+            sm //= 2
+        elif sn > dn and (sn // 2) % dn == 0:
+            sn //= 2
+        else:
+            break
+    sg = (sm, sn)
+    lay = (wg[0] // sm, wg[1] // sn)
+    nsg = lay[0] * lay[1]
+    msg = f"subgroup C tile {_fmt(sg)}"
+    msg += (" (appendix 2.1)" if sg == DEFAULT_SG_TILE
+            else f" (32x64 shrunk/clamped to give {nsg} subgroups)")
+    msg += f" -> sg_layout {_fmt(lay)} = {nsg} subgroups"
+    if nsg < engines:
+        msg += f" (fewer than {engines}: the tile is too small for one per vector engine)"
+    p.why(msg)
+    return lay, sg
+
+
+def local_k_slicing_override(p: _Problem, lay: Pair) -> int:
+    """Local k-slicing (docs/planner.md "Local k-slicing") from an override; otherwise 1 here and
+    the model may choose it (rule 10): the rules alone cannot tell when SLM reduction pays."""
+    if "local_k_slices" not in p.ov:
+        return 1
+    lk = _int(p.ov["local_k_slices"], "local_k_slices", 1)
+    nsg = lay[0] * lay[1]
+    if lk > 1:
+        p.why(f"local k-slicing {lk}: override; {lk} x {nsg} = {lk * nsg} subgroups, slice s = subgroup_id / "
+              f"{nsg} runs 1/{lk} of the K steps, partial C tiles reduced through SLM")
+    return lk
+
+
+def wg_maps_rule(p: _Problem, lay: Pair, sg: Pair, ks: int) -> tuple[WgMap, WgMap, WgMap]:
+    """Rule 5: the wg_maps of A, B and C follow from sg_layout, sg_data and k_step by the RFC's
+    tile_mma rule, so the DPAS operands of a subgroup meet in its registers."""
+    p.why(f"wg_maps by the rfc-xetile tile_mma rule: A sg_data [{sg[0]}, {ks}], B [{ks}, {sg[1]}], "
+          f"C [{sg[0]}, {sg[1]}], all with sg_layout {list(lay)}")
+    return (lay, (sg[0], ks)), (lay, (ks, sg[1])), (lay, sg)
+
+
+def _registers(wg, lay, sg, ks, a_eb, b_eb, acc_eb):
+    c_el = _per_sg(wg, lay, sg)
+    a_el = _per_sg((wg[0], ks), lay, (sg[0], ks))
+    b_el = _per_sg((ks, wg[1]), lay, (ks, sg[1]))
+    return c_el * acc_eb, a_el * a_eb, b_el * b_eb
+
+
+def _grf_mode_for(hw: XeArch, acc, total):
+    for mode, large in (("default", False), ("large", True)):
+        file = hw.grf_file_bytes(large)
+        if acc <= file // 2 and total <= file:
+            return mode
+    return None
+
+
+def register_rule(p: _Problem, wg: Pair, lay: Pair, sg: Pair, ks: int) -> tuple[str, tuple[int, int, int]]:
+    """Rule 6: the C accumulator must fit in half a subgroup's GRF file and A + B + C in all of
+    it; the default GRF mode when they fit, else large-GRF mode (half the threads). Returns the
+    mode and the (C, A, B) bytes per subgroup."""
+    hw = p.hw
+    acc_b, a_b, b_b = _registers(wg, lay, sg, ks, p.a_eb, p.b_eb, p.acc_eb)
+    need = _grf_mode_for(hw, acc_b, acc_b + a_b + b_b)
+    if "grf_mode" in p.ov:
+        mode = p.ov["grf_mode"]
+        if mode not in GRF_MODES:
+            raise PlanError(f"override grf_mode: expected one of {', '.join(GRF_MODES)}, got {mode!r}")
+        p.why(f"grf_mode {mode}: override")
     else:
-        b = f"2D block load with 32-bit transpose (yields the VNNI layout for {8 * eb}-bit data)"
-    return a, b
+        mode = need or "large"
+        file = hw.grf_file_bytes(mode == "large")
+        p.why(f"registers per subgroup: C {acc_b} B ({p.acc}) + A {a_b} B + B {b_b} B = {acc_b + a_b + b_b} B; "
+              f"{mode} GRF mode ({file // hw.grf_bytes} x {hw.grf_bytes} B = {file} B, accumulator <= half)")
+    return mode, (acc_b, a_b, b_b)
+
+
+def split_k_rule(p: _Problem, ks: int, wg: Pair, lay: Pair, lk: int, split: SplitKEligibility) -> int:
+    """Rule 7: slice K over work-groups (atomic adds of partial C tiles) when a tall K would
+    otherwise leave Xe-cores idle, or when too few subgroups are in flight to stream the operands
+    (GEMV-like shapes); each slice keeps enough K steps to amortize its prologue. Returns k_slices."""
+    ov, pk, cores = p.ov, p.planned[2], p.hw.xe_cores
+    base_wg = p.n_wg(wg)
+    nsg = lay[0] * lay[1]
+    if "k_slices" in ov:
+        slices = _int(ov["k_slices"], "k_slices", 1)
+        if p.k is not None and slices > _cdiv(pk, ks):
+            raise PlanError(f"override k_slices {slices} exceeds the {_cdiv(pk, ks)} K steps of K = {pk} with k_step "
+                            f"{ks}: every slice needs at least one K step")
+        p.why(f"k_slices {slices}: override")
+    elif split.forced == "atomic":
+        slices = 2
+        while base_wg * slices * 2 <= cores and pk // (slices * 2) >= MIN_K_STEPS_PER_SLICE * ks:
+            slices *= 2
+        p.why(f"k_slices {slices}: split_k_mode=atomic override; largest power of two keeping "
+              f"<= {cores} work-groups and >= {MIN_K_STEPS_PER_SLICE} K steps per slice (at least 2)")
+    else:
+        slices = 1
+        if split.allowed and base_wg * 2 <= cores:
+            while base_wg * slices * 2 <= cores and pk // (slices * 2) >= MIN_K_STEPS_PER_SLICE * ks:
+                slices *= 2
+        if slices > 1:
+            p.why(f"split-K: {base_wg} work-groups cover <= half of {cores} Xe-cores and K = {pk} is tall "
+                  f"(>= {TALL_K_RATIO} x max(M, N)); {slices} k-slices of {pk // slices} "
+                  f"-> {base_wg * slices} work-groups, partial C tiles combined with atomic add ({p.c_type})")
+        # few subgroups in flight (e.g. GEMV: 1 x 4096 x 4096 gives 128 work-groups of 2 subgroups):
+        # stream B with more threads by slicing a long K, up to one subgroup per vector engine
+        engines = cores * p.hw.vector_engines_per_core
+        in_flight = base_wg * nsg * lk
+        if (slices == 1 and split.atomic_ok and not p.dynamic and split.forced != "none"
+                and in_flight * 2 <= engines and pk >= 2 * MIN_K_STEPS_PER_SLICE * ks and "k_slices" not in ov):
+            while in_flight * slices * 2 <= engines and pk // (slices * 2) >= MIN_K_STEPS_PER_SLICE * ks:
+                slices *= 2
+            p.why(f"split-K for occupancy: {base_wg} work-groups x {nsg} subgroups = {in_flight} subgroups for "
+                  f"{engines} vector engines; {slices} k-slices of {pk // slices} (>= {MIN_K_STEPS_PER_SLICE} K "
+                  f"steps each) -> {in_flight * slices} subgroups, partial C tiles combined with atomic add "
+                  f"({p.c_type})")
+        elif split.tall_k and base_wg * 2 <= cores and not split.atomic_ok:
+            p.why(f"no split-K although K is tall: C is {p.c_type}; atomic accumulation needs C = f32/i32 "
+                  f"(the accumulator type)")
+        elif not p.dynamic and base_wg < cores:
+            p.why(f"no split-K: {'K is not tall enough' if not split.tall_k else 'enough work-groups'} "
+                  f"(split-K needs C f32/i32, K >= {TALL_K_RATIO} x max(M, N) and >= "
+                  f"{2 * MIN_K_STEPS_PER_SLICE} K steps, and <= {cores // 2} work-groups)")
+    if split.forced == "none" and slices > 1:
+        raise PlanError(f"override split_k_mode='none' contradicts k_slices={slices}")
+    return slices
 
 
 def _coop_map(rows: int, cols: int, nsg: int, eb: int, row_bytes: int, transposed: bool) -> WgMap:
@@ -355,334 +705,114 @@ def _coop_map(rows: int, cols: int, nsg: int, eb: int, row_bytes: int, transpose
     return (lr, lc), (pr, pc)
 
 
-def _registers(arch: XeArch, wg, lay, sg, ks, a_eb, b_eb, acc_eb):
-    c_el = _per_sg(wg, lay, sg)
-    a_el = _per_sg((wg[0], ks), lay, (sg[0], ks))
-    b_el = _per_sg((ks, wg[1]), lay, (ks, sg[1]))
-    return c_el * acc_eb, a_el * a_eb, b_el * b_eb
-
-
-def _grf_mode_for(arch: XeArch, acc, total):
-    for mode, large in (("default", False), ("large", True)):
-        file = arch.grf_file_bytes(large)
-        if acc <= file // 2 and total <= file:
-            return mode
-    return None
-
-
-def plan_gemm(M, N, K, a_type, b_type, c_type, *, arch="pvc", batch=1, transpose_a=False,
-              transpose_b=False, overrides: dict | None = None, search: bool = True) -> GemmPlan:
-    """Plan C[M,N] (+)= A[M,K] x B[K,N] (per batch) on `arch`. See the module docstring for the
-    rules. M, N, K may be None (dynamic). Raises PlanError for unsupported types or illegal
-    overrides."""
-    try:
-        hw = get_arch(arch)
-    except ArchError as e:
-        raise PlanError(str(e)) from None
-    ov = _norm_overrides(overrides)
-    reasons: list[str] = []
-    why = reasons.append
-
-    m, n, k = _dim(M, "M"), _dim(N, "N"), _dim(K, "K")
-    batch = 1 if batch is None or int(batch) < 1 else int(batch)
-    try:
-        a_type, b_type, c_type = str(a_type), str(b_type), str(c_type)
-        acc = _acc_type(a_type, b_type, c_type)
-        dm, dn, dk = hw.dpas_shape(a_type, b_type, acc)
-        a_eb, b_eb = elem_bytes(a_type), elem_bytes(b_type)
-    except ArchError as e:
-        raise PlanError(str(e)) from None
-    acc_eb = elem_bytes(acc)
-    dynamic = None in (m, n, k)
-    PM, PN, PK = (DYNAMIC_SIZE if v is None else v for v in (m, n, k))
-    cores = hw.xe_cores
-    row_bytes = hw.block_rule("load", a_eb).max_row_bytes
-    ab_name = "tf32" if canonical_type(a_type) == "f32" else a_type
-    why(f"DPAS {ab_name} x {ab_name} -> {acc}: M <= {dm} (repeat count), N = {dn} (execution size), "
-        f"K = {dk} (systolic depth {hw.dpas.systolic_depth} x 32 bits / {8 * a_eb} bits)"
-        + ("; f32 inputs run as tf32" if canonical_type(a_type) == "f32" else "")
-        + (f"; C {c_type} is converted from the {acc} accumulator once at the end" if c_type != acc else ""))
-    if dynamic:
-        why(f"dynamic sizes: planned for {PM}x{PN}x{PK} (a typical large GEMM); no split-K without a known K")
-
-    # -- K step ------------------------------------------------------------------------------
-    if "k_step" in ov:
-        ks = _int(ov["k_step"], "k_step", 1)
-        why(f"k_step {ks}: override")
-    else:
-        ks = max(dk, row_bytes // a_eb)
-        ks -= ks % dk
-        note = f"one {row_bytes}-byte 2D block row of {a_type} = {ks}, {ks // dk} x DPAS K"
-        if not dynamic and PK < ks:
-            ks = max(dk, _cdiv(PK, dk) * dk)
-            note = f"K = {PK} is smaller than a {row_bytes}-byte row; rounded up to DPAS K"
-        why(f"k_step {ks}: {note}")
-
-    # -- split-K eligibility -------------------------------------------------------------------
-    atomic_ok = canonical_type(c_type) in ("f32", "s32") and c_type == acc
-    tall_k = (not dynamic and PK >= TALL_K_RATIO * max(PM, PN)
-              and PK >= 2 * MIN_K_STEPS_PER_SLICE * ks)
-    split_ok = atomic_ok and tall_k
-    forced_split = ov.get("split_k_mode")
-    if forced_split is not None and forced_split not in SPLIT_K_MODES:
-        raise PlanError(f"override split_k_mode: expected one of {', '.join(SPLIT_K_MODES)}, got {forced_split!r}")
-    if forced_split == "none" or ("k_slices" in ov and _int(ov["k_slices"], "k_slices", 1) == 1):
-        split_ok = False
-
-    # -- work-group tile -----------------------------------------------------------------------
-    def n_wg(t):
-        return _cdiv(PM, t[0]) * _cdiv(PN, t[1]) * batch
-
-    if "wg_tile" in ov:
-        wg = _pair(ov["wg_tile"], "wg_tile")
-        why(f"wg_tile {_fmt(wg)}: override ({n_wg(wg)} work-groups before k-slicing)")
-    elif "sg_layout" in ov and "sg_data" in ov:
-        lay0, dat0 = _pair(ov["sg_layout"], "sg_layout"), _pair(ov["sg_data"], "sg_data")
-        wg = (lay0[0] * dat0[0], lay0[1] * dat0[1])
-        why(f"wg_tile {_fmt(wg)} = sg_layout x sg_data (overrides)")
-    else:
-        wm = min(DEFAULT_WG_TILE[0], max(dm, _pow2_ceil(PM)))
-        wn = min(DEFAULT_WG_TILE[1], max(dn, _pow2_ceil(PN)))
-        clamped = (wm, wn) != DEFAULT_WG_TILE
-        floor_m, floor_n = min(MIN_WG_TILE[0], wm), min(MIN_WG_TILE[1], wn)
-        shape = ""
-        if wm <= 2 * dm:
-            floor_n, shape = min(dn, wn), "GEMV-like (small M): tiles may narrow to 16 columns; "
-        if wn <= dn:
-            floor_m, shape = min(dm, wm), "small N: tiles may shrink to 8 rows; "
-        if split_ok:
-            floor_m, floor_n = min(SPLIT_K_MIN_WG_TILE[0], wm), min(SPLIT_K_MIN_WG_TILE[1], wn)
-            shape = "tall K with split-K available: keep tiles >= 128x128; "
-        start = (wm, wn)
-        while n_wg((wm, wn)) < cores:
-            order = ("n", "m") if wn >= wm else ("m", "n")
-            for d in order:
-                if d == "n" and wn // 2 >= floor_n and wn > dn:
-                    wn //= 2
-                    break
-                if d == "m" and wm // 2 >= floor_m and wm > dm:
-                    wm //= 2
-                    break
-            else:
-                break
-        wg = (wm, wn)
-        msg = f"wg_tile {_fmt(wg)}: "
-        msg += ("start from 256x256 (rfc-xetile appendix 2.1)"
-                + (f", clamped to the problem as {_fmt(start)}" if clamped else ""))
-        if wg != start:
-            msg += f"; {shape}halved the larger dimension until {n_wg(wg)} work-groups"
-            msg += (f" >= {cores} Xe-cores" if n_wg(wg) >= cores
-                    else f" (floor {floor_m}x{floor_n} reached, < {cores} Xe-cores)")
-        else:
-            msg += (f"; {n_wg(wg)} work-groups >= {cores} Xe-cores" if n_wg(wg) >= cores
-                    else f"; {n_wg(wg)} work-groups < {cores} Xe-cores, "
-                         f"{shape or 'problem smaller than the minimum tile'}".rstrip("; "))
-        why(msg)
-
-    # -- subgroup layout / data ----------------------------------------------------------------
-    if "sg_layout" in ov and "sg_data" in ov:
-        lay, sg = _pair(ov["sg_layout"], "sg_layout"), _pair(ov["sg_data"], "sg_data")
-        why(f"sg_layout {_fmt(lay)}, sg_data {_fmt(sg)}: overrides")
-    elif "sg_layout" in ov:
-        lay = _pair(ov["sg_layout"], "sg_layout")
-        if wg[0] % lay[0] or wg[1] % lay[1]:
-            raise PlanError(f"override sg_layout {list(lay)} does not divide wg_tile {list(wg)}; choose a layout "
-                            f"that divides it (pass option sg-layout=RxC) or a work-group tile it divides "
-                            f"(wg-tile=MxN); from Python, overrides may also give sg_data")
-        sg = (wg[0] // lay[0], wg[1] // lay[1])
-        why(f"sg_layout {_fmt(lay)}: override; sg_data {_fmt(sg)} = wg_tile / sg_layout")
-    elif "sg_data" in ov:
-        sg = _pair(ov["sg_data"], "sg_data")
-        if wg[0] % sg[0] or wg[1] % sg[1]:
-            raise PlanError(f"override sg_data {list(sg)} does not divide wg_tile {list(wg)}; "
-                            f"also give sg_layout or choose a dividing subgroup tile (sg_data is a planner "
-                            f"override of the Python API: plan_gemm(..., overrides={{'sg_data': (m, n)}}))")
-        lay = (wg[0] // sg[0], wg[1] // sg[1])
-        why(f"sg_data {_fmt(sg)}: override; sg_layout {_fmt(lay)} = wg_tile / sg_data")
-    else:
-        sm, sn = min(DEFAULT_SG_TILE[0], wg[0]), min(DEFAULT_SG_TILE[1], wg[1])
-        if wg[0] % sm or wg[1] % sn or sm % dm or sn % dn:
-            raise PlanError(f"wg_tile {list(wg)} cannot be split into subgroup tiles that are multiples of "
-                            f"the DPAS shape {dm}x{dn}: use multiples of {dm} rows and {dn} columns")
-        while (wg[0] // sm) * (wg[1] // sn) < hw.vector_engines_per_core:
-            if sn > 32 and (sn // 2) % dn == 0:
-                sn //= 2
-            elif sm > dm and (sm // 2) % dm == 0:
-                sm //= 2
-            elif sn > dn and (sn // 2) % dn == 0:
-                sn //= 2
-            else:
-                break
-        sg = (sm, sn)
-        lay = (wg[0] // sm, wg[1] // sn)
-        nsg0 = lay[0] * lay[1]
-        msg = f"subgroup C tile {_fmt(sg)}"
-        msg += (" (appendix 2.1)" if sg == DEFAULT_SG_TILE
-                else f" (32x64 shrunk/clamped to give {nsg0} subgroups)")
-        msg += f" -> sg_layout {_fmt(lay)} = {nsg0} subgroups"
-        if nsg0 < hw.vector_engines_per_core:
-            msg += (f" (fewer than {hw.vector_engines_per_core}: the tile is too small for one per "
-                    "vector engine)")
-        why(msg)
-    nsg = lay[0] * lay[1]
-    lk = _int(ov["local_k_slices"], "local_k_slices", 1) if "local_k_slices" in ov else 1
-    if lk > 1:
-        why(f"local k-slicing {lk}: override; {lk} x {nsg} = {lk * nsg} subgroups, slice s = subgroup_id / {nsg} "
-            f"runs 1/{lk} of the K steps, partial C tiles reduced through SLM")
-    why(f"wg_maps by the rfc-xetile tile_mma rule: A sg_data [{sg[0]}, {ks}], B [{ks}, {sg[1]}], "
-        f"C [{sg[0]}, {sg[1]}], all with sg_layout {list(lay)}")
-
-    a_map: WgMap = (lay, (sg[0], ks))
-    b_map: WgMap = (lay, (ks, sg[1]))
-    c_map: WgMap = (lay, sg)
-
-    # -- registers -----------------------------------------------------------------------------
-    acc_b, a_b, b_b = _registers(hw, wg, lay, sg, ks, a_eb, b_eb, acc_eb)
-    need = _grf_mode_for(hw, acc_b, acc_b + a_b + b_b)
-    if "grf_mode" in ov:
-        mode = ov["grf_mode"]
-        if mode not in GRF_MODES:
-            raise PlanError(f"override grf_mode: expected one of {', '.join(GRF_MODES)}, got {mode!r}")
-        why(f"grf_mode {mode}: override")
-    else:
-        mode = need or "large"
-        file = hw.grf_file_bytes(mode == "large")
-        why(f"registers per subgroup: C {acc_b} B ({acc}) + A {a_b} B + B {b_b} B = {acc_b + a_b + b_b} B; "
-            f"{mode} GRF mode ({file // hw.grf_bytes} x {hw.grf_bytes} B = {file} B, accumulator <= half)")
-    large = mode == "large"
-
-    # -- split-K -------------------------------------------------------------------------------
-    base_wg = n_wg(wg)
-    if "k_slices" in ov:
-        slices = _int(ov["k_slices"], "k_slices", 1)
-        if k is not None and slices > _cdiv(PK, ks):
-            raise PlanError(f"override k_slices {slices} exceeds the {_cdiv(PK, ks)} K steps of K = {PK} with k_step "
-                            f"{ks}: every slice needs at least one K step")
-        why(f"k_slices {slices}: override")
-    elif forced_split == "atomic":
-        slices = 2
-        while base_wg * slices * 2 <= cores and PK // (slices * 2) >= MIN_K_STEPS_PER_SLICE * ks:
-            slices *= 2
-        why(f"k_slices {slices}: split_k_mode=atomic override; largest power of two keeping "
-            f"<= {cores} work-groups and >= {MIN_K_STEPS_PER_SLICE} K steps per slice (at least 2)")
-    else:
-        slices = 1
-        if split_ok and base_wg * 2 <= cores:
-            while base_wg * slices * 2 <= cores and PK // (slices * 2) >= MIN_K_STEPS_PER_SLICE * ks:
-                slices *= 2
-        if slices > 1:
-            why(f"split-K: {base_wg} work-groups cover <= half of {cores} Xe-cores and K = {PK} is tall "
-                f"(>= {TALL_K_RATIO} x max(M, N)); {slices} k-slices of {PK // slices} "
-                f"-> {base_wg * slices} work-groups, partial C tiles combined with atomic add ({c_type})")
-        # few subgroups in flight (e.g. GEMV: 1 x 4096 x 4096 gives 128 work-groups of 2 subgroups):
-        # stream B with more threads by slicing a long K, up to one subgroup per vector engine
-        engines = cores * hw.vector_engines_per_core
-        in_flight = base_wg * nsg * lk
-        if (slices == 1 and atomic_ok and not dynamic and forced_split != "none" and in_flight * 2 <= engines
-                and PK >= 2 * MIN_K_STEPS_PER_SLICE * ks and "k_slices" not in ov):
-            while in_flight * slices * 2 <= engines and PK // (slices * 2) >= MIN_K_STEPS_PER_SLICE * ks:
-                slices *= 2
-            why(f"split-K for occupancy: {base_wg} work-groups x {nsg} subgroups = {in_flight} subgroups for "
-                f"{engines} vector engines; {slices} k-slices of {PK // slices} (>= {MIN_K_STEPS_PER_SLICE} K "
-                f"steps each) -> {in_flight * slices} subgroups, partial C tiles combined with atomic add ({c_type})")
-        elif tall_k and base_wg * 2 <= cores and not atomic_ok:
-            why(f"no split-K although K is tall: C is {c_type}; atomic accumulation needs C = f32/i32 "
-                f"(the accumulator type)")
-        elif not dynamic and base_wg < cores:
-            why(f"no split-K: {'K is not tall enough' if not tall_k else 'enough work-groups'} "
-                f"(split-K needs C f32/i32, K >= {TALL_K_RATIO} x max(M, N) and >= "
-                f"{2 * MIN_K_STEPS_PER_SLICE} K steps, and <= {cores // 2} work-groups)")
-    split_mode = "atomic" if slices > 1 else "none"
-    if forced_split == "none" and slices > 1:
-        raise PlanError(f"override split_k_mode='none' contradicts k_slices={slices}")
-
-    # -- prefetch ------------------------------------------------------------------------------
-    steps = _cdiv(_cdiv(_cdiv(PK, ks), slices), lk)
+def prefetch_rule(p: _Problem, wg: Pair, ks: int, lay: Pair, slices: int, lk: int) -> tuple[int, WgMap, WgMap]:
+    """Rule 8: prefetch 3 K steps ahead (appendix 2.1), at most the K steps of a work-group's
+    loop, and share each K step's A and B tiles among all subgroups (cooperative prefetch) so each
+    subgroup issues few, full-width block prefetches. Returns (distance, A map, B map)."""
+    ov, pk, nsg = p.ov, p.planned[2], lay[0] * lay[1]
+    steps = _cdiv(_cdiv(_cdiv(pk, ks), slices), lk)
     if "prefetch_distance" in ov:
         dist = _int(ov["prefetch_distance"], "prefetch_distance", 0)
-        limit = steps if k is not None else MAX_PREFETCH_DISTANCE
+        limit = steps if p.k is not None else MAX_PREFETCH_DISTANCE
         if dist > limit:
             raise PlanError(f"override prefetch_distance {dist} exceeds the {limit} K steps of a work-group's loop"
-                            if k is not None else f"override prefetch_distance {dist} exceeds {limit} K steps (K is "
-                            "dynamic; the prefetches ahead are unrolled before the loop)")
-        why(f"prefetch_distance {dist}: override")
+                            if p.k is not None else f"override prefetch_distance {dist} exceeds {limit} K steps (K "
+                            "is dynamic; the prefetches ahead are unrolled before the loop)")
+        p.why(f"prefetch_distance {dist}: override")
     else:
         dist = min(DEFAULT_PREFETCH_DISTANCE, steps)
-        why(f"prefetch distance {dist} K steps"
-            + (" (rfc-xetile appendix 2.1: prefetch tiles start at K = 3 x k_step)" if dist == DEFAULT_PREFETCH_DISTANCE
-               else f" (only {steps} K steps per work-group)"))
+        p.why(f"prefetch distance {dist} K steps"
+              + (" (rfc-xetile appendix 2.1: prefetch tiles start at K = 3 x k_step)"
+                 if dist == DEFAULT_PREFETCH_DISTANCE else f" (only {steps} K steps per work-group)"))
     a_tile, b_tile = (wg[0], ks), (ks, wg[1])
     if "a_prefetch_map" in ov:
         pa = _map(ov["a_prefetch_map"], "a_prefetch_map")
     else:
-        pa = _coop_map(*a_tile, nsg, a_eb, row_bytes, transpose_a)
+        pa = _coop_map(*a_tile, nsg, p.a_eb, p.row_bytes, p.transpose_a)
     if "b_prefetch_map" in ov:
         pb = _map(ov["b_prefetch_map"], "b_prefetch_map")
     else:
-        pb = _coop_map(*b_tile, nsg, b_eb, hw.block_rule("load", b_eb).max_row_bytes, transpose_b)
-    why(f"cooperative prefetch: all {nsg} subgroups share the A tile {_fmt(a_tile)} as {_fmt(pa[0])} x "
-        f"{_fmt(pa[1])} and the B tile {_fmt(b_tile)} as {_fmt(pb[0])} x {_fmt(pb[1])} "
-        f"(blocks at most {row_bytes} B wide along memory rows)")
+        pb = _coop_map(*b_tile, nsg, p.b_eb, p.hw.block_rule("load", p.b_eb).max_row_bytes, p.transpose_b)
+    p.why(f"cooperative prefetch: all {nsg} subgroups share the A tile {_fmt(a_tile)} as {_fmt(pa[0])} x "
+          f"{_fmt(pa[1])} and the B tile {_fmt(b_tile)} as {_fmt(pb[0])} x {_fmt(pb[1])} "
+          f"(blocks at most {p.row_bytes} B wide along memory rows)")
+    return dist, pa, pb
 
-    # -- grid and group order ------------------------------------------------------------------
-    gm, gn = _cdiv(PM, wg[0]), _cdiv(PN, wg[1])
-    grid = (gn, gm, batch * slices)
-    per_core = max(1, hw.threads_per_core(large) // max(1, nsg * lk))
-    wave = cores * per_core
+
+def group_order_rule(p: _Problem, wg: Pair, lay: Pair, lk: int, slices: int,
+                     mode: str) -> tuple[tuple[int, int, int], str, int]:
+    """Rule 9: launch the grid row-major unless it needs several waves and a swizzle (group
+    remapping) lets each wave touch fewer A/B panels, which then stay in L2. Returns (grid,
+    group order, group size)."""
+    ov, hw = p.ov, p.hw
+    pm, pn, _ = p.planned
+    gm, gn = _cdiv(pm, wg[0]), _cdiv(pn, wg[1])
+    grid = (gn, gm, p.batch * slices)
+    per_core = max(1, hw.threads_per_core(mode == "large") // max(1, lay[0] * lay[1] * lk))
+    wave = hw.xe_cores * per_core
     if "group_order" in ov:
         order = ov["group_order"]
         if order not in GROUP_ORDERS:
             raise PlanError(f"override group_order: expected one of {', '.join(GROUP_ORDERS)}, got {order!r}")
         gsize = _int(ov.get("group_size", 1 if order == "row_major" else min(8, gm)), "group_size", 1)
-        why(f"group_order {order}: override")
+        p.why(f"group_order {order}: override")
+        return grid, order, gsize
+    order, gsize = "row_major", 1
+    total = gm * gn
+    if total > wave and gm > 1 and gn > 1:
+        g = min(_pow2_floor(math.sqrt(wave)), gm)
+        rm_panels = _cdiv(wave, gn) + min(wave, gn)
+        sw_panels = g + _cdiv(wave, g)
+        if 1 < g <= gm and sw_panels < rm_panels:   # g == gm: column-major sweep
+            order, gsize = "swizzle", g
+            p.why(f"group remapping: {total} work-groups > {wave} per wave; swizzle in groups of {g} "
+                  f"work-group rows touches {sw_panels} A/B panels per wave instead of {rm_panels} (row-major)")
+        else:
+            p.why(f"group order row_major: a wave of {wave} work-groups already touches few panels "
+                  f"({rm_panels}; swizzle would touch {sw_panels})")
+    if "group_size" in ov:
+        gsize = _int(ov["group_size"], "group_size", 1)
+        p.why(f"group_size {gsize}: override")
+    return grid, order, gsize
+
+
+def operand_loads_rule(p: _Problem) -> tuple[str, str]:
+    """Rule 1's operand layouts: how A and B reach the DPAS registers with 2D block loads (B in
+    VNNI form below 32 bits; transposed operands through the block transpose, which moves 32-bit
+    units only). Returns the load kinds of A and B."""
+    ea, eb = p.a_eb, p.b_eb
+    vf = p.hw.vnni_factor(eb)
+    if not p.transpose_a:
+        a = "2D block load"
+    elif ea >= 4:
+        a = "2D block load with transpose"
     else:
-        order, gsize = "row_major", 1
-        total = gm * gn
-        if total > wave and gm > 1 and gn > 1:
-            g = min(_pow2_floor(math.sqrt(wave)), gm)
-            rm_panels = _cdiv(wave, gn) + min(wave, gn)
-            sw_panels = g + _cdiv(wave, g)
-            if 1 < g <= gm and sw_panels < rm_panels:   # g == gm: column-major sweep
-                order, gsize = "swizzle", g
-                why(f"group remapping: {total} work-groups > {wave} per wave; swizzle in groups of {g} "
-                    f"work-group rows touches {sw_panels} A/B panels per wave instead of {rm_panels} (row-major)")
-            else:
-                why(f"group order row_major: a wave of {wave} work-groups already touches few panels "
-                    f"({rm_panels}; swizzle would touch {sw_panels})")
-        if "group_size" in ov:
-            gsize = _int(ov["group_size"], "group_size", 1)
-            why(f"group_size {gsize}: override")
+        a = (f"2D block load with 32-bit transpose of packed {8 * ea}-bit pairs + in-register "
+             f"reorder (transposed A below 32 bits has no direct block layout)")
+    if not p.transpose_b:
+        b = "2D block load with VNNI transform" if vf > 1 else "2D block load"
+    elif eb >= 4:
+        b = "2D block load with transpose"
+    else:
+        b = f"2D block load with 32-bit transpose (yields the VNNI layout for {8 * eb}-bit data)"
+    p.why(f"operand loads: A {a}; B {b}")
+    return a, b
 
-    a_load, b_load = _load_kinds(hw, a_type, b_type, transpose_a, transpose_b)
-    why(f"operand loads: A {a_load}; B {b_load}")
 
-    plan = GemmPlan(
-        arch=hw.name, m=m, n=n, k=k, batch=batch, a_type=a_type, b_type=b_type, c_type=c_type,
-        acc_type=acc, transpose_a=bool(transpose_a), transpose_b=bool(transpose_b),
-        planned_mnk=(PM, PN, PK), dpas=(dm, dn, dk), wg_tile=wg, sg_layout=lay, sg_data=sg, k_step=ks,
-        a_wg_map=a_map, b_wg_map=b_map, c_wg_map=c_map, prefetch_distance=dist,
-        a_prefetch_map=pa, b_prefetch_map=pb, k_slices=slices, split_k_mode=split_mode, grid=grid,
-        group_order=order, group_size=gsize, num_subgroups=nsg * lk, subgroup_size=hw.subgroup_size,
-        wg_size=nsg * lk * hw.subgroup_size, grf_mode=mode, grf_count=hw.grf_count_large if large else hw.grf_count,
-        acc_bytes=acc_b, a_bytes=a_b, b_bytes=b_b, a_load=a_load, b_load=b_load,
-        overrides=dict(ov), reasons=reasons, local_k_slices=lk,
-    )
-    validate_plan(plan, hw)
-    if search:
-        from .plan_search import refine
-
-        def replan(extra):
-            return plan_gemm(M, N, K, a_type, b_type, c_type, arch=hw, batch=batch, transpose_a=transpose_a,
-                             transpose_b=transpose_b, overrides={**ov, **extra}, search=False)
-        plan = refine(plan, replan, hw, ov)
-    return plan
+def model_refinement(p: _Problem, plan: GemmPlan) -> GemmPlan:
+    """Rule 10: the performance model may replace the rules' default choices (`plan_search`):
+    the rules are fixed heuristics, the model sees L2 re-reads and SLM reduction costs. Each
+    candidate is the rules' plan with more overrides, on the same `XeArch`."""
+    def replan(extra):
+        return _rules_plan(replace(p, ov=_norm_overrides({**p.ov, **extra}), reasons=[]))
+    return refine(plan, replan, p.hw, p.ov)
 
 
 # ---- validation -------------------------------------------------------------------------------
 
-def validate_plan(plan: GemmPlan, arch: XeArch | str | None = None) -> None:
-    """Check every rule a plan must obey; raise PlanError listing all violations."""
-    hw = get_arch(arch or plan.arch)
+def validate_plan(plan: GemmPlan, hw: XeArch) -> None:
+    """Check every rule a plan must obey on `hw` (the XeArch it was planned for); raise PlanError
+    listing all violations."""
     errs: list[str] = []
     e = errs.append
     dm, dn, dk = plan.dpas
@@ -690,7 +820,6 @@ def validate_plan(plan: GemmPlan, arch: XeArch | str | None = None) -> None:
     nsg = lay[0] * lay[1]
     lk = getattr(plan, "local_k_slices", 1)
     if lk != 1:
-        from .local_kslice import local_kslice_errors
         errs.extend(local_kslice_errors(plan, hw))
 
     if wg[0] % dm or wg[1] % dn:

@@ -12,6 +12,11 @@ the reduced tile. `choose` lets the performance model pick S for the default pla
 """
 from __future__ import annotations
 
+from ...arch import elem_bytes
+from ...passes.analysis.perf_model import predict, work_from_plan
+from .gemm_epilogue import KernelEnv
+from .wg_map_rule import map_text, wg_map_rule_error
+
 __all__ = ["replicated", "reduce_map", "local_kslice_errors", "emit_slice_range", "emit_reduction",
            "slm_bytes", "choose"]
 
@@ -35,7 +40,6 @@ def reduce_map(plan):
 
 
 def slm_bytes(plan) -> int:
-    from ...arch import elem_bytes
     return plan.local_k_slices * plan.wg_tile[0] * plan.wg_tile[1] * elem_bytes(plan.acc_type)
 
 
@@ -52,7 +56,6 @@ def local_kslice_errors(plan, hw) -> list[str]:
     if l0 * d0 != wm or l1 * d1 != wn:
         errs.append(f"local k-slicing needs sg_layout x sg_data = wg_tile exactly (got {[l0, l1]} x {[d0, d1]} "
                     f"for {[wm, wn]}): replicated C blocks would be reduced twice")
-    from .gemm_plan import wg_map_rule_error
     ks = plan.k_step
     for name, tile, m in (("prefetch map A", (wm, ks), plan.a_prefetch_map),
                           ("prefetch map B", (ks, wn), plan.b_prefetch_map)):
@@ -103,11 +106,6 @@ def emit_slice_range(plan, w) -> tuple[str, str, str, str]:
     return "%kbeg_l", "%kend_l", "%kbeg_l", "%kend_l"
 
 
-def _map_text(m) -> str:
-    (l0, l1), (d0, d1) = m
-    return f"#xetile.wg_map<sg_layout = [{l0}, {l1}], sg_data = [{d0}, {d1}]>"
-
-
 def _tile_t(shape, elt, m, slm=False) -> str:
     (l0, l1), (d0, d1) = m
     ms = "memory_space = 3, " if slm else ""
@@ -139,7 +137,7 @@ def emit_reduction(plan, w, partial: str, acc: str) -> str:
         if total is None:
             total = f"%kslv{t}"
         else:
-            w(f"    %ksum{t} = {add} {total}, %kslv{t} {{wg_map = {_map_text(red)}}} : {vt}")
+            w(f"    %ksum{t} = {add} {total}, %kslv{t} {{wg_map = {map_text(red)}}} : {vt}")
             total = f"%ksum{t}"
     return total
 
@@ -147,8 +145,6 @@ def emit_reduction(plan, w, partial: str, acc: str) -> str:
 def choose(plan, replan, hw):
     """The default plan or, when the performance model predicts >= MIN_GAIN more TFLOP/s, the
     same plan with local k-slicing: `replan(overrides)` builds a candidate. Known sizes only."""
-    from ...passes.analysis.perf_model import predict, work_from_plan
-
     pm, pn, pk = plan.planned_mnk
     if plan.dynamic or plan.local_k_slices != 1 or hw.perf is None or pk < TALL_K_RATIO * max(pm, pn):
         return plan
@@ -180,11 +176,9 @@ def emit_tail_start(plan, w, io, env, c_v: str, c_t: str, c_shp: str, split_k: b
     """After the K loop (`%r#0` = this group's partial tile): the SLM reduction, C's tile with the
     reduce map, and -- unless global split-K adds the result atomically -- the accumulator start
     (C or the fused fill) added once. Returns (reduced value, KernelEnv for the epilogue, map text)."""
-    from .gemm_epilogue import KernelEnv
-
     acc, ct, wm, wn = env.acc, env.ct, env.wm, env.wn
     red = reduce_map(plan)
-    red_t = _map_text(red)
+    red_t = map_text(red)
     total = emit_reduction(plan, w, "%r#0", acc)
     c_tile_t = None
     if io.has_c:

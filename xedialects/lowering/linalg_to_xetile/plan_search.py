@@ -9,6 +9,9 @@ overrode are never searched. Known sizes only.
 """
 from __future__ import annotations
 
+from ...passes.analysis.perf_model import predict, work_from_plan
+from .local_kslice import choose
+
 MIN_GAIN = 1.10     # policy: switch a default plan only for >= 10 % predicted gain
 _MAX_WG = 256       # the planner's start tile (rfc-xetile appendix 2.1)
 
@@ -33,9 +36,6 @@ def _tile_candidates(plan):
 def refine(plan, replan, hw, ov: dict):
     """The best of `plan` and its alternatives under the model; `replan(extra_overrides)` builds
     a candidate (PlanError/ValueError: the candidate is skipped)."""
-    from ...passes.analysis.perf_model import predict, work_from_plan
-    from .local_kslice import choose
-
     if plan.dynamic or hw.perf is None:
         return plan
     if not ({"wg_tile", "sg_layout", "sg_data"} & set(ov)):
