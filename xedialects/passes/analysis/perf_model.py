@@ -184,9 +184,10 @@ def _plan_hbm_bytes(plan, operands, c_traffic, l2, l2_cap) -> tuple[int, str]:
                  f"({sweeps} sweep(s)), C traffic")
 
 
-def work_from_plan(plan, arch: XeArch | None = None) -> KernelWork:
-    """The work of a GEMM planned by `plan_gemm`: per-WG tile reuse (each work-group reads its
-    A row panel and B column panel once from L2), compulsory HBM traffic when A + B fit in L2."""
+def work_from_plan(plan, arch: XeArch) -> KernelWork:
+    """The work of a GEMM planned by `plan_gemm` on `arch` (the planner's XeArch): per-WG tile
+    reuse (each work-group reads its A row panel and B column panel once from L2), compulsory HBM
+    traffic when A + B fit in `arch`'s L2."""
     m, n, k = plan.planned_mnk
     ks = max(1, plan.k_slices)
     a_eb, b_eb, c_eb = elem_bytes(plan.a_type), elem_bytes(plan.b_type), elem_bytes(plan.c_type)
@@ -203,8 +204,7 @@ def work_from_plan(plan, arch: XeArch | None = None) -> KernelWork:
     c_traffic = 2 * c_bytes * ks          # C read + written once per K slice (atomic RMW for split-K)
     l2 = wgs * (wg_m * k_slice * a_eb + k_slice * wg_n * b_eb) + c_traffic
     operands = (m * k * a_eb + k * n * b_eb) * batch
-    l2_cap = arch.l2_bytes if arch is not None else float("inf")
-    hbm, hbm_note = _plan_hbm_bytes(plan, operands, c_traffic, l2, l2_cap)
+    hbm, hbm_note = _plan_hbm_bytes(plan, operands, c_traffic, l2, arch.l2_bytes)
     notes = [hbm_note]
     if ks > 1:
         notes.append(f"split-K: {ks} slices, C read-modify-written once per slice")
