@@ -1,0 +1,86 @@
+"""Kernels built from Python (`xedialects.kernel`): one call makes the whole module, `kernel[grid](*arrays)`
+simulates it into the arrays; `sim.simulate` runs a gpu.func kernel by name given a grid."""
+import ml_dtypes
+import numpy as np
+import pytest
+from mlir import ir
+from mlir.dialects import arith, gpu
+
+import xedialects
+from xedialects import DiagnosticError
+from xedialects.kernel import xe_kernel
+from xedialects.sim import simulate
+from xedialects.xetile.attributes import TileType
+from xedialects.xetile.ops import InitTileOp, LoadTileOp, StoreTileOp, TileMmaOp
+
+M, N, K, BM, BN = 16, 32, 32, 8, 16
+
+
+def _gemm(**options):
+    """C = A x B (bf16 -> f32), one 8x16 C tile per work-group of one subgroup, at work-group ids (x: N, y: M)."""
+    @xe_kernel([f"memref<{M}x{K}xbf16>", f"memref<{K}x{N}xbf16>", f"memref<{M}x{N}xf32>"], **options)
+    def gemm(A, B, C):
+        idx = ir.IndexType.get()
+        m = arith.muli(gpu.block_id(gpu.Dimension.y), arith.constant(idx, BM))
+        n = arith.muli(gpu.block_id(gpu.Dimension.x), arith.constant(idx, BN))
+        a = LoadTileOp.build(tile=InitTileOp.build(source=A, offsets=[m, 0],
+                                                   result_types=[TileType.get([BM, K], "bf16")]).result)
+        b = LoadTileOp.build(tile=InitTileOp.build(source=B, offsets=[0, n],
+                                                   result_types=[TileType.get([K, BN], "bf16")]).result)
+        acc = arith.constant(ir.VectorType.get([BM, BN], ir.F32Type.get()), ir.DenseElementsAttr.get_splat(
+            ir.VectorType.get([BM, BN], ir.F32Type.get()), ir.FloatAttr.get_f32(0.0)))
+        c = TileMmaOp.build(a=a.result, b=b.result, c=acc)
+        StoreTileOp.build(value=c.result, tile=InitTileOp.build(source=C, offsets=[m, n],
+                                                                result_types=[TileType.get([BM, BN], "f32")]).result)
+    return gemm
+
+
+def _inputs():
+    rng = np.random.default_rng(0)
+    a = rng.integers(-3, 4, (M, K)).astype(ml_dtypes.bfloat16)
+    b = rng.integers(-3, 4, (K, N)).astype(ml_dtypes.bfloat16)
+    return a, b, np.zeros((M, N), np.float32), a.astype(np.float32) @ b.astype(np.float32)
+
+
+def test_kernel_builder_makes_the_whole_module_and_runs_it_on_a_grid():
+    k = _gemm(grid=(N // BN, M // BM), arch="bmg")
+    text = str(k)
+    assert 'gpu.module @kernels attributes {xe.arch = "bmg"}' in text
+    assert "gpu.func @gemm(" in text and "kernel attributes {known_block_size = array<i32: 16, 1, 1>}" in text
+    assert "xetile.tile_mma" in text and "func.func @main(" in text
+    assert "gpu.launch_func  @kernels::@gemm blocks in (%c2, %c2, %c1) threads in (%c16, %c1, %c1)" in text
+    assert k.module.operation.verify()
+    a, b, c, want = _inputs()
+    r = k[(N // BN, M // BM)](a, b, c)                 # Triton-style: the kernel on a grid, C written in place
+    assert np.array_equal(c, want) and np.array_equal(r.buffers[2], want)
+    c[:] = 0
+    k(a, b, c)                                          # the host function launches it on its own grid
+    assert np.array_equal(c, want)
+    c[:] = 0
+    k[(1,)](a, b, c)                                    # one work-group: only C's first tile
+    assert np.array_equal(c[:BM, :BN], want[:BM, :BN]) and not c[BM:].any() and not c[:, BN:].any()
+
+
+def test_simulate_runs_a_kernel_by_name_or_says_how():
+    k = _gemm()
+    a, b, c, want = _inputs()
+    r = simulate(k.module, "gemm", [a, b, c], grid=(2, 2))            # block: the kernel's known_block_size
+    assert np.array_equal(r.buffers[2], want)
+    with pytest.raises(DiagnosticError, match=r"'@gemm' is a gpu.func kernel: run it directly with simulate\("
+                                              r"module, \"gemm\", arrays, grid=\(x, y, z\), block=\(x, y, z\)\)"):
+        simulate(k.module, "gemm", [a, b, c])
+    with pytest.raises(DiagnosticError, match=r"entry function '@nope' not found; host functions: @main; "
+                                              r"kernels \(simulate\(..., grid=, block=\)\): @gemm"):
+        simulate(k.module, "nope", [a, b, c])
+    with pytest.raises(DiagnosticError, match=r"@main is a host function: grid= and block= launch a gpu.func"):
+        simulate(k.module, "main", [a, b, c], grid=(1, 1))
+    with pytest.raises(DiagnosticError, match=r"grid must be 1 to 3 positive sizes, got \(0,\)"):
+        simulate(k.module, "gemm", [a, b, c], grid=(0,))
+    with pytest.raises(ValueError, match=r"grid must be 1 to 3 positive integers \(x, y, z\), got \(1, 2, 3, 4\)"):
+        k[(1, 2, 3, 4)]
+
+
+def test_kernel_builder_uses_the_enclosing_context():
+    with xedialects.make_context() as ctx:
+        k = _gemm()
+        assert k.module.context is ctx
