@@ -203,7 +203,7 @@ def test_builtin_names_corrected_in_llvm_ir():
 def test_lane_tables_of_conditions_are_bytes(name):
     """The lane-level export's choice tables (a `vector<16xi1>` constant read at gpu.lane_id) reach the
     translator as i8 tables and a trunc: no OpVectorExtractDynamic of a constant bool vector, on which
-    IGC 2.40 crashes (docs/upstream-xegpu.md, "IGC and constant bool vectors")."""
+    IGC 2.40 crashes (docs/upstream-xegpu-reference.md, "IGC and constant bool vectors")."""
     r = upstream_route(_lowered(name), distribute="xedialects")
     assert re.search(r"arith\.constant dense<\[(?:false|true)[^]]*\]> : vector<16xi1>", r.upstream)
     assert re.search(r"\.byte = extractelement <16 x i8> <", r.llvm_ir)

@@ -19,7 +19,7 @@ library defines:
 Both are renames of the same function type, done on the LLVM IR text (declarations and calls) in
 `correct_builtin_names`. The DPAS entries are the M = 2, 4, 8 (repeat count) forms, whose A is a
 `short` / `ushort` vector; M = 1 (a scalar `short` A, a `<1 x i16>` upstream) is not a rename and is
-not here. docs/upstream-xegpu.md, "Builtin names".
+not here. docs/upstream-xegpu-reference.md, "Builtin names".
 """
 from __future__ import annotations
 

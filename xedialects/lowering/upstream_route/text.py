@@ -146,8 +146,8 @@ def bool_tables_as_bytes(ll: str) -> str:
     table as i8 and truncated to i1. IGC 2.40 crashes (SIGSEGV, pvc and bmg) on the SPIR-V of the
     former, an OpVectorExtractDynamic of an OpConstantComposite of bool; the i8 table and the trunc
     (OpVectorExtractDynamic of uchar, OpINotEqual) compile. Same values; runs after opt, so nothing
-    folds it back (poison / undef elements become 0; docs/upstream-xegpu.md, "IGC and constant bool
-    vectors")."""
+    folds it back (poison / undef elements become 0; docs/upstream-xegpu-reference.md, "IGC and
+    constant bool vectors")."""
     def sub(m):
         indent, name, n, elems, index = m.groups()
         ints = ", ".join("i8 1" if e.strip() == "i1 true" else "i8 0" for e in elems.split(","))

@@ -8,7 +8,7 @@ a work-group layout with `order` but no lane fields (its passes keep `order` whe
 text first: a bad value or `order` is a located error at the attribute naming the rule, and an
 `order` that changes nothing (the default row-major order, or any order of an `sg_layout` with at
 most one dimension above 1) is blanked out of a work-group layout without lane fields, in place,
-so every position in the text stays where it was (docs/upstream-xegpu.md, "Layouts").
+so every position in the text stays where it was (docs/upstream-xegpu-reference.md, "Errors": Layouts).
 
 `check_array_length` and `check_dpas_layouts` are the other aborts found, in work-group programs:
 upstream's blocking aborts on a subgroup-level descriptor (no `sg_layout`) with `array_length` > 1,
