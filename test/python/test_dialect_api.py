@@ -293,7 +293,8 @@ _DERIVE_ARGS = ("%t: !xetile.tile<32x16xbf16>, %tb: !xetile.tile<32x32xf16, #xet
                 "%dw: !xegpu.tensor_desc<8x16xbf16, #xegpu.tdesc_attr<sg_map = <wi_layout = [1, 16], wi_data = [1, 1]>>>, "
                 "%bv: vector<8x16x2xbf16>, %v32: vector<32x16xf32>, %t32: !xetile.tile<32x16xf32>, "
                 "%w16: vector<16xf32>, %ds: !xegpu.tensor_desc<16xf32, #xegpu.tdesc_attr<scattered = true>>, "
-                "%m: vector<16xi1>")
+                "%m: vector<16xi1>, "
+                "%dg: !xegpu.tensor_desc<16x8xbf16, #xegpu.tdesc_attr<scattered = true, chunk_size_per_lane = 8>>")
 
 
 def _derived_case(name):
@@ -317,6 +318,8 @@ def _derived_case(name):
         "xegpu.load_nd vc vnni": (g.LoadNdOp, dict(tdesc="d", mode="vc", vnni_axis=0), "vector<8x16x2xbf16>"),
         "xegpu.load_nd simt": (g.LoadNdOp, dict(tdesc="dw"), "vector<8x1xbf16>"),
         "xegpu.dpas": (g.DpasOp, dict(a="a", b="bv", acc="c", mode="vc"), "vector<8x16xf32>"),
+        "xegpu.load_gather vc": (g.LoadGatherOp, dict(tdesc="dg", mask="m", mode="vc", transpose=[1, 0]),
+                                 "vector<8x16xbf16>"),
         "xegpu.atomic_rmw": (g.AtomicRmwOp, dict(kind="addf", value="w16", tdesc="ds", mask="m", mode="vc"),
                              "vector<16xf32>"),
     }[name]
@@ -325,7 +328,7 @@ def _derived_case(name):
 @pytest.mark.parametrize("case", ["load_tile", "load_tile transposed", "load_tile blocked", "tile_mma", "atomic_rmw_tile",
                                   "tile_transpose", "tile_reduce", "tile_reduce sized", "tile_pack", "tile_unpack",
                                   "load_gather", "xegpu.load_nd vc vnni", "xegpu.load_nd simt", "xegpu.dpas",
-                                  "xegpu.atomic_rmw"])
+                                  "xegpu.load_gather vc", "xegpu.atomic_rmw"])
 def test_builder_derives_the_result_type_the_rfc_defines(case):
     """Without result_types, each op gets the result type its RFC rule defines, and the op passes its verifier."""
     cls, kw, expect = _derived_case(case)

@@ -440,6 +440,19 @@ class CreateTdescOp(_XeGpuOp):
             yield f"{vi[0][0]} offsets for a tensor_desc of {lanes} lanes"
 
 
+def _vc_gather_shape(tv, transpose):
+    """VC mode: the scattered tensor_desc's shape (lanes, or lanes x chunk), transposed by `transpose`."""
+    return tuple(tv.shape[::-1]) if transpose is not None and len(tv.shape) == 2 else tuple(tv.shape)
+
+
+def _gathered_type(tdesc, mode, transpose):
+    """VC mode: a vector of the scattered tensor_desc's shape (transposed by `transpose`) and element type."""
+    tv, scattered = _scattered(tdesc)
+    if mode != "vc" or not scattered:
+        return None
+    return ir.Type.parse(f"vector<{_s(_vc_gather_shape(tv, transpose))}x{tv.element_type}>")
+
+
 def _gather_checks(op, vec, mask, what):
     tv, sc = _scattered(op.tdesc)
     if not sc:
@@ -467,9 +480,7 @@ def _gather_checks(op, vec, mask, what):
     mi = vector_info(mask)
     if mi is None or mi[1] != "i1" or mi[0] != (lanes,):
         yield f"mask must be vector<{lanes}xi1> (one bit per lane)"
-    exp = tv.shape
-    if getattr(op, "transpose", None) is not None and len(exp) == 2:
-        exp = exp[::-1]
+    exp = _vc_gather_shape(tv, getattr(op, "transpose", None))
     vi = vector_info(vec)
     if vi is None or vi != (tuple(exp), tv.element_type):
         got = f"vector<{_s(vi[0])}x{vi[1]}>" if vi is not None else _type_text(vec)
@@ -485,7 +496,7 @@ class LoadGatherOp(_XeGpuOp):
     mode = _mode()
     transpose = Attribute(IntList(rank=2), optional=True)
     l1_hint, l2_hint, l3_hint = _hint(), _hint(), _hint()
-    result = Result(AnyVector | Element)
+    result = Result(AnyVector | Element, derive=derived(_gathered_type, "tdesc", "mode", "transpose"))
     format = "$tdesc `,` $mask attr-dict `:` type($tdesc) `,` type($mask) `->` type($result)"
 
     def verify(self):
