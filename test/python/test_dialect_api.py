@@ -354,3 +354,16 @@ def test_builder_refuses_what_it_cannot_derive():
         with pytest.raises(ValueError, match=r"xegpu.load_nd: the type of result 'result' cannot be derived"):
             LoadNdOp.build(tdesc=d)
         assert str(TileMmaOp.build(a=a, b=b, result_types=["vector<8x16xf32>"]).result.type) == "vector<8x16xf32>"
+
+
+def test_builder_names_an_operand_that_is_not_a_value():
+    """A Python value where an operand's ir.Value belongs, or a non-integer in a mixed index list, is a
+    ValueError naming the op and the operand or its static list (was a raw TypeError or a silent int())."""
+    m, blk = _in_func("%a: vector<8x16xbf16>, %A: memref<64x64xf32>")
+    a, A = blk.arguments
+    with m.context, ir.Location.unknown(), ir.InsertionPoint.at_block_begin(blk):
+        with pytest.raises(ValueError, match=r"xetile.tile_mma: operand 'b' expects vector \(an ir.Value\), got 3"):
+            TileMmaOp.build(a=a, b=3)
+        with pytest.raises(ValueError, match=r"xetile.init_tile: attribute 'static_offsets' expects list of integers "
+                                             r"\(list\[int\]\), got \[0.5, 0\]"):
+            InitTileOp.build(source=A, offsets=[0.5, 0], result_types=[TileType.get([8, 16], "f32")])

@@ -245,7 +245,7 @@ class Op:
             static_name = f"static_{o.name}"
             if static_name in cls._attr_by_name and static_name not in kwargs:
                 vals = list(v or [])
-                kwargs[static_name] = [DYNAMIC if isinstance(x, ir.Value) else int(x) for x in vals]
+                kwargs[static_name] = [DYNAMIC if isinstance(x, ir.Value) else x for x in vals]  # ints: coerce
                 v = [x for x in vals if isinstance(x, ir.Value)]
             if o.variadic:
                 group = list(v or [])
@@ -256,6 +256,10 @@ class Op:
                     raise ValueError(f"{cls.full_name()}: operand '{o.name}' is required")
                 group = [v]
             group = [x.result if hasattr(x, "result") and not isinstance(x, ir.Value) else x for x in group]
+            bad = [x for x in group if not isinstance(x, ir.Value)]
+            if bad:
+                raise ValueError(f"{cls.full_name()}: operand '{o.name}' expects {o.constraint.description} "
+                                 f"(an ir.Value{', or a list of them' if o.variadic else ''}), got {bad[0]!r}")
             given[o.name] = group
             operands += group
             sizes.append(len(group))
