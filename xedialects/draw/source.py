@@ -112,9 +112,9 @@ def read_kernel(func) -> KernelFacts:
     loop = find_k_loop(ops)
     body = _direct_ops(loop) if loop is not None else ops
     if loop is not None:
-        from ..passes.analysis.kernel_report import _const_int
+        from ..passes.analysis.launch_sizes import const_int
 
-        facts.k_step = _const_int(loop.operands[2])
+        facts.k_step = const_int(loop.operands[2])
     dpas = [o for o in body if o.name == "xegpu.dpas"]
     facts.dpas_per_step = len(dpas)
     roles = {}

@@ -12,7 +12,8 @@ from ...diagnostics import Diagnostic, DiagnosticError, at, from_mlir
 from ...passes.utils.ir_walk import walk
 from . import levels
 from . import simt_ops
-from .sg_ops import ImportOpError, Translator, translate
+from .op_attrs import ImportOpError
+from .sg_ops import Translator, translate
 from .types import ImportTypeError, rewrite_tdescs
 
 PASS_NAME = "convert-upstream-xegpu"

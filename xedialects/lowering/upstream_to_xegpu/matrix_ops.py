@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from mlir import ir
 
-from .sg_ops import DYNAMIC, ImportOpError, attr, check_attrs, ints
+from .op_attrs import DYNAMIC, ImportOpError, attr, check_attrs, ints
 from .types import ImportTypeError, attr_params, int_list, split_top, vector_text, zero_of
 
 _HEAD = "!xegpu.mem_desc<"

@@ -10,34 +10,16 @@ from __future__ import annotations
 
 from mlir import ir
 
+from . import matrix_ops
+from .op_attrs import DYNAMIC, HINTS, ImportOpError, attr, check_attrs, ints, props
 from .types import (ImportTypeError, element_bits, ours, parse_tdesc, vector_parts, vector_text, zero_of)
 
-DYNAMIC = -9223372036854775808
-HINTS = ("l1_hint", "l2_hint", "l3_hint")
 FENCE_KIND = {"global": "ugm", "slm": "slm"}
 FENCE_SCOPE = {"workgroup": "group", "gpu": "gpu"}
 
 
-class ImportOpError(Exception):
-    """An op (or an attribute of it) our dialect cannot express."""
-
-
-def attr(op, name):
-    return op.attributes[name] if name in op.attributes else None
-
-
-def ints(a) -> list[int]:
-    return list(ir.DenseI64ArrayAttr(a)) if a is not None else []
-
-
 def segments(op) -> list[int]:
     return list(ir.DenseI32ArrayAttr(op.attributes["operandSegmentSizes"]))
-
-
-def hint(a) -> str:
-    """`#xegpu.cache_hint<cached>` -> `cached`."""
-    s = str(a)
-    return s[s.index("<") + 1:s.rindex(">")]
 
 
 def _enum(a) -> str:
@@ -50,24 +32,6 @@ def _enum(a) -> str:
 def mixed(names: list[str], static: list[int]) -> list[str]:
     it = iter(names)
     return [next(it) if s == DYNAMIC else str(s) for s in static] if static else list(names)
-
-
-def props(op, extra=(), mode="vc") -> str:
-    items = [f"mode = {mode}"] if mode else []
-    items += list(extra)
-    items += [f"{h} = {hint(op.attributes[h])}" for h in HINTS if attr(op, h) is not None]
-    return " {" + ", ".join(items) + "}" if items else ""
-
-
-def check_attrs(op, allowed) -> None:
-    """Located error for an inherent attribute the translation does not understand."""
-    known = set(allowed) | {"operandSegmentSizes", "layout", "layout_a", "layout_b", "layout_cd",
-                            "layout_result_0", "layout_operand_0", "layout_operand_1", "layout_operand_2",
-                            "layout_operand_3", "a_layout", "b_layout", "c_layout"}
-    attrs = op.attributes
-    for na in (attrs[i] for i in range(len(attrs))):
-        if na.name not in known and not na.name.startswith(("layout_", "__")):
-            raise ImportOpError(f"'{op.name}' attribute '{na.name}' ({na.attr}) has no equivalent in our xegpu")
 
 
 class Translator:
@@ -593,6 +557,3 @@ def translate(op, tr) -> list[str]:
     except ImportTypeError as e:
         raise ImportOpError(f"'{op.name}': {e}") from None
 
-
-# shared-local-memory matrices (mem_desc): their own module, which imports the helpers above
-from . import matrix_ops  # noqa: E402

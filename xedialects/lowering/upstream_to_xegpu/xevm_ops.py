@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import re
 
-from .sg_ops import ImportOpError, check_attrs
-from .simt_ops import _reorder_a, emit_dpas, packed_a
+from .op_attrs import ImportOpError, check_attrs
+from .simt_dpas import emit_dpas, packed_a, reorder_a
 from .types import element_bits, vector_parts, vector_text
 
 # xevm type -> (k, our element type, accepted accumulator / result types)
@@ -92,7 +92,7 @@ def mma(op, tr) -> list[str]:
     elif a_held == a_t:
         a_ours = packed_a(an, a_t, tr, lines)
     else:  # u8: always reordered (our dpas takes a load's own fragment order only straight from the load)
-        held, held_t = _reorder_a(an, a_held, tr, lines)
+        held, held_t = reorder_a(an, a_held, tr, lines)
         a_ours = tr.fresh(), held_t.replace("xi8", "xui8")
         lines.append(f"{a_ours[0]} = vector.bitcast {held} : {held_t} to {a_ours[1]}")
     emit_dpas(tr, lines, a_ours, (bn, b_t), acc, tr.name(op.results[0]), c_t)

@@ -13,8 +13,8 @@ from mlir import ir
 from ...core.typeinfo import element_bits
 from .lane_order import LANES, Reorder, ours_coords, ours_ids, upstream_block_ids
 from .lane_values import elt_text, from_1d, reorder, require_simt, to_1d, vec_type
+from .literal_offsets import LITERAL_OFFSETS
 from .ops import ExportOpError, _attr, _hints, _ints, create_nd_text
-from .offsets import LITERAL_OFFSETS
 from .types import properties, simt_parts
 
 # widest 2D block prefetch / store upstream's XeVM lowering takes, by element bits

@@ -7,12 +7,10 @@ offsets per iteration becomes loop-invariant; its offsets are recomputed at the 
 `init + ((iv - lb) / step) * delta`."""
 from __future__ import annotations
 
+from .literal_offsets import LITERAL_OFFSETS
 from .ops import DYNAMIC, TABLE, ExportOpError, _ints, _segments, not_exported_message
 
 FUNCS = ("func.func", "gpu.func")
-# constant offsets as literals (`load_nd %t[0, %j]`)? Off: LLVM 22's xegpu-subgroup-distribute
-# asserts (getMixedValues) on mixed literal/SSA offsets, so constants are arith.constant values
-LITERAL_OFFSETS = False
 
 
 def _is_tdesc(t) -> bool:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from mlir import ir
 
+from .literal_offsets import LITERAL_OFFSETS
 from .types import ExportTypeError, cache_hint, flatten_vnni, properties, vector_parts, vector_text, vnni_factor
 
 DYNAMIC = -9223372036854775808
@@ -112,7 +113,6 @@ def _transposed_load(op, td, ex, props) -> str:
     which upstream's `xegpu-optimize-block-loads` turns into a 32-bit transposed load of packed pairs.
     Sliced results are loaded per slice (the transposed B of two dpas: two 16x16 blocks), each slice
     [a:a+h, b:b+w] of the result being the transpose of the source block [b:b+w, a:a+h]."""
-    from .offsets import LITERAL_OFFSETS
 
     rshape, elt = vector_parts(ex.type(op.result.type))
     axis = ex.vnni_axis(str(op.result.type))
@@ -172,7 +172,6 @@ def _split_load(op, td, ex, props):
         return None
     from ...core.typeinfo import element_bits
 
-    from .offsets import LITERAL_OFFSETS
 
     shape, elt = vector_parts(str(op.result.type))
     users = [u.owner for u in op.result.uses]
@@ -242,7 +241,6 @@ def _column(value, create, row, col, ex) -> bool:
 
 def column_broadcast(op, ex):
     """The lines of a `vector.broadcast` of a column block recorded by `_column`, or None."""
-    from .offsets import LITERAL_OFFSETS
 
     src = op.operands[0]
     if src not in ex.columns:
@@ -332,7 +330,6 @@ def _split(op, td, ex, widths, emit):
         return None
     from ...core.typeinfo import element_bits
 
-    from .offsets import LITERAL_OFFSETS
 
     full = ex.type(td.type)
     shape, elt = vector_parts("vector<" + full[len("!xegpu.tensor_desc<"):].split(",")[0].rstrip(">") + ">")

@@ -19,7 +19,7 @@ from ...arch import elem_bits
 from ...core.typeinfo import vector_info
 from ...passes.utils.ir_walk import owner_op, walk as _walk_ops
 from .ir_helpers import PLAN_ATTR, ConversionError, splat, vector_element, vector_shape, vector_type, zero_attr
-from .tile_plans import TilePlan
+from .tile_plan import TilePlan
 
 
 @dataclass

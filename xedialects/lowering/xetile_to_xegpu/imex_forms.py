@@ -1,32 +1,25 @@
 """Rules of `convert-xetile-to-xegpu` for IMEX's XeTile forms (docs/imex-xetile.md): a scattered
 tile moved by a vector of per-element deltas (`update_tile_offset %t, %deltas`) and
-`atomic_rmw_tile` on a scattered tile (one `atomic_rmw` per row piece, all lanes on); and the
-check that names forms the conversion does not take (an N-D batched `init_tile`, which
-`xetile-canonicalize` rewrites to a 2D tile on a `memref.subview`).
+`atomic_rmw_tile` on a scattered tile (one `atomic_rmw` per row piece, all lanes on). The check
+that names the forms the conversion does not take is `unsupported_forms`.
 """
 from __future__ import annotations
 
 from mlir import ir
 from mlir.dialects import arith, vector
 
-from ...core.typeinfo import memref_info
 from ...xegpu.ops import AtomicRmwOp
-from ...xetile.attributes import TileType
-from ...xetile.ops import AtomicRmwTileOp, InitTileOp, UpdateTileOffsetOp
+from ...xetile.ops import AtomicRmwTileOp, UpdateTileOffsetOp
 from . import scattered, tile_descriptors
 from .converter import Converter
 from .ir_helpers import PLAN_ATTR, ConversionError, vector_element, vector_shape, vector_type
-
-
-def _scattered(value) -> bool:
-    t = value.type
-    return str(t).startswith("!xetile.tile") and TileType(t).scattered
+from .unsupported_forms import is_scattered_tile
 
 
 def _scattered_atomic(op) -> bool:
     """atomic_rmw_tile on a scattered tile: such tiles get no tile plan (its operand may already
     be rebuilt when the rule runs)."""
-    return PLAN_ATTR not in op.attributes and (_scattered(op.operands[1]) or
+    return PLAN_ATTR not in op.attributes and (is_scattered_tile(op.operands[1]) or
                                                not str(op.operands[1].type).startswith("!xetile.tile"))
 
 
@@ -37,18 +30,8 @@ class _MemorySpace:
         self.memory_space = memory_space
 
 
-def unsupported_form(op) -> str | None:
-    """Why the conversion cannot take this xetile op as it is (None: it can)."""
-    if op.name == "xetile.init_tile":
-        mi = memref_info(InitTileOp(op).source)
-        if mi is not None and len(mi[0]) > 2 and not _scattered(op.results[0]):
-            return (f"init_tile on a rank-{len(mi[0])} memref (IMEX's batched form) is not lowered directly; "
-                    "run xetile-canonicalize first (it takes a 2D memref.subview)")
-    return None
-
-
 def lower_update_tile_offset(cv: Converter, rb, op):
-    if not _scattered(op.results[0]):
+    if not is_scattered_tile(op.results[0]):
         return tile_descriptors.lower_update_tile_offset(cv, rb, op)
     deltas = UpdateTileOffsetOp(op).deltas()
     if deltas is None:

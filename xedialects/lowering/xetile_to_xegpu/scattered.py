@@ -15,7 +15,7 @@ from ...xetile.attributes import TileType
 from ...xetile.ops import AtomicRmwTileOp, LoadGatherOp as XtLoadGatherOp, StoreScatterOp as XtStoreScatterOp
 from .converter import Converter, Grid
 from .ir_helpers import ConversionError, padding_attr, splat, vector_element, vector_shape, vector_type, zero_attr
-from .tile_plans import TilePlan
+from .tile_plan import TilePlan
 
 
 GATHER_LANES = 16   # lanes of one scattered row piece (a SIMD16 message; PVC allows 1..32 lanes)

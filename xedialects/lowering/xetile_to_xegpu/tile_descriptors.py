@@ -11,7 +11,7 @@ from ...xegpu.ops import CreateNdTdescOp, UpdateNdOffsetOp
 from ...xetile.attributes import TileType
 from ...xetile.ops import InitTileOp, UpdateTileOffsetOp
 from .converter import Converter
-from .tile_plans import TilePlan
+from .tile_plan import TilePlan
 
 
 def lower_init_tile(cv: Converter, rb, op):

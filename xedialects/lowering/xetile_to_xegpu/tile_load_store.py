@@ -15,7 +15,7 @@ from ...xetile.ops import LoadTileOp
 from .converter import Converter, Grid
 from .ir_helpers import FUSED_T_ATTR, VNNI_ATTR, padding_attr, vector_shape, vector_type
 from .scattered import scatter_load_block, scatter_rows
-from .tile_plans import TilePlan
+from .tile_plan import TilePlan
 
 
 def lower_load_tile(cv: Converter, rb, op):

@@ -8,52 +8,19 @@ scatter mode with the reason (shared local memory, atomics, padding, illegal sur
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
-
 from mlir import ir
 
-from ...arch import XeArch, elem_bits
+from ...arch import XeArch
 from ...core.kinds import DYNAMIC
 from ...core.typeinfo import memref_info, vector_info
 from ...passes.utils.ir_walk import attr_dict as _attr_dict, walk as _walk_ops
 from ...core.memory_space import is_slm_space
 from ...xetile.attributes import TileType
 from ...xetile.ops import InitTileOp, LoadTileOp, TileTransposeOp
+from .converter import Converter
 from .ir_helpers import FUSED_T_ATTR, PLAN_ATTR, VNNI_ATTR, ConversionError, is_zero_padding
-
-if TYPE_CHECKING:
-    from .converter import Converter
-
-
-@dataclass
-class TilePlan:
-    origin: object                  # the init_tile op
-    elt: str
-    shape: tuple                    # logical tile shape (R, C)
-    block: tuple                    # logical inner block (tile shape when not blocked)
-    blocked: bool
-    order: tuple
-    source: object = None           # source value of the tdescs (memref / i64), memory orientation
-    mem_t: bool = False             # memory holds the tile transposed (order = [0, 1])
-    nd_shape: list | None = None    # mixed base shape / strides passed to create_nd_tdesc (memory orientation)
-    nd_strides: list | None = None
-    log_shape: list | None = None   # logical base shape (ints / Values) -- bounds of scattered accesses
-    log_strides: list | None = None  # logical element strides (ints / Values)
-    scatter_source: object = None   # source value of scattered descriptors (logical view)
-    slm: bool = False
-    kinds: set = field(default_factory=set)
-    mode: str = "nd"                # nd | scatter
-    sub: tuple = (0, 0)             # logical hardware block (nd mode)
-    why: str = ""                   # why scatter mode
-
-    @property
-    def bits(self):
-        return elem_bits(self.elt)
-
-    @property
-    def sub_dims(self):
-        return self.shape[0] // self.sub[0], self.shape[1] // self.sub[1]
+from .tile_plan import TilePlan
+from .unsupported_forms import unsupported_form
 
 
 def analyse(cv: Converter) -> bool:
@@ -67,7 +34,6 @@ def analyse(cv: Converter) -> bool:
         if name == "xetile.init_tile":
             if TileType(op.results[0].type).scattered:
                 continue       # scattered tiles: load_gather / store_scatter use their offsets
-            from .imex_forms import unsupported_form  # IMEX forms this conversion does not take
             why = unsupported_form(op)
             if why:
                 cv.errors.append((op, why))

@@ -18,6 +18,7 @@ from mlir import ir
 from ...arch import elem_bits
 from ...core.typeinfo import memref_info, our_type, vector_info
 from ..utils.ir_walk import walk
+from .perf_model import _t
 
 GRID_AXES = 5                       # block id x, y, z, subgroup id, lane (SIMT work-item)
 LANE = 4
@@ -490,8 +491,6 @@ def bandwidth_bound(arch, nbytes: int) -> dict:
 
 def format_bytes(gm: dict, arch) -> list[str]:
     """Report lines (indented for `format_report`) of a `kernel_bytes` result."""
-    from .perf_model import _t
-
     if not gm.get("counted"):
         return [f"  global memory: not counted ({gm.get('why', 'unknown')})"]
     head = (f"  global memory, one launch of {gm['work_groups']} work-group(s) x {gm['subgroups_per_wg']} "

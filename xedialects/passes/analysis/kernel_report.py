@@ -33,6 +33,7 @@ from ...xegpu.ops import AllocNbarrierOp
 from ..utils.ir_walk import functions, walk as _walk
 from ...core.memory_space import is_slm_memref
 from ...core.typeinfo import vector_info as _vec
+from .launch_sizes import const_int as _const_int, launches
 from .registers import GrfModeError, _bits, _is_simt, estimate_grfs, grf_mode
 
 
@@ -51,17 +52,6 @@ def _tdesc_block(t):
     if tv is None or not str(t).startswith("!xegpu.tensor_desc"):
         return None
     return tuple(tv.shape), str(tv.element_type)
-
-
-def _const_int(v):
-    owner = v.owner
-    owner = owner.operation if hasattr(owner, "operation") and not isinstance(owner, ir.Block) else owner
-    if isinstance(owner, ir.Operation) and owner.name == "arith.constant":
-        try:
-            return ir.IntegerAttr(owner.attributes["value"]).value
-        except (ValueError, TypeError):
-            return None
-    return None
 
 
 def _counts(block_ops):
@@ -170,7 +160,7 @@ def kernel_report(module, arch=None, isa: bool = False, from_ir: bool = False) -
         isa_rows = isa_reports(op, a)
     from .kernel_bytes import format_bytes, kernel_bytes
     from .model_record import mismatch, recorded_work
-    from .perf_model import format_prediction, launches, predict, with_isa, work_from_report
+    from .perf_model import format_prediction, predict, with_isa, work_from_report
 
     grids = launches(op)
     launched = {str(o.attributes["kernel"]).rsplit("@", 1)[-1].strip('"') for o in _walk(op)

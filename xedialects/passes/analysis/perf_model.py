@@ -320,30 +320,6 @@ def with_isa(work: KernelWork, isa: dict | None, step_dpas: int, trips: int) -> 
 _with_isa = with_isa      # the earlier private name
 
 
-def launches(module) -> dict:
-    """kernel name -> (grid, block) of the first `gpu.launch_func` with constant sizes."""
-    from mlir import ir
-
-    from ..utils.ir_walk import walk
-    from .kernel_report import _const_int
-
-    op = module.operation if hasattr(module, "operation") else module
-    out = {}
-    for o in walk(op):
-        if o.name != "gpu.launch_func":
-            continue
-        name = str(o.attributes["kernel"]).rsplit("@", 1)[-1].strip('"')
-        try:
-            seg = list(ir.DenseI32ArrayAttr(o.attributes["operandSegmentSizes"]))
-        except (KeyError, ValueError, TypeError):
-            continue
-        start = seg[0]
-        vals = [_const_int(o.operands[start + i]) for i in range(6)]
-        if None not in vals and name not in out:
-            out[name] = (tuple(vals[:3]), tuple(vals[3:]))
-    return out
-
-
 # ---- output ------------------------------------------------------------------------------------
 
 def _t(s: float) -> str:
