@@ -4,9 +4,12 @@ tolerances.
 
 The module is never modified: the entry function and the host functions it calls are printed and
 re-parsed into a fresh upstream context (gpu modules, kernels and our dialect ops are dropped), the
-entry gets `llvm.emit_c_interface`, `linalg.softmax` is decomposed (`softmax_reference.py`), and
-the clone is lowered with linalg-to-loops → scf-to-cf → (arith-expand for bf16) → *-to-llvm (math
-ops without an LLVM intrinsic, e.g. tanh and erf, call libm).
+entry gets `llvm.emit_c_interface`, tensors computed in between are bufferized (upstream
+one-shot-bufferize), `linalg.softmax` is decomposed (`softmax_reference.py`), large contractions
+are tiled and vectorized (`reference_fast.py`; GEMM-like functions also run by blocks of rows and
+columns, `reference_slices.py`), and the clone is lowered with linalg-to-loops → scf-to-cf →
+(arith-expand for bf16) → *-to-llvm (math ops without an LLVM intrinsic, e.g. tanh and erf, call
+libm).
 """
 from __future__ import annotations
 
@@ -103,6 +106,63 @@ def extract_host_functions(module_or_text, entry: str) -> str:
     return "module {\n" + "\n".join(texts) + "\n}\n"
 
 
+def _clone(text: str, entry: str):
+    """The upstream clone of `text` in the current context, ready to lower: softmax decomposed,
+    the entry's C interface on; (module, argument TypeInfos, result TypeInfos)."""
+    # tf32 lives in memory as 32-bit floats and LLVM has no tf32 type: the reference computes
+    # such functions in f32 (compare() applies the tf32 tolerance)
+    mod = ir.Module.parse(_TF32.sub("f32", text))
+    if "tensor<" in text:
+        _bufferize(mod, entry)
+    if "linalg.softmax" in text:
+        from .softmax_reference import decompose_softmax
+
+        problems = decompose_softmax(mod)
+        if problems:
+            _err(f"reference: upstream MLIR cannot compile @{entry} for the CPU: {problems[0]}")
+    for op in mod.body.operations:
+        op = op.operation
+        if op.name == "func.func" and _sym(op) == entry:
+            op.attributes["llvm.emit_c_interface"] = ir.UnitAttr.get()
+            ft = ir.FunctionType(ir.TypeAttr(op.attributes["function_type"]).value)
+            arg_types = [parse_type(t) for t in ft.inputs]
+            ret_types = [parse_type(t) for t in ft.results]
+    if len(ret_types) > 1 or any(t.kind != "memref" for t in ret_types):
+        _err("reference: entry functions may return at most one memref (use out-parameters)")
+    return mod, arg_types, ret_types
+
+
+# a memref function computing on tensors in between (bufferization.to_tensor ...
+# materialize_in_destination): upstream's bufferization, its buffers freed at the end
+BUFFERIZE = "builtin.module(one-shot-bufferize,buffer-deallocation-pipeline,convert-bufferization-to-memref)"
+
+
+def _bufferize(mod, entry: str) -> None:
+    from mlir import passmanager
+
+    try:
+        passmanager.PassManager.parse(BUFFERIZE).run(mod.operation)
+    except Exception as e:      # MLIR reports a failed pass as a bare exception
+        _err(f"reference: upstream MLIR cannot bufferize @{entry} for the CPU: {str(e).strip()}")
+
+
+def _fast_lowered(text: str, entry: str):
+    """The clone (as `_clone`) with its large contractions tiled and vectorized (reference_fast),
+    lowered to LLVM; None when it has none or upstream refuses the schedule (the loops then run)."""
+    from .i1_memrefs import run_lowering
+    from .reference_fast import VECTOR_LOWERING, vectorize_contractions
+
+    clone = _clone(text, entry)
+    try:
+        if not vectorize_contractions(clone[0]):
+            return None
+        pipeline = PIPELINE.replace("func.func(convert-linalg-to-loops),",
+                                    "func.func(convert-linalg-to-loops)," + VECTOR_LOWERING)
+        return None if run_lowering(clone[0], pipeline, text) else clone
+    except Exception:            # e.g. an op the vectorizer refuses: the scalar loops compute it
+        return None
+
+
 def _compile(text: str, entry: str):
     key = (text, entry)
     hit = _ENGINE_CACHE.get(key)
@@ -114,26 +174,10 @@ def _compile(text: str, entry: str):
 
     ctx = ir.Context()
     with ctx, ir.Location.unknown():
-        # tf32 lives in memory as 32-bit floats and LLVM has no tf32 type: the reference computes
-        # such functions in f32 (compare() applies the tf32 tolerance)
-        mod = ir.Module.parse(_TF32.sub("f32", text))
-        if "linalg.softmax" in text:
-            from .softmax_reference import decompose_softmax
-
-            problems = decompose_softmax(mod)
-            if problems:
-                _err(f"reference: upstream MLIR cannot compile @{entry} for the CPU: {problems[0]}")
-        for op in mod.body.operations:
-            op = op.operation
-            if op.name == "func.func" and _sym(op) == entry:
-                op.attributes["llvm.emit_c_interface"] = ir.UnitAttr.get()
-                ft = ir.FunctionType(ir.TypeAttr(op.attributes["function_type"]).value)
-                arg_types = [parse_type(t) for t in ft.inputs]
-                ret_types = [parse_type(t) for t in ft.results]
-        if len(ret_types) > 1 or any(t.kind != "memref" for t in ret_types):
-            _err("reference: entry functions may return at most one memref (use out-parameters)")
+        fast = _fast_lowered(text, entry)
+        mod, arg_types, ret_types = fast or _clone(text, entry)
         try:
-            problems = run_lowering(mod, PIPELINE, text)       # i1 memrefs stored as bytes
+            problems = [] if fast else run_lowering(mod, PIPELINE, text)   # i1 memrefs stored as bytes
             ee = None if problems else execution_engine.ExecutionEngine(mod, opt_level=2)
         except Exception as e:          # MLIR reports a failed lowering as a bare exception
             _err(f"reference: upstream MLIR cannot compile @{entry} for the CPU: {str(e).strip()}")
@@ -169,15 +213,95 @@ _SCALAR_CTYPES = {np.dtype(np.float32): ctypes.c_float, np.dtype(np.float64): ct
                   np.dtype(np.bool_): ctypes.c_bool}
 
 
-def run_reference(module_or_text, entry: str, args, *, returns: bool = False):
+def prepare(module_or_text, entry: str) -> str:
+    """Compile host function `entry` for the CPU now (errors now, not after a simulation); returns
+    the text `run_reference` takes to run it (the module may then change)."""
+    text = extract_host_functions(module_or_text, entry)
+    _compile(text, entry)
+    return text
+
+
+def run_reference(module_or_text, entry: str, args, *, returns: bool = False, checked: dict | None = None,
+                  jobs: int = 1):
     """Run host function `entry` (linalg on memrefs) on copies of `args`; returns the arrays after
     the call (same order), and with `returns=True` the pair (arrays, returned arrays) for an entry
-    returning a memref (e.g. a bufferized tensor function). bf16 arrays are ml_dtypes.bfloat16."""
+    returning a memref (e.g. a bufferized tensor function). bf16 arrays are ml_dtypes.bfloat16.
+
+    A GEMM-like entry (reference_slices) runs by blocks: with `checked` ({argument index: flat
+    bool mask}) only the blocks of rows and columns holding the masked elements (the others keep
+    the arguments' values), else in `jobs` row blocks on parallel threads (the JIT-compiled code
+    runs without the GIL). Each element is computed as in the whole function."""
+    from . import progress
+
+    text = extract_host_functions(module_or_text, entry)
+    if not returns:
+        done = _run_blocked(text, entry, args, checked, jobs)
+        if done is not None:
+            return done
+    with progress.bar(f"CPU reference @{entry}", 1, unit="run") as bar, bar.ticking():
+        out = _invoke(text, entry, args, returns)
+        bar.update(1)
+    return out
+
+
+BLOCK = 128                    # rows and columns of a block a sampled check computes
+_PARALLEL_MIN_ELEMENTS = 1 << 22       # arguments below 2048 x 2048 run whole on one thread (a second
+#                                      compile of the block function costs more than the thread saves)
+
+
+def _run_blocked(text: str, entry: str, args, checked, jobs: int):
+    """run_reference by blocks (its docstring); None when the entry cannot run so or need not."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from . import progress
+    from .reference_slices import block_text, blocks, index, plan
+
+    if checked is None and (jobs < 2 or not _large(args)):
+        return None
+    p = plan(text, entry)
+    if p is None:
+        return None
+    _, _, _, arg_types, _ = _compile(text, entry)
+    if len(args) != len(arg_types):
+        _err(f"reference: @{entry} takes {len(arg_types)} arguments, {len(args)} given")
+    arrays = [np.array(np.asarray(a).astype(t.dtype), copy=True, order="C") for a, t in zip(args, arg_types)]
+    if checked is not None:
+        nr, nc = min(BLOCK, p.rows), min(BLOCK, p.cols)
+        starts = blocks(p, checked, [np.shape(a) for a in arrays], BLOCK)
+        if starts is None:
+            return None
+    else:
+        per_job = -(-p.rows // jobs)
+        nr, nc = min(p.rows, -(-per_job // 32) * 32), p.cols      # a multiple of the register tiles
+        starts = sorted({(min(r, p.rows - nr), 0) for r in range(0, p.rows, nr)})
+    btext = block_text(text, entry, p, nr, nc)
+    _compile(btext, entry)                  # once, before the threads
+
+    def one(start):
+        idx = [index(p, i, a.ndim, start[0], nr, start[1], nc) if p.dims[i] is not None else None
+               for i, a in enumerate(arrays)]
+        return idx, _invoke(btext, entry, [a[k] if k is not None else a for a, k in zip(arrays, idx)], False)
+
+    with progress.bar(f"CPU reference @{entry}", len(starts), unit="block") as bar, bar.ticking(), \
+            ThreadPoolExecutor(max(1, jobs)) as pool:
+        for idx, outs in pool.map(one, starts):
+            for a, k, o in zip(arrays, idx, outs):
+                if k is not None:
+                    a[k] = o
+            bar.update(1)
+    return arrays
+
+
+def _large(args) -> bool:
+    return max((np.size(a) for a in args), default=0) >= _PARALLEL_MIN_ELEMENTS
+
+
+def _invoke(text: str, entry: str, args, returns: bool):
+    """run_reference of the whole function `text` (extract_host_functions' form), one thread."""
     from mlir import runtime as rt
 
     from .strided_args import laid_out
 
-    text = extract_host_functions(module_or_text, entry)
     ctx, mod, ee, arg_types, ret_types = _compile(text, entry)
     if len(args) != len(arg_types):
         _err(f"reference: @{entry} takes {len(arg_types)} arguments, {len(args)} given")

@@ -13,7 +13,10 @@ the sizes of dynamic memrefs and index/integer arguments that are sizes come fro
 With `--check` every buffer after the run is compared with the *original* linalg function compiled
 for the CPU by upstream MLIR, on the same arguments; exit status 1 on FAIL or on any error. A
 function on tensors is bufferized first (`xe-bufferize`) and runs as that memref function; its
-returned buffer is checked too.
+returned buffer is checked too. The CPU reference is compiled before the kernels run and run after
+them (large contractions tiled and vectorized, GEMM-like functions by row blocks on `--jobs`
+threads, a sampled run only the blocks its work-groups wrote); a `phases:` line gives the time
+of each phase (reference compile, lowering, simulation, reference run, compare).
 
 `--backend opencl` runs the kernels' SPIR-V (`convert-xegpu-to-spirv{target=portable}`, applied
 here when the pipeline stops at XeGPU; a `pvc` binary from `--pipeline=xe-gemm-to-spirv` runs with
@@ -33,6 +36,7 @@ import argparse
 import os
 import re
 import sys
+import time
 
 import numpy as np
 
@@ -355,7 +359,7 @@ def load_inputs(path, names, types):
 
 def run(argv=None) -> int:
     from ..sim import simulate
-    from ..sim.reference import compare, run_reference
+    from ..sim.reference import compare, prepare, run_reference
 
     args = _parser().parse_args(argv)
     if args.sample_groups and args.backend != "sim":
@@ -445,7 +449,7 @@ def run(argv=None) -> int:
                    if t.kind == "scalar"]
     if scalar_args:
         print(f"scalar arguments: {', '.join(scalar_args)}")
-    reference = None
+    times = []      # (phase, seconds) for the summary
     if args.check and _launches_kernels(module, entry):
         print(f"xe-run: error: --check compiles @{entry} for the CPU, but the program launches GPU kernels "
               "itself (gpu.launch_func); a whole program checks its own results: run it with -e "
@@ -455,24 +459,29 @@ def run(argv=None) -> int:
         from ..lowering.linalg_to_xetile.loop_sizes import check_module
 
         check_module(module.operation)      # its CPU code would write out of bounds
-        try:
-            reference, ref_returns = run_reference(reference_program, entry, inputs, returns=True)
+        t0 = time.perf_counter()
+        try:      # compiled before the pipeline changes the module; run after the kernels
+            reference_program = prepare(reference_program, entry)
         except DiagnosticError as e:              # the reference's own errors: at the entry function
             raise DiagnosticError(_at_entry(e.diagnostics, module, entry)) from None
+        times.append(("reference compile", time.perf_counter() - t0))
     if args.pipeline:
         from ..passes import run as run_pipeline
 
         pipeline = args.pipeline if "(" in args.pipeline else f"builtin.module({args.pipeline})"
         from ..draw import plan_recording
 
+        t0 = time.perf_counter()
         with plan_recording() as plans:
             run_pipeline(module, pipeline)
+        times.append(("lowering", time.perf_counter() - t0))
         if args.draw and _draw(module, plans, args.draw):
             return 1
     elif args.draw and _draw(module, {}, args.draw):
         return 1
     k = max((max(np.shape(a)) for a in inputs if np.ndim(a)), default=1)
     agree = True
+    t0 = time.perf_counter()
     if args.backend == "sim":
         from ..sim.parallel import Scheduler, default_jobs
 
@@ -488,17 +497,17 @@ def run(argv=None) -> int:
         except OpenCLError as e:
             print(f"xe-run: error: {e}", file=sys.stderr)
             return 1
+    times.append(({"sim": "simulation", "opencl": "opencl run"}.get(args.backend, "simulation + opencl run"),
+                  time.perf_counter() - t0))
     ret_labels = [f"result{i}" for i in range(len(result.returns))]
     arrays = {lab: np.asarray(b) for lab, b in zip(labels + ret_labels, list(result.buffers) + list(result.returns))}
     if args.backend == "sim":   # the other backends print their own summaries
         if args.trace and result.trace is not None:
             print(result.trace.summary())
         print(f"simulated @{entry} in {result.seconds:.3f} s")
-    if reference is None:
+    if not args.check:
         return _write_output(args.output, arrays, 0 if agree else 1)
     ok_all = agree
-    checks = [c for c in zip(labels, result.buffers, reference, types) if c[3].kind == "memref"]
-    checks += list(zip(ret_labels, result.returns, ref_returns, ret_types))
     masks = None
     if args.backend == "sim" and args.sample_groups:
         from ..sim.sampling import sampled_masks
@@ -510,20 +519,39 @@ def run(argv=None) -> int:
         for note in scheduler.notes:
             print(f"  note: {note}")
         ok_all &= written > 0   # nothing to compare: the sampled work-groups wrote nothing
+    t0 = time.perf_counter()
+    checked = None if masks is None else {i: masks[lab] for i, lab in enumerate(labels) if lab in masks}
+    from ..sim.parallel import default_jobs
+
+    try:
+        out = run_reference(reference_program, entry, inputs, returns=bool(ret_types), checked=checked,
+                            jobs=args.jobs or default_jobs())
+        reference, ref_returns = out if ret_types else (out, [])
+    except DiagnosticError as e:
+        raise DiagnosticError(_at_entry(e.diagnostics, module, entry)) from None
+    times.append(("reference run", time.perf_counter() - t0))
+    checks = [c for c in zip(labels, result.buffers, reference, types) if c[3].kind == "memref"]
+    checks += list(zip(ret_labels, result.returns, ref_returns, ret_types))
     # with --backend=opencl|both the result checked against the CPU reference is OpenCL's (the
     # simulator's was compared with it above, "sim vs opencl"): each line says so
     who = "" if args.backend == "sim" else "opencl vs reference "
+    t0, lines = time.perf_counter(), []
     for lab, got, want, t in checks:
         if masks is not None:
             m = masks.get(lab)
             if m is None or not m.any():
-                print(f"  {lab}: not written by the sampled work-groups, not checked")
+                lines.append(f"  {lab}: not written by the sampled work-groups, not checked")
                 continue
             got, want = np.asarray(got).reshape(-1)[m], np.asarray(want).reshape(-1)[m]
         ok, mx, rel = compare(got, want, _narrowest_float(types) or t.dtype, t.dtype, k=k)
         ok_all &= ok
         count = "" if masks is None else f" ({got.size} of {m.size} elements)"
-        print(f"  {who}{lab}: max abs error {mx:.3g}, max rel error {rel:.3g}{count}  {'ok' if ok else 'MISMATCH'}")
+        lines.append(f"  {who}{lab}: max abs error {mx:.3g}, max rel error {rel:.3g}{count}  "
+                     f"{'ok' if ok else 'MISMATCH'}")
+    times.append(("compare", time.perf_counter() - t0))
+    print("phases: " + ", ".join(f"{name} {sec:.3f} s" for name, sec in times))
+    for line in lines:
+        print(line)
     print("PASS" if ok_all else "FAIL")
     return _write_output(args.output, arrays, 0 if ok_all else 1)
 
