@@ -61,9 +61,18 @@ class OpInfo:
         self.results = list(op.results)
         self.ins = [c.slot(v) for v in self.operands]
         self.outs = [c.slot(v) for v in self.results]
-        self.in_types = [parse_type(v.type) for v in self.operands]
-        self.out_types = [parse_type(v.type) for v in self.results]
+        self.in_types = [self._type(v) for v in self.operands]
+        self.out_types = [self._type(v) for v in self.results]
         self.attrs = op.attributes
+
+    def _type(self, value):
+        """The decoded type of `value`; a type the simulator does not model is a located error."""
+        try:
+            return parse_type(value.type)
+        except ValueError as e:
+            from .unsupported import unsupported_type_message
+
+            fail(self.loc, unsupported_type_message(self.name, str(value.type), str(e)))
 
     # attributes -------------------------------------------------------------------------------
     def has(self, name) -> bool:

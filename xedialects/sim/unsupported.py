@@ -1,6 +1,8 @@
-"""The simulator's error for an op it has no handler for, with a hint where the op says what is
-missing: linalg / tensor / bufferization ops are what the lowering pipeline turns into kernels, so
-the program was run without `--pipeline` (issue 31: "unsupported operation 'linalg.matmul'")."""
+"""The simulator's errors for an op it has no handler for and for a type it does not model, with a
+hint where the op or type says what is missing: linalg / tensor / bufferization ops are what the
+lowering pipeline turns into kernels, so the program was run without `--pipeline` (issue 31:
+"unsupported operation 'linalg.matmul'"); unranked memrefs are host code's, for runner utilities, so
+the program is a whole program run as a single function."""
 from __future__ import annotations
 
 LOWERED_BY_THE_PIPELINE = ("linalg.", "tensor.", "bufferization.")
@@ -13,4 +15,14 @@ def unsupported_message(name: str) -> str:
         text += ("; the simulator runs GPU kernels (XeTile / XeGPU) and the host code that launches them: "
                  "lower the program first, e.g. xe-run FILE --pipeline=xe-gemm-to-xegpu (Python: "
                  "Pipeline().add(\"xe-gemm-to-xegpu\").run(module) before simulate)")
+    return text
+
+
+def unsupported_type_message(op_name: str, type_text: str, reason: str) -> str:
+    """`simulator: 'OP' uses TYPE, which the simulator does not model (REASON)`, plus how to run a whole
+    program when the type is an unranked memref (what runner utilities such as printMemrefF32 take)."""
+    text = f"simulator: '{op_name}' uses {type_text}, which the simulator does not model ({reason})"
+    if type_text.startswith("memref<*"):
+        text += ("; unranked memrefs are host code's, for runner utilities (printMemrefF32, printAllcloseF32, ...): "
+                 "run such a program as mlir-runner does, xe-run FILE -e main --entry-point-result=void")
     return text
