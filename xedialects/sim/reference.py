@@ -146,15 +146,18 @@ def _bufferize(mod, entry: str) -> None:
         _err(f"reference: upstream MLIR cannot bufferize @{entry} for the CPU: {str(e).strip()}")
 
 
-def _fast_lowered(text: str, entry: str):
-    """The clone (as `_clone`) with its large contractions tiled and vectorized (reference_fast),
-    lowered to LLVM; None when it has none or upstream refuses the schedule (the loops then run)."""
+def _fast_lowered(text: str, entry: str, fast: bool | None):
+    """The clone (as `_clone`) with its large contractions (with `fast`, all of them) tiled and
+    vectorized (reference_fast), lowered to LLVM; None when it has none, when `fast` is False, or
+    when upstream refuses the schedule (the loops then run)."""
     from .i1_memrefs import run_lowering
     from .reference_fast import VECTOR_LOWERING, vectorize_contractions
 
+    if fast is False:
+        return None
     clone = _clone(text, entry)
     try:
-        if not vectorize_contractions(clone[0]):
+        if not vectorize_contractions(clone[0], 0 if fast else None):
             return None
         pipeline = PIPELINE.replace("func.func(convert-linalg-to-loops),",
                                     "func.func(convert-linalg-to-loops)," + VECTOR_LOWERING)
@@ -163,8 +166,10 @@ def _fast_lowered(text: str, entry: str):
         return None
 
 
-def _compile(text: str, entry: str):
-    key = (text, entry)
+def _compile(text: str, entry: str, fast: bool | None = None):
+    """(context, lowered module, ExecutionEngine with the code generated, argument and result
+    TypeInfos, whether the fast path was taken); `fast`: as `_fast_lowered`. Cached."""
+    key = (text, entry, fast)
     hit = _ENGINE_CACHE.get(key)
     if hit is not None:
         return hit
@@ -174,16 +179,18 @@ def _compile(text: str, entry: str):
 
     ctx = ir.Context()
     with ctx, ir.Location.unknown():
-        fast = _fast_lowered(text, entry)
-        mod, arg_types, ret_types = fast or _clone(text, entry)
+        vectorized = _fast_lowered(text, entry, fast)
+        mod, arg_types, ret_types = vectorized or _clone(text, entry)
         try:
-            problems = [] if fast else run_lowering(mod, PIPELINE, text)   # i1 memrefs stored as bytes
+            problems = [] if vectorized else run_lowering(mod, PIPELINE, text)   # i1 memrefs stored as bytes
             ee = None if problems else execution_engine.ExecutionEngine(mod, opt_level=2)
+            if ee is not None:
+                ee.raw_lookup("_mlir_ciface_" + entry)     # LLVM generates the code now, not at the first call
         except Exception as e:          # MLIR reports a failed lowering as a bare exception
             _err(f"reference: upstream MLIR cannot compile @{entry} for the CPU: {str(e).strip()}")
         if problems:
             _err(f"reference: upstream MLIR cannot compile @{entry} for the CPU: {problems[0].message}")
-    hit = (ctx, mod, ee, arg_types, ret_types)
+    hit = (ctx, mod, ee, arg_types, ret_types, vectorized is not None)
     _ENGINE_CACHE[key] = hit
     return hit
 
@@ -261,7 +268,7 @@ def _run_blocked(text: str, entry: str, args, checked, jobs: int):
     p = plan(text, entry)
     if p is None:
         return None
-    _, _, _, arg_types, _ = _compile(text, entry)
+    _, _, _, arg_types, _, fast = _compile(text, entry)
     if len(args) != len(arg_types):
         _err(f"reference: @{entry} takes {len(arg_types)} arguments, {len(args)} given")
     arrays = [np.array(np.asarray(a).astype(t.dtype), copy=True, order="C") for a, t in zip(args, arg_types)]
@@ -275,12 +282,12 @@ def _run_blocked(text: str, entry: str, args, checked, jobs: int):
         nr, nc = min(p.rows, -(-per_job // 32) * 32), p.cols      # a multiple of the register tiles
         starts = sorted({(min(r, p.rows - nr), 0) for r in range(0, p.rows, nr)})
     btext = block_text(text, entry, p, nr, nc)
-    _compile(btext, entry)                  # once, before the threads
+    _compile(btext, entry, fast)           # once, before the threads; as the whole function
 
     def one(start):
         idx = [index(p, i, a.ndim, start[0], nr, start[1], nc) if p.dims[i] is not None else None
                for i, a in enumerate(arrays)]
-        return idx, _invoke(btext, entry, [a[k] if k is not None else a for a, k in zip(arrays, idx)], False)
+        return idx, _invoke(btext, entry, [a[k] if k is not None else a for a, k in zip(arrays, idx)], False, fast)
 
     with progress.bar(f"CPU reference @{entry}", len(starts), unit="block") as bar, bar.ticking(), \
             ThreadPoolExecutor(max(1, jobs)) as pool:
@@ -296,13 +303,14 @@ def _large(args) -> bool:
     return max((np.size(a) for a in args), default=0) >= _PARALLEL_MIN_ELEMENTS
 
 
-def _invoke(text: str, entry: str, args, returns: bool):
-    """run_reference of the whole function `text` (extract_host_functions' form), one thread."""
+def _invoke(text: str, entry: str, args, returns: bool, fast: bool | None = None):
+    """run_reference of the whole function `text` (extract_host_functions' form), one thread;
+    `fast` as `_compile`."""
     from mlir import runtime as rt
 
     from .strided_args import laid_out
 
-    ctx, mod, ee, arg_types, ret_types = _compile(text, entry)
+    ctx, mod, ee, arg_types, ret_types, _ = _compile(text, entry, fast)
     if len(args) != len(arg_types):
         _err(f"reference: @{entry} takes {len(arg_types)} arguments, {len(args)} given")
     arrays, ptrs = [], []

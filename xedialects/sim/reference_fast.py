@@ -53,8 +53,9 @@ def _loop_sizes(op):
     return [sizes.get(i) for i in range(amap.n_dims)]
 
 
-def _candidates(mod):
-    """(op, roles, loop sizes) of the generic contractions worth the schedule."""
+def _candidates(mod, min_points: int):
+    """(op, roles, loop sizes) of the generic contractions of at least `min_points` iterations
+    the schedule handles."""
     found = []
     for op in walk(mod.operation):
         if op.name != "linalg.generic":
@@ -69,7 +70,7 @@ def _candidates(mod):
         points = 1
         for s in sizes:
             points *= s
-        if points >= MIN_POINTS:
+        if points >= min_points:
             found.append((op, roles, sizes))
     return found
 
@@ -132,15 +133,16 @@ def _schedule(ops) -> str:
     return "\n".join(lines)
 
 
-def vectorize_contractions(mod) -> bool:
-    """Tile and vectorize the large contractions of `mod` (upstream context, linalg on memrefs;
-    named ops are generalized first). True when any was rewritten (the lowering then needs
-    VECTOR_LOWERING); a schedule upstream refuses raises, and the caller falls back to loops."""
+def vectorize_contractions(mod, min_points: int | None = None) -> bool:
+    """Tile and vectorize the contractions of `mod` of at least `min_points` iterations (default
+    MIN_POINTS; upstream context, linalg on memrefs; named ops are generalized first). True when
+    any was rewritten (the lowering then needs VECTOR_LOWERING); a schedule upstream refuses
+    raises, and the caller falls back to loops."""
     from mlir import passmanager
     from mlir.dialects.transform import interpreter
 
     passmanager.PassManager.parse("builtin.module(func.func(linalg-generalize-named-ops))").run(mod.operation)
-    found = _candidates(mod)
+    found = _candidates(mod, MIN_POINTS if min_points is None else min_points)
     if not found:
         return False
     i64 = ir.IntegerType.get_signless(64)
