@@ -2,7 +2,8 @@
 
 Every stage (syntax layer, verifiers, passes, lowering, simulator) reports through `Diagnostic`
 objects carrying a source location, so tools print `file:line:col: error: msg` and
-`--verify-diagnostics` can match them. MLIR's own diagnostics are converted into the same form.
+`--verify-diagnostics` can match them. MLIR's own diagnostics are converted into the same form. Our
+types, attributes and ops in a message are in readable syntax (`syntax.readable`).
 """
 from __future__ import annotations
 
@@ -20,6 +21,12 @@ class Diagnostic:
     line: int | None = None
     col: int | None = None
     notes: list["Diagnostic"] = field(default_factory=list)
+
+    def __post_init__(self):
+        if "xetile." in self.message or "xegpu." in self.message:
+            from .syntax.readable import readable  # local: the syntax layer reports through this module
+
+            self.message = readable(self.message)
 
     def location_str(self) -> str:
         if self.filename is None or self.line is None:

@@ -53,7 +53,7 @@ def test_tensor_desc_accessors():
         t = TensorDescType.get([16], "bf16", memory_scope="slm", boundary_check=False)
         v = TensorDescType(t)
         assert v.memory_scope == "slm" and v.boundary_check is False and v.chunk_size_per_lane == 1
-        assert str(t).startswith("!xegpu.tensor_desc<array<i64: 16>, bf16")
+        assert str(t) == "!xegpu.tensor_desc<16xbf16, #xegpu.tdesc_attr<memory_scope = slm, boundary_check = false>>"
 
 
 def test_type_accessors_are_cached():
@@ -66,6 +66,84 @@ def test_type_accessors_are_cached():
         for _ in range(1000):
             TileType(t).shape
         assert len(d._TYPE_CACHE) == n
+
+
+_TILE_SRC = """func.func @f(%A: memref<64x64xbf16>) {
+  %t = xetile.init_tile %A[0, 0] : memref<64x64xbf16> -> !xetile.tile<8x16xbf16, #xetile.tile_attr<wg_map = <sg_layout = [1, 1], sg_data = [8, 16]>>>
+  xetile.prefetch_tile %t : !xetile.tile<8x16xbf16, #xetile.tile_attr<wg_map = <sg_layout = [1, 1], sg_data = [8, 16]>>>
+  return
+}
+"""
+_TILE_T = "!xetile.tile<8x16xbf16, #xetile.tile_attr<wg_map = <sg_layout = [1, 1], sg_data = [8, 16]>>>"
+
+
+def test_str_of_ir_is_the_readable_syntax():
+    """print(module), str(op), print(value.type) and repr show the RFC syntax in our contexts; MLIR's
+    encoding stays available (get_asm, print_ir(generic=True)); other contexts print as before."""
+    m = xedialects.parse(_TILE_SRC)
+    assert str(m) == xedialects.print_ir(m) and "array<i64" not in str(m)
+    block = m.body.operations[0].regions[0].blocks[0]
+    init = block.operations[0]
+    assert str(init) == f"%0 = xetile.init_tile %arg0[0, 0] : memref<64x64xbf16> -> {_TILE_T}"
+    assert str(init.result.type) == _TILE_T and repr(init.result.type) == f"Type({_TILE_T})"
+    assert str(init.result).startswith("OpResult(%0 = xetile.init_tile %arg0[0, 0]")
+    attr = ir.Attribute.parse("#xetile.wg_map<array<i64: 2, 2>, array<i64: 32, 16>>", m.context)
+    assert str(attr) == "#xetile.wg_map<sg_layout = [2, 2], sg_data = [32, 16]>"
+    assert "array<i64: 8, 16>, bf16" in init.get_asm() and "array<i64" in xedialects.print_ir(m, generic=True)
+    assert "Type(!xetile.tile<8x16xbf16" in repr([init.result.type])
+    with ir.Context():  # upstream's own xegpu, in a plain context: untouched
+        t = ir.Type.parse("!xegpu.tensor_desc<8x16xf16>")
+        assert str(t) == "!xegpu.tensor_desc<8x16xf16>" and repr(t) == "Type(!xegpu.tensor_desc<8x16xf16>)"
+
+
+def test_diagnostics_are_readable():
+    bad = _TILE_SRC.replace("xetile.prefetch_tile %t : !xetile.tile<8x16xbf16, #xetile.tile_attr<wg_map = <sg_layout = [1, 1], sg_data = [8, 16]>>>",
+                            "xetile.prefetch_tile %t : !xetile.tile<8x16xbf16>")
+    with pytest.raises(DiagnosticError) as e:
+        xedialects.parse(bad, "k.mlir")
+    d = e.value.diagnostics[0]
+    assert (d.filename, d.line) == ("k.mlir", 3) and d.message == (
+        f"use of value '%t' expects different type than prior uses: '!xetile.tile<8x16xbf16>' vs '{_TILE_T}'")
+    # a message quoting upstream's xegpu (not our encoding) keeps it; ours around it still converts
+    d = xedialects.Diagnostic("error", "!xegpu.tensor_desc<8x16xf16, #xegpu.layout<lane_layout = [1, 16]>> vs "
+                                       "!xetile.tile<array<i64: 8, 16>, bf16, unit> in #xetile.cache_hint")
+    assert d.message == ("!xegpu.tensor_desc<8x16xf16, #xegpu.layout<lane_layout = [1, 16]>> vs "
+                         "!xetile.tile<8x16xbf16> in #xetile.cache_hint")
+
+
+def test_mlir_parser_on_readable_text_names_xedialects_parse():
+    m = xedialects.parse(_TILE_SRC)
+    with m.context:
+        with pytest.raises(ir.MLIRError, match=r"with xedialects\.parse\(text\)"):
+            ir.Module.parse(str(m))
+        assert str(ir.Module.parse(m.operation.get_asm())) == str(m)  # MLIR reads its encoding
+        with pytest.raises(ir.MLIRError) as e:
+            ir.Module.parse("func.func @f() { bogus.op }")  # no xetile/xegpu: upstream's error alone
+        assert "xedialects" not in str(e.value)
+
+
+def test_verify_is_mlir_verifier_plus_rfc_rules():
+    ctx = xedialects.make_context()
+    src = ('"func.func"() <{function_type = (!xetile.tile<array<i64: 8, 16>, bf16, unit>) -> (), sym_name = "f"}> ({\n'
+           '^bb0(%t: !xetile.tile<array<i64: 8, 16>, bf16, unit>):\n'
+           '  "xetile.prefetch_tile"(%t) {locality = 7 : i32} : (!xetile.tile<array<i64: 8, 16>, bf16, unit>) -> ()\n'
+           '  "func.return"() : () -> ()\n}) : () -> ()\n')
+    with ctx:
+        op = ir.Operation.parse(src, source_name="k.mlir")
+        assert op.verify() is True  # MLIR's verifier alone does not know the RFC rules
+        with pytest.raises(DiagnosticError) as e:
+            xedialects.verify(op)
+        d = e.value.diagnostics[0]
+        assert (d.filename, d.line, d.col) == ("k.mlir", 3, 3) and "locality must be in [0, 3]" in d.message
+        good = xedialects.parse(_TILE_SRC, context=ctx)
+        assert xedialects.verify(good) is True and xedialects.verify(good.body.operations[0]) is True
+        with ir.Location.unknown():
+            m = ir.Module.create()
+            with ir.InsertionPoint(m.body):
+                f = func.FuncOp("g", ([], []))
+                f.add_entry_block()  # no terminator: MLIR's verifier fails, as a located DiagnosticError
+        with pytest.raises(DiagnosticError, match="terminator|empty block"):
+            xedialects.verify(m)
 
 
 def test_build_ops_and_verify():

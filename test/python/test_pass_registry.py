@@ -299,7 +299,7 @@ def test_structural_verification_after_python_pass(module):
 
 
 def test_semantic_verification_after_python_pass(module, monkeypatch):
-    import xedialects.verify as verify
+    import xedialects.verifier as verify
 
     calls = []
 
@@ -317,7 +317,7 @@ def test_semantic_verification_after_python_pass(module, monkeypatch):
 
 
 def test_semantic_verification_after_trailing_upstream_passes(module, monkeypatch):
-    import xedialects.verify as verify
+    import xedialects.verifier as verify
 
     monkeypatch.setattr(verify, "verify_module",
                         lambda op: [Diagnostic("error", "rule broken", "in.mlir", 2, 3)])

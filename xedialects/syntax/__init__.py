@@ -9,7 +9,7 @@ from .. import dialects as _dialects  # noqa: F401  (registers op/type definitio
 from ..context import context_for
 from ..core.scanner import ScanError, line_col
 from ..diagnostics import Diagnostic, DiagnosticError, from_mlir
-from ..verify import verify_module
+from ..verifier import verify_module
 from .convert import to_generic, to_pretty
 
 

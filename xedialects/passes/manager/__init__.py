@@ -19,7 +19,7 @@ to fd 2), `pipeline` (Pipeline, CompiledPipeline, run).
 
 A pipeline becomes ONE `mlir.passmanager.PassManager`; our passes run on `builtin.module` only.
 After each of our passes the IR is verified (MLIR's structural verifier, then
-`xedialects.verify.verify_module`, the RFC rules); a failure raises `PassFailure` (a
+`xedialects.verifier.verify_module`, the RFC rules); a failure raises `PassFailure` (a
 `DiagnosticError`): "pass 'x' failed" followed by the located diagnostics. Named pipelines
 (`register_pipeline`) expand in place wherever their name is used. IR printing and timing use
 MLIR's own instrumentation; the dumps are rewritten into our readable syntax before they reach

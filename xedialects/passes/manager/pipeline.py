@@ -263,7 +263,7 @@ def _verify_after(op) -> list[Diagnostic]:
     except ir.MLIRError as e:
         return [from_mlir(d) for d in e.error_diagnostics] or [PlainDiagnostic("error", "IR does not verify")]
     try:
-        from ...verify import verify_module
+        from ...verifier import verify_module
     except ImportError:
         return []
     return list(verify_module(op))
