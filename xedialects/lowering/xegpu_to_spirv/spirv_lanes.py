@@ -18,6 +18,7 @@ import numpy as np
 from mlir import ir
 from mlir.dialects import arith
 
+from ...passes.utils.index_arith import IndexArith
 from .spirv_layout import LANES, Layout, affine_fit, lane_mask, plan_move
 
 
@@ -76,8 +77,9 @@ class DVal:
         return self.layout.shape
 
 
-class Lanes:
-    """Emission helpers bound to one function (constants are created at the entry block)."""
+class Lanes(IndexArith):
+    """Emission helpers bound to one function (constants are created at the entry block; index
+    arithmetic: `passes.utils.index_arith`)."""
 
     def __init__(self, entry_block: ir.Block, loc):
         self.entry = entry_block
@@ -110,8 +112,8 @@ class Lanes:
             self.consts[key] = c
         return c
 
-    def index(self, v):
-        return v if isinstance(v, ir.Value) else self.const(ir.IndexType.get(), int(v))
+    def index_constant(self, value: int) -> ir.Value:
+        return self.const(ir.IndexType.get(), value)
 
     def i32(self, v):
         return v if isinstance(v, ir.Value) else self.const(ir.IntegerType.get_signless(32), int(v))
@@ -137,27 +139,7 @@ class Lanes:
         _ = self.lane
         return self._lane_i32
 
-    # ---- index arithmetic (folding Python ints) -------------------------------------------------
-    def add(self, a, b):
-        if isinstance(a, int) and isinstance(b, int):
-            return a + b
-        if isinstance(b, int) and b == 0:
-            return a
-        if isinstance(a, int) and a == 0:
-            return b
-        return arith.AddIOp(self.index(a), self.index(b)).result
-
-    def mul(self, a, b):
-        if isinstance(a, int) and isinstance(b, int):
-            return a * b
-        if (isinstance(b, int) and b == 0) or (isinstance(a, int) and a == 0):
-            return 0
-        if isinstance(b, int) and b == 1:
-            return a
-        if isinstance(a, int) and a == 1:
-            return b
-        return arith.MulIOp(self.index(a), self.index(b)).result
-
+    # ---- casts ----------------------------------------------------------------------------------
     def to_i64(self, v):
         if isinstance(v, int):
             return self.i64(v)

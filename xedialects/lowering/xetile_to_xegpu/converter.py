@@ -1,12 +1,12 @@
 """The per-function state of `convert-xetile-to-xegpu` and the value helpers its rules share.
 
 `Converter` holds the function, the architecture (an `XeArch`, resolved once by the pass), the
-tile plans of the analysis (tile_plans.py), caches and remarks. Its helpers build index
-arithmetic (constants created once at the function entry), convert 2D blocks between plain
-`<bm x bn>` and VNNI `<bm/f x bn x f>` form, slice and assemble blocks, and view a rebuilt value
-as a `Grid`: the row-major list of equal 2D blocks a logical 2D (or blocked 4D) vector becomes.
-The rules for each op family (tile_descriptors, tile_load_store, scattered, tile_mma,
-vector_ops) take a Converter as their first argument.
+tile plans of the analysis (tile_plans.py), caches and remarks. Its index arithmetic is
+`passes.utils.index_arith`'s (constants created once at the function entry); its helpers convert
+2D blocks between plain `<bm x bn>` and VNNI `<bm/f x bn x f>` form, slice and assemble blocks, and
+view a rebuilt value as a `Grid`: the row-major list of equal 2D blocks a logical 2D (or blocked
+4D) vector becomes. The rules for each op family (tile_descriptors, tile_load_store, scattered,
+tile_mma, vector_ops) take a Converter as their first argument.
 """
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from mlir.dialects import arith, vector
 
 from ...arch import elem_bits
 from ...core.typeinfo import vector_info
+from ...passes.utils.index_arith import IndexArith
 from ...passes.utils.ir_walk import owner_op, walk as _walk_ops
 from .ir_helpers import PLAN_ATTR, ConversionError, splat, vector_element, vector_shape, vector_type, zero_attr
 from .tile_plan import TilePlan
@@ -38,7 +39,7 @@ class Grid:
         return self.blocks[i * self.dims[1] + j]
 
 
-class Converter:
+class Converter(IndexArith):
     """State of one function's conversion; see the module docstring."""
 
     def __init__(self, func, arch, ctx, options=None):
@@ -72,47 +73,16 @@ class Converter:
             raise ConversionError(op, "tile of unknown origin")
         return p
 
-    def idx(self, v):
-        """An index Value for an int or Value (constants are created once, at the function entry)."""
-        if isinstance(v, ir.Value):
-            return v
-        key = ("index", int(v))
+    def index_constant(self, value: int) -> ir.Value:
+        """`value` as an index constant, created once at the function entry."""
+        key = ("index", value)
         c = self.const_cache.get(key)
         if c is None:
             entry = self.func.regions[0].blocks[0]
             with ir.InsertionPoint.at_block_begin(entry), self.func.location:
-                c = arith.ConstantOp(ir.IndexType.get(), int(v)).result
+                c = arith.ConstantOp(ir.IndexType.get(), value).result
             self.const_cache[key] = c
         return c
-
-    @staticmethod
-    def folded(v):
-        """An int for index constants, else the value itself."""
-        if isinstance(v, ir.Value):
-            owner = v.owner
-            if isinstance(owner, ir.OpView):
-                owner = owner.operation
-            if isinstance(owner, ir.Operation) and owner.name == "arith.constant" and str(v.type) == "index":
-                return ir.IntegerAttr(owner.attributes["value"]).value
-        return v
-
-    def add(self, a, b):
-        if isinstance(a, int) and isinstance(b, int):
-            return a + b
-        if isinstance(b, int) and b == 0:
-            return a
-        if isinstance(a, int) and a == 0:
-            return b
-        return arith.AddIOp(self.idx(a), self.idx(b)).result
-
-    def mul(self, a, b):
-        if isinstance(a, int) and isinstance(b, int):
-            return a * b
-        if isinstance(b, int) and b == 1:
-            return a
-        if isinstance(a, int) and a == 1:
-            return b
-        return arith.MulIOp(self.idx(a), self.idx(b)).result
 
     def vnni_f(self, elt):
         return self.arch.vnni_factor(elt) if elem_bits(elt) < 32 else 1

@@ -37,14 +37,14 @@ def row_access(cv: Converter, p: TilePlan, r0, c0, rr, cc, lanes):
     row = cv.add(r0, rr)
     col0 = cv.add(c0, cc)
     vt = ir.VectorType.get([lanes], idx_t)
-    cols = arith.AddIOp(vector.broadcast(vt, cv.idx(col0)), lane_iota(cv, lanes)).result
+    cols = arith.AddIOp(vector.broadcast(vt, cv.index(col0)), lane_iota(cv, lanes)).result
     sr, sc = p.log_strides
     R, C = p.log_shape
     lin_r = cv.mul(row, sr)
-    lin_c = cols if (isinstance(sc, int) and sc == 1) else arith.MulIOp(cols, vector.broadcast(vt, cv.idx(sc))).result
-    lin = arith.AddIOp(vector.broadcast(vt, cv.idx(lin_r)), lin_c).result
-    row_ok = arith.CmpIOp(arith.CmpIPredicate.ult, cv.idx(row), cv.idx(R)).result
-    col_ok = arith.CmpIOp(arith.CmpIPredicate.ult, cols, vector.broadcast(vt, cv.idx(C))).result
+    lin_c = cols if (isinstance(sc, int) and sc == 1) else arith.MulIOp(cols, vector.broadcast(vt, cv.index(sc))).result
+    lin = arith.AddIOp(vector.broadcast(vt, cv.index(lin_r)), lin_c).result
+    row_ok = arith.CmpIOp(arith.CmpIPredicate.ult, cv.index(row), cv.index(R)).result
+    col_ok = arith.CmpIOp(arith.CmpIPredicate.ult, cols, vector.broadcast(vt, cv.index(C))).result
     mask = arith.AndIOp(vector.broadcast(ir.VectorType.get([lanes], ir.IntegerType.get_signless(1)), row_ok),
                         col_ok).result
     fields = {"scattered": True}

@@ -23,7 +23,7 @@ def lower_init_tile(cv: Converter, rb, op):
     offs = InitTileOp(op).mixed("offsets", "static_offsets")
     offs = [cv.folded(rb.one(o)) if isinstance(o, ir.Value) else o for o in offs]
     if p.mode == "scatter":
-        return [[cv.idx(offs[0]), cv.idx(offs[1])]]
+        return [[cv.index(offs[0]), cv.index(offs[1])]]
     return [make_tdescs(cv, p, offs)]
 
 
@@ -33,7 +33,7 @@ def lower_update_tile_offset(cv: Converter, rb, op):
     offs = [cv.folded(rb.one(o)) if isinstance(o, ir.Value) else o for o in u.mixed("offsets", "static_offsets")]
     cur = rb.map(op.operands[0])
     if p.mode == "scatter":
-        return [[cv.idx(cv.add(cur[0], offs[0])), cv.idx(cv.add(cur[1], offs[1]))]]
+        return [[cv.index(cv.add(cur[0], offs[0])), cv.index(cv.add(cur[1], offs[1]))]]
     moffs = [offs[1], offs[0]] if p.mem_t else offs
     out = []
     for d in cur:

@@ -130,7 +130,7 @@ class SlmExchange:
                 return emit()
             return prev
         idx = self._div(off, h)
-        cond = arith.CmpIOp(arith.CmpIPredicate.eq, idx, self.const(i)).result
+        cond = arith.CmpIOp(arith.CmpIPredicate.eq, idx, self.index(i)).result
         if rtype is None:
             ifop = scf.IfOp(cond)
             with ir.InsertionPoint(ifop.then_block):

@@ -1,26 +1,28 @@
 """Index arithmetic of `xetile-wg-to-sg`: this subgroup's coordinates on the sg_layout grid (from
 `gpu.subgroup_id`, placed row-major) and the offsets of its subtiles, built once at the function
-entry and reused (offsets depend only on the subgroup id). Mixed into `WgToSg`."""
+entry and reused (offsets depend only on the subgroup id). The folding arithmetic itself is
+`passes.utils.index_arith`'s. Mixed into `WgToSg`."""
 from __future__ import annotations
 
 from mlir import ir
 from mlir.dialects import arith
 
+from ...utils.index_arith import IndexArith
 from .distribution import Layout
 
 
-class SubgroupIndexing:
+class SubgroupIndexing(IndexArith):
     """Index arithmetic of this subgroup's subtile offsets."""
 
     def _hoist(self):
         return ir.InsertionPoint(self.anchor)
 
-    def const(self, v: int):
-        c = self._consts.get(v)
+    def index_constant(self, value: int) -> ir.Value:
+        c = self._consts.get(value)
         if c is None:
             with self._hoist(), self.func.location:
-                c = arith.ConstantOp(ir.IndexType.get(), v).result
-            self._consts[v] = c
+                c = arith.ConstantOp(ir.IndexType.get(), value).result
+            self._consts[value] = c
         return c
 
     def coord(self, sg_layout, d):
@@ -35,9 +37,9 @@ class SubgroupIndexing:
                 elif (l1 if d == 0 else l0) == 1:
                     got = self.sg
                 elif d == 0:
-                    got = arith.DivUIOp(self.sg, self.const(l1)).result
+                    got = self.divui(self.sg, l1)
                 else:
-                    got = arith.RemUIOp(self.sg, self.const(l1)).result
+                    got = self.remui(self.sg, l1)
             self._coords[(key, d)] = got
         return got
 
@@ -53,33 +55,26 @@ class SubgroupIndexing:
             got = 0
         else:
             with self._hoist(), self.func.location:
-                got = arith.MulIOp(cid, self.const(dd)).result
+                got = self.mul(cid, dd)
                 if l * dd > t:
-                    got = arith.RemUIOp(got, self.const(t)).result
+                    got = self.remui(got, t)
         self._bases[key] = got
         return got
 
     def add(self, a, b, hoist=False):
-        if isinstance(a, int) and isinstance(b, int):
-            return a + b
-        if isinstance(a, int) and a == 0:
-            return b
-        if isinstance(b, int) and b == 0:
-            return a
-        if isinstance(a, int):  # constants on the right, as MLIR canonicalizes
+        """a + b with a constant operand on the right, as MLIR canonicalizes; `hoist`: created once, at
+        the function entry (offsets that depend only on the subgroup id)."""
+        if isinstance(a, int) and not isinstance(b, int):
             a, b = b, a
-        if hoist:
-            key = ("add", a, b)
-            got = self._bases.get(key)
-            if got is None:
-                with self._hoist(), self.func.location:
-                    got = arith.AddIOp(self._v(a), self._v(b)).result
-                self._bases[key] = got
-            return got
-        return arith.AddIOp(self._v(a), self._v(b)).result
-
-    def _v(self, x):
-        return self.const(x) if isinstance(x, int) else x
+        if not hoist:
+            return super().add(a, b)
+        key = ("add", a, b)
+        got = self._bases.get(key)
+        if got is None:
+            with self._hoist(), self.func.location:
+                got = super().add(a, b)
+            self._bases[key] = got
+        return got
 
     def piece_offsets(self, lay: Layout, k: int):
         """Offsets (ints or index values) of this subgroup's k-th subtile inside the work-group value."""
@@ -91,23 +86,12 @@ class SubgroupIndexing:
             out.append(self.add(self.base(lay, d), rr[d] * step if step < lay.shape[d] else 0, hoist=True))
         return tuple(out)
 
-    def sub(self, a, b: int):
-        if b == 0:
-            return a
-        if isinstance(a, int):
-            return a - b
-        return arith.SubIOp(a, self.const(b)).result
-
     def _div(self, x, d):
         """x / d for a subtile offset (hoisted: offsets only depend on the subgroup id)."""
-        if isinstance(x, int):
-            return x // d
-        if d == 1:
-            return x
         key = ("div", x, d)
         got = self._bases.get(key)
         if got is None:
             with self._hoist(), self.func.location:
-                got = arith.DivUIOp(x, self.const(d)).result
+                got = self.divui(x, d)
             self._bases[key] = got
         return got

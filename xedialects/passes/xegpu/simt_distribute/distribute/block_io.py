@@ -11,36 +11,22 @@ from .....arch import elem_bits
 from .....xegpu.attributes import TensorDescType
 from .....xegpu.ops import (CreateNdTdescOp, CreateTdescOp, LoadGatherOp, LoadNdOp, PrefetchNdOp, PrefetchOp,
                            StoreNdOp, StoreScatterOp, UpdateNdOffsetOp)
+from ....utils.index_arith import IndexArith
 from ....utils.ir_walk import as_op
 from ..analysis.block_io import narrow_block, narrow_layout
 from ..common import DYNAMIC, SG, SimtError, cache_hints, mixed_operands, tdesc_fields, vec_elt, vec_type
 from ..layouts import Layout, SgMap, default_sgm, simt_shape_of
 
 
-def _index(x):
-    return arith.ConstantOp(ir.IndexType.get(), x).result if isinstance(x, int) else x
+class _AtInsertionPoint(IndexArith):
+    """Index arithmetic whose constants are created where the ops are (at the insertion point)."""
+
+    def index_constant(self, value: int) -> ir.Value:
+        return arith.ConstantOp(ir.IndexType.get(), value).result
 
 
-def _add(a, b):
-    if isinstance(a, int) and isinstance(b, int):
-        return a + b
-    if isinstance(b, int) and b == 0:
-        return a
-    if isinstance(a, int) and a == 0:
-        return b
-    return arith.AddIOp(_index(a), _index(b)).result
-
-
-def _mul(a, b):
-    if (isinstance(a, int) and a == 0) or (isinstance(b, int) and b == 0):
-        return 0
-    if isinstance(a, int) and isinstance(b, int):
-        return a * b
-    if isinstance(b, int) and b == 1:
-        return a
-    if isinstance(a, int) and a == 1:
-        return b
-    return arith.MulIOp(_index(a), _index(b)).result
+_IX = _AtInsertionPoint()
+_index, _add, _mul = _IX.index, _IX.add, _IX.mul
 
 
 class BlockIORules:
