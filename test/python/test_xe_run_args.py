@@ -362,6 +362,10 @@ def test_help_and_version_tell_the_whole_truth(capsys):
             "convert-xegpu-to-spirv\n") in out
     assert ("      target=<string> (default: pvc) [pvc|portable] -> convert-xegpu-to-spirv; the pipeline sets "
             "target=portable for convert-xegpu-to-spirv\n") in out
+    with pytest.raises(SystemExit):      # the whole-program mode's --help lists them too
+        main(["x.mlir", "-e", "main", "--help"])
+    out = capsys.readouterr().out
+    assert "--host-checks" in out and "\n  xe-gemm-to-spirv-portable  -  " in out
     assert xe_opt.main(["--help"]) == 0
     out = capsys.readouterr().out
     assert "--convert-upstream-xegpu" in out and '(default: planner) (default: "")' not in out

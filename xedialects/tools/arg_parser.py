@@ -1,5 +1,6 @@
 """The command-line parser of xe-run's two modes: argparse whose usage errors exit with status 1, as
-every other error of our tools (argparse's own exit status is 2), printed as `xe-run: error: ...`."""
+every other error of our tools (argparse's own exit status is 2), printed as `xe-run: error: ...`;
+their --help ends with the named pipelines and the options each forwards (`pipelines_help`)."""
 from __future__ import annotations
 
 import argparse
@@ -57,3 +58,17 @@ def _is_pass_or_pipeline(name: str) -> bool:
         return lookup(name) is not None
     except Exception:  # noqa: BLE001 - a hint only: an unknown name is no pass
         return False
+
+
+def pipelines_help() -> str:
+    """The named pipelines for --pipeline, each with the options it forwards to its passes (the end of
+    xe-run's --help in both modes)."""
+    from ..passes import registered_pipelines
+    from ..passes.manager.option_help import pipeline_option_lines
+
+    lines = ["", "", "named pipelines for --pipeline (NAME or 'NAME{opt=v opt2=v}'; each option goes to the passes "
+             "after '->' and wins over what the pipeline sets; the options' descriptions: xe-opt --list-passes):"]
+    for info in registered_pipelines().values():
+        lines.append(f"  {info.name}  -  {info.description}")
+        lines += pipeline_option_lines(info.name, "      ")
+    return "\n".join(lines)

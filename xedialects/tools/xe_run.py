@@ -69,24 +69,11 @@ def _version() -> str:
         return "xe-run (xedialects, not installed)"
 
 
-def _pipelines_help() -> str:
-    """The named pipelines for --pipeline, each with the options it forwards to its passes."""
-    from ..passes import registered_pipelines
-    from ..passes.manager.option_help import pipeline_option_lines
-
-    lines = ["", "", "named pipelines for --pipeline (NAME or 'NAME{opt=v opt2=v}'; each option goes to the passes "
-             "after '->' and wins over what the pipeline sets; the options' descriptions: xe-opt --list-passes):"]
-    for info in registered_pipelines().values():
-        lines.append(f"  {info.name}  -  {info.description}")
-        lines += pipeline_option_lines(info.name, "      ")
-    return "\n".join(lines)
-
-
 def _parser() -> argparse.ArgumentParser:
-    from .arg_parser import ArgParser
+    from .arg_parser import ArgParser, pipelines_help
 
     p = ArgParser(prog="xe-run", description=__doc__.split("\n\n")[0], epilog=DIMS_HELP,
-                  formatter_class=argparse.RawDescriptionHelpFormatter, more_help=_pipelines_help)
+                  formatter_class=argparse.RawDescriptionHelpFormatter, more_help=pipelines_help)
     p.add_argument("input", help="input .mlir file ('-' for stdin)")
     p.add_argument("--version", action="version", version=_version())
     p.add_argument("--entry", help="host function to run (default: the only host function)")

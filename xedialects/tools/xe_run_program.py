@@ -24,9 +24,10 @@ def wants(argv) -> bool:
 
 
 def _parser() -> argparse.ArgumentParser:
-    from .arg_parser import ArgParser
+    from .arg_parser import ArgParser, pipelines_help
 
-    p = ArgParser(prog="xe-run", description=__doc__.split("\n\n")[0])
+    p = ArgParser(prog="xe-run", description=__doc__.split("\n\n")[0], more_help=pipelines_help,
+                  formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("input", help="input .mlir file ('-' for stdin)")
     p.add_argument("-e", "--entry-function", dest="entry", default="main", help="function to run (default main)")
     p.add_argument("--entry-point-result", default="void", help="the entry's result type: only 'void'")
