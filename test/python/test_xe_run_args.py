@@ -316,10 +316,16 @@ module attributes {gpu.container_module} {
 
 def test_check_of_a_host_that_launches_kernels_is_a_clear_error(xe_run):
     """--check compiles the entry for the CPU: a host function with its own gpu.launch_func has no CPU
-    form (its kernels are XeTile), so it is an error that says how such programs are checked."""
+    form (its kernels are XeTile), so it is an error that says how such programs are checked; @host
+    takes arguments, which whole-program mode (-e NAME --entry-point-result=void) refuses, so the hint
+    is a run without --check or a main without arguments."""
     rc, out, err = xe_run(LAUNCHING_HOST, "--entry", "host", "--check")
     assert rc == 1 and "internal error" not in err
-    assert "launches GPU kernels itself (gpu.launch_func)" in err and "-e host --entry-point-result=void" in err
+    assert "launches GPU kernels itself (gpu.launch_func)" in err and "-e host --entry-point-result=void" not in err
+    assert "@host takes arguments, so run it without --check" in err and "-e main --entry-point-result=void" in err
+    with open(os.path.join(ROOT, "test", "lit", "xe-run", "whole-program.mlir")) as f:   # @main(): whole-program mode
+        rc, out, err = xe_run(f.read(), "--entry", "main", "--check")
+    assert rc == 1 and err.endswith("checks its own results: run it with -e main --entry-point-result=void\n")
     rc, out, err = xe_run(LAUNCHING_HOST, "--entry", "host")                 # without --check it runs
     assert rc == 0, err
 

@@ -438,9 +438,11 @@ def run(argv=None) -> int:
         print(f"scalar arguments: {', '.join(scalar_args)}")
     times = []      # (phase, seconds) for the summary
     if args.check and _launches_kernels(module, entry):
+        how = (f"run it with -e {entry} --entry-point-result=void" if not types else
+               f"@{entry} takes arguments, so run it without --check (generated inputs, simulated kernels), or "
+               "from a `main` without arguments that fills and checks the buffers: -e main --entry-point-result=void")
         print(f"xe-run: error: --check compiles @{entry} for the CPU, but the program launches GPU kernels "
-              "itself (gpu.launch_func); a whole program checks its own results: run it with -e "
-              f"{entry} --entry-point-result=void", file=sys.stderr)
+              f"itself (gpu.launch_func); a whole program checks its own results: {how}", file=sys.stderr)
         return 1
     if args.check:
         from ..lowering.linalg_to_xetile.loop_sizes import check_module
