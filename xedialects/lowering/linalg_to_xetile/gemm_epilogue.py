@@ -32,6 +32,7 @@ from mlir import ir
 
 from ...core.typeinfo import memref_info
 from .linalg_match import identity_layout
+from .wg_map_rule import map_text
 
 NAMED_ELEMENTWISE = frozenset(f"linalg.{n}" for n in (
     "add", "sub", "mul", "div", "div_unsigned", "max", "min", "powf", "exp", "log", "abs", "ceil",
@@ -455,10 +456,6 @@ def _check_epilogue_op(ew: EwOp, live, M, N, spec):
 # kernel side
 
 
-def _fmt_map(layout, data) -> str:
-    return f"#xetile.wg_map<sg_layout = [{layout[0]}, {layout[1]}], sg_data = [{data[0]}, {data[1]}]>"
-
-
 def _attr_name(n: str) -> str:
     return n if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_$.]*", n) else '"' + n + '"'
 
@@ -529,7 +526,7 @@ class KernelIO:
         if f.fill is None:
             return None
         wm, wn, acc, ct = env.wm, env.wn, env.acc, env.ct
-        wg = _fmt_map(*env.c_map)
+        wg = map_text(env.c_map)
         vt = ir.VectorType.get([wm, wn], ir.Type.parse(acc))
         d = _defining(f.fill_value)
         if d is not None and d.name == "arith.constant":
@@ -555,7 +552,7 @@ class KernelIO:
 class _Epilogue:
     def __init__(self, io: KernelIO, env: KernelEnv, w):
         self.io, self.env, self.w = io, env, w
-        self.wg = _fmt_map(*env.c_map)
+        self.wg = map_text(env.c_map)
         self.n = 0
         self.cache: dict = {}
 

@@ -18,6 +18,7 @@ from ...passes.analysis.registers import GRF_MODE_ATTR
 from . import local_kslice
 from .gemm_epilogue import KernelEnv, KernelIO
 from .linalg_match import MatmulSpec
+from .wg_map_rule import map_text
 
 
 def _tile(shape, elt, layout=None, data=None, order=None):
@@ -28,10 +29,6 @@ def _tile(shape, elt, layout=None, data=None, order=None):
         fields.append(f"wg_map = <sg_layout = [{layout[0]}, {layout[1]}], sg_data = [{data[0]}, {data[1]}]>")
     attr = f", #xetile.tile_attr<{', '.join(fields)}>" if fields else ""
     return f"!xetile.tile<{shape[0]}x{shape[1]}x{elt}{attr}>"
-
-
-def _wg(layout, data):
-    return f"#xetile.wg_map<sg_layout = [{layout[0]}, {layout[1]}], sg_data = [{data[0]}, {data[1]}]>"
 
 
 def _memref_2d(spec_dims, elt, strided=None):
@@ -69,7 +66,7 @@ def kernel_text(spec: MatmulSpec, plan, kernel_name: str, io: KernelIO | None = 
     at, bt, ct = spec.a_type, spec.b_type, spec.c_type
     acc = acc_type(spec)
     batched = spec.batch is not None
-    c_wg = _wg(lc, dc)
+    c_wg = map_text((lc, dc))
     L = []
     w = L.append
     types = dict(io.params)
@@ -201,7 +198,7 @@ def kernel_text(spec: MatmulSpec, plan, kernel_name: str, io: KernelIO | None = 
     w(f"      %vb = xetile.load_tile %bt : {b_tile_t} -> vector<{ks}x{wn}x{bt}>")
     w(f"      xetile.prefetch_tile %pat : {pa_t}")
     w(f"      xetile.prefetch_tile %pbt : {pb_t}")
-    w(f"      %acc2 = xetile.tile_mma %va, %vb, %acc {{wg_map_a = {_wg(la, da)}, wg_map_b = {_wg(lb, db)}, "
+    w(f"      %acc2 = xetile.tile_mma %va, %vb, %acc {{wg_map_a = {map_text((la, da))}, wg_map_b = {map_text((lb, db))}, "
       f"wg_map_c = {c_wg}}} : vector<{wm}x{ks}x{at}>, vector<{ks}x{wn}x{bt}>, {acc_vec} -> {acc_vec}")
     w(f"      %at2 = xetile.update_tile_offset %at, [%c0, %cks] : {a_tile_t}")
     w(f"      %bt2 = xetile.update_tile_offset %bt, [%cks, %c0] : {b_tile_t}")

@@ -19,6 +19,7 @@ from .gemm_epilogue import (NotFusible, _block_ops, _buffer_ok, _defining, _is_c
 from .launch import index_const, launch_func
 from .linalg_match import identity_layout
 from .memory_plan import plan_gemv
+from .wg_map_rule import map_text
 
 NAMED = {"linalg.matvec": (1, False), "linalg.vecmat": (0, False),
          "linalg.batch_matvec": (1, True), "linalg.batch_vecmat": (0, True)}
@@ -208,10 +209,6 @@ class GemvIO:
             self.host_args.append(self.fill_arg)
 
 
-def _wgmap(layout, data) -> str:
-    return f"#xetile.wg_map<sg_layout = [{layout[0]}, {layout[1]}], sg_data = [{data[0]}, {data[1]}]>"
-
-
 def _tile(shape, elt, layout, data) -> str:
     return (f"!xetile.tile<{shape[0]}x{shape[1]}x{elt}, #xetile.tile_attr<wg_map = <sg_layout = "
             f"[{layout[0]}, {layout[1]}], sg_data = [{data[0]}, {data[1]}]>>>")
@@ -278,9 +275,9 @@ def kernel_text(form: GemvForm, plan, kname: str, io) -> str:
     wm, wn = plan.wg_tile
     lay, (dr, dc) = plan.sg_layout, plan.sg_data
     rows = form.dim == 1
-    amap = _wgmap(lay, (dr, dc))
+    amap = map_text((lay, (dr, dc)))
     rshape, rdata = ((wm, 1), (dr, 1)) if rows else ((1, wn), (1, dc))
-    rwg = _wgmap(lay, rdata)
+    rwg = map_text((lay, rdata))
     rtile = _tile(rshape, T, lay, rdata)
     vti, vt = f"vector<{wm}x{wn}x{Ti}>", f"vector<{wm}x{wn}x{T}>"
     rvt = f"vector<{rshape[0]}x{rshape[1]}x{T}>"

@@ -1,6 +1,7 @@
 """The XeTile RFC's wg_map rule and text form (pipeline stage 1), shared by the GEMM planner
-(`gemm_plan`) and its local k-slicing checks (`local_kslice`) so that neither imports the other.
-A wg_map is a pair (sg_layout, sg_data) of (rows, columns) pairs.
+(`gemm_plan`) and its local k-slicing checks (`local_kslice`) so that neither imports the other,
+and by the kernel writers (`gemm_kernel`, `gemm_epilogue`, `gemv`). A wg_map is a pair
+(sg_layout, sg_data) of (rows, columns) pairs.
 """
 from __future__ import annotations
 
