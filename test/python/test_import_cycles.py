@@ -15,8 +15,6 @@ PACKAGE = Path(__file__).resolve().parents[2] / "xedialects"
 # Circles known and not yet broken. Each entry is one circle's modules (without the "xedialects." prefix);
 # a circle found must be one of them or a part of one.
 KNOWN = {
-    # the architecture tables import their classes from arch/__init__, which registers them at its end
-    frozenset({"arch", "arch.pvc", "arch.bmg"}),
     # the pass registry reads the list of pass modules (_PASS_MODULES) from passes/__init__, which
     # imports the registry (a function-level import in manager/registry.load_pass_modules)
     frozenset({"passes", "passes.manager", "passes.manager.pipeline", "passes.manager.registry"}),

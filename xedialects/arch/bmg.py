@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from . import DpasSpec, Fact, PeakRates, PerfFacts, XeArch
+from .table import Fact, PeakRates, PerfFacts, XeArch
 from .pvc import PVC
 
 KiB = 1024

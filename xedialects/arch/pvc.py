@@ -22,7 +22,7 @@ This module is the only place PVC numbers live. Every value names its source:
 """
 from __future__ import annotations
 
-from . import BlockRule, DpasSpec, Fact, PeakRates, PerfFacts, SurfaceRules, XeArch
+from .table import BlockRule, DpasSpec, Fact, PeakRates, PerfFacts, SurfaceRules, XeArch
 
 KiB = 1024
 MiB = 1024 * KiB
