@@ -10,9 +10,9 @@ whose ISA keeps no K loop shows "unrolled" and its whole-kernel counts. Prints I
     python bench/isa_compare.py [--arch=pvc|bmg|both] [--all] [--json] [--jobs=N] [FILE.mlir ...]
 
 Default programs: the issue's table (bf16 / f16 4096^3, bf16 8192^3, bf16 4096x11008x4096, i8 4096^3,
-tf32 4096^3, examples/gemm_dynamic.mlir, examples/gemm_bf16.mlir); `--all`: every program of the IGC test
-corpus (test/python/igc_support.corpus()); FILE.mlir arguments: those files. A side that fails shows the
-first line of its error and the run goes on. Needs IGC (xe-opt --install-igc) and upstream's tools.
+tf32 4096^3, bf16 4096^3 with A or B transposed, examples/gemm_dynamic.mlir, examples/gemm_bf16.mlir);
+`--all`: every program of the IGC test corpus (test/python/igc_support.corpus()); FILE.mlir arguments:
+those files. A side that fails shows the first line of its error and the run goes on. Needs IGC (xe-opt --install-igc) and upstream's tools.
 """
 from __future__ import annotations
 
@@ -30,11 +30,22 @@ ROUTES = ("ours", "upstream")
 IGC_SYMBOL_TABLE = "Intel_Symbol_Table_Void_Program"
 
 
-def matmul(M: int, N: int, K: int, ab: str = "bf16", c: str = "f32") -> str:
-    """A linalg.matmul C += A x B in the style of examples/gemm_bf16.mlir."""
-    ta, tb, tc = f"memref<{M}x{K}x{ab}>", f"memref<{K}x{N}x{ab}>", f"memref<{M}x{N}x{c}>"
+_MAPS = {"a": "(k, m)", "b": "(n, k)"}
+
+
+def matmul(M: int, N: int, K: int, ab: str = "bf16", c: str = "f32", transposed: str = "") -> str:
+    """A linalg.matmul C += A x B in the style of examples/gemm_bf16.mlir; `transposed` "a" / "b":
+    that operand stored transposed (K x M / N x K, through indexing_maps)."""
+    sa = f"{K}x{M}" if transposed == "a" else f"{M}x{K}"
+    sb = f"{N}x{K}" if transposed == "b" else f"{K}x{N}"
+    ta, tb, tc = f"memref<{sa}x{ab}>", f"memref<{sb}x{ab}>", f"memref<{M}x{N}x{c}>"
+    maps = ""
+    if transposed:
+        a, b = _MAPS["a"] if transposed == "a" else "(m, k)", _MAPS["b"] if transposed == "b" else "(k, n)"
+        maps = (f" indexing_maps = [affine_map<(m, n, k) -> {a}>, affine_map<(m, n, k) -> {b}>, "
+                f"affine_map<(m, n, k) -> (m, n)>]")
     return (f"func.func @gemm(%A: {ta}, %B: {tb}, %C: {tc}) {{\n"
-            f"  linalg.matmul ins(%A, %B : {ta}, {tb}) outs(%C : {tc})\n"
+            f"  linalg.matmul{maps} ins(%A, %B : {ta}, {tb}) outs(%C : {tc})\n"
             f"  return\n}}\n")
 
 
@@ -45,7 +56,9 @@ def default_programs() -> list[tuple[str, str, bool]]:
              ("bf16 8192^3", matmul(8192, 8192, 8192)),
              ("bf16 4096x11008x4096", matmul(4096, 11008, 4096)),
              ("i8 4096^3 (-> i32)", matmul(4096, 4096, 4096, "i8", "i32")),
-             ("tf32 4096^3", matmul(4096, 4096, 4096, "tf32", "f32"))]
+             ("tf32 4096^3", matmul(4096, 4096, 4096, "tf32", "f32")),
+             ("bf16 4096^3 A^T", matmul(4096, 4096, 4096, transposed="a")),
+             ("bf16 4096^3 B^T", matmul(4096, 4096, 4096, transposed="b"))]
     for f in ("gemm_dynamic", "gemm_bf16"):
         progs.append((f"examples/{f}.mlir", (ROOT / "examples" / f"{f}.mlir").read_text()))
     return [(n, s, False) for n, s in progs]

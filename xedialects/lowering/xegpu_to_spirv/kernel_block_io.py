@@ -11,6 +11,7 @@ valid")
 from __future__ import annotations
 
 import contextlib
+from dataclasses import dataclass
 
 import numpy as np
 from mlir import ir
@@ -21,7 +22,7 @@ from ...xegpu.attributes import TensorDescType
 from . import spirv_builtins as bi
 from .kernel_dpas import feeds_tf32_dpas_a_only
 from .kernel_values import (CROSS_WORKGROUP_PTR, MemArg, NdDesc, NdPlan, is_slm_ptr, mixed_indices, operand_groups,
-                            static_int, vector_shape)
+                            known_pow2, static_int, vector_shape)
 from .spirv_lanes import DVal, LoweringError, bits_of, storage_type
 from .spirv_layout import LANES, Layout
 
@@ -119,6 +120,9 @@ class BlockIOLowering:
         if merged is not None:          # read by an earlier load_nd's builtin (merge_vnni_loads)
             return [merged]
         if self.intel_builtins and not is_slm_ptr(d.plan.ptr):
+            pairs = self.pair_transpose_read(op, d, shape, vnni, transpose, rows, cols)
+            if pairs is not None:
+                return [pairs]
             blk = bi.block_read(bits_of(elt), d.plan.block[0], d.plan.block[1], vnni is not None, transpose,
                                 dpas_a=bits_of(elt) == 32 and feeds_tf32_dpas_a_only(op.results[0]))
             ok = self.surface_check(d) if blk is not None else False
@@ -131,6 +135,31 @@ class BlockIOLowering:
         lane_dim = 1 if len(shape) >= 2 else 0
         lay = Layout.canonical(shape, lane_dim)
         return [self.gather_rows(d, lay, rows, cols)]
+
+    def pair_transpose_read(self, op, d: NdDesc, shape, vnni, transpose, rows, cols) -> DVal | None:
+        """A 16-bit load read transposed as 32-bit pairs (`spirv_builtins.PairTranspose`), or None:
+        a transposed VNNI load (B^T of a GEMM) or a plain 2D load only ever transposed (A^T), when
+        the block fits and the surface rules do not fail statically. A column offset not known to
+        be even is tested at run time (an odd one takes the per-lane loads)."""
+        if bits_of(d.plan.elt) != 16 or len(d.plan.block) != 2:
+            return None
+        only_transposed = (vnni is None and not transpose and len(shape) == 2 and op.results[0].uses
+                           and all(u.owner.name == "vector.transpose" for u in op.results[0].uses))
+        if not (transpose and vnni is not None) and not only_transposed:
+            return None
+        blk = bi.pair_transpose(16, d.plan.block[0], d.plan.block[1], vnni is not None)
+        if blk is None:
+            return None
+        ok = self.surface_check(d)
+        col = static_int(d.col)
+        if ok is False or (col is not None and col % 2):
+            return None
+        if col is None and known_pow2(d.col) % 2:
+            L = self.lanes
+            odd = arith.AndIOp(L.to_i32(d.col), L.i32(1)).result
+            even = arith.CmpIOp(arith.CmpIPredicate.eq, odd, L.i32(0)).result
+            ok = even if ok is True else _all([ok, even])
+        return self.block_read(d, blk, shape, rows, cols, ok)
 
     def gather_rows(self, d: NdDesc, lay: Layout, rows, cols) -> DVal:
         """Per-lane loads of the block elements (zero outside the surface)."""
@@ -249,25 +278,24 @@ class BlockIOLowering:
 
     # ---- surface rules of the 2D block messages ---------------------------------------------------
     def base_offset(self, p: NdPlan):
-        """Byte offset (int) of the surface base from a kernel buffer argument (assumed aligned,
-        as the runtime allocates buffers), or None when the lowering cannot tell."""
-        nbytes = bits_of(p.elt) // 8
-        lead = static_int(p.lead)
-        if lead is None:
-            return None
-        off, ptr = lead * nbytes, p.ptr
-        entry = self.new.regions[0].blocks[0]
-        while True:
-            if isinstance(ptr, ir.BlockArgument):
-                return off if ptr.owner == entry else None
+        """Byte offset of the surface base from a kernel buffer argument (assumed aligned, as the
+        runtime allocates buffers): an int when static, a `Multiple` of a power of two when not (a
+        batch's subview at block_id * rows * cols), or None when the lowering cannot tell."""
+        parts = [(p.lead, bits_of(p.elt) // 8)]          # (element offset, element bytes)
+        ptr = p.ptr
+        while not isinstance(ptr, ir.BlockArgument):
             o = ptr.owner
             if o.name != "spirv.PtrAccessChain" or len(o.operands) != 2:
                 return None
-            k = static_int(o.operands[1])
-            if k is None:
-                return None
             pointee = str(ptr.type).split("<", 1)[1].rsplit(",", 1)[0]      # !spirv.ptr<T, Class>
-            off, ptr = off + k * (bits_of(pointee) // 8), o.operands[0]
+            parts.append((o.operands[1], bits_of(pointee) // 8))
+            ptr = o.operands[0]
+        if ptr.owner != self.new.regions[0].blocks[0]:
+            return None
+        exact = [static_int(x) for x, _ in parts]
+        if None not in exact:
+            return sum(k * b for k, (_, b) in zip(exact, parts))
+        return Multiple(min(known_pow2(x) * b for x, b in parts))
 
     def surface_check(self, d: NdDesc):
         """Whether the surface of `d` obeys the 2D block surface rules of the architecture
@@ -338,7 +366,9 @@ class BlockIOLowering:
             rule([p_s, w_s], lambda q, w: q >= w, lambda: cmp(P.uge, pb(), wb()))
         rule([h_s], lambda n: 1 <= n <= rules.max_height,
              lambda: _all([cmp(P.uge, h(), 1), cmp(P.ule, h(), rules.max_height)]))
-        if off is not None:
+        if isinstance(off, Multiple) and off.of % rules.base_align == 0:
+            tests.append((True, None))
+        elif isinstance(off, int):
             tests.append((off % rules.base_align == 0, None))
         else:
             def base_test():
@@ -439,7 +469,18 @@ class BlockIOLowering:
         return ir.Operation.create("spirv.AccessChain", results=[pt],
                                    operands=[var, self.lanes.i32(i)]).results[0]
 
-    def call_block(self, blk: bi.Block2D, d: NdDesc, coff: int, var):
+    def call_reads(self, blk, d: NdDesc, var):
+        """The builtin call(s) of a read into `var`: one, or the pieces of a PairTranspose."""
+        if not isinstance(blk, bi.PairTranspose):
+            self.call_block(blk, d, 0, var)
+            return
+        for roff, coff, first in blk.pieces():
+            self.call_block(blk.piece, d, coff, var, roff=roff, first=first, pairs=True)
+
+    def call_block(self, blk: bi.Block2D, d: NdDesc, coff: int, var, *, roff: int = 0, first: int = 0,
+                   pairs: bool = False):
+        """Call `blk` on the block of `d` (column + `coff`, row + `roff`) into values `first`.. of
+        `var`; `pairs`: a 32-bit builtin on 16-bit memory (the column of the pair: column / 2)."""
         L = self.lanes
         p = d.plan
         nbytes = bits_of(p.elt) // 8
@@ -448,12 +489,14 @@ class BlockIOLowering:
         height = L.to_i32(p.height)
         pitch = L.to_i32(L.mul(p.pitch, nbytes))
         x = L.to_i32(L.add(d.col, coff))
-        y = L.to_i32(d.row)
+        if pairs:
+            x = arith.ShRSIOp(x, L.i32(1)).result
+        y = L.to_i32(L.add(d.row, roff) if roff else d.row)
         coord = ir.Operation.create("vector.from_elements", results=[ir.VectorType.get([2], ir.IntegerType.get_signless(32))],
                                     operands=[x, y]).results[0]
         args = [base, width, height, pitch, coord]
         if var is not None:
-            args.append(self.var_elem(var, blk.lane_type, 0))
+            args.append(self.var_elem(var, blk.lane_type, first))
         sym = self.declare(blk.builtin)
         ir.Operation.create("spirv.FunctionCall", operands=args,
                             attributes={"callee": ir.FlatSymbolRefAttr.get(sym)})
@@ -472,11 +515,11 @@ class BlockIOLowering:
         st = storage_type(elt)
         ebits = bits_of(elt)
         if ok is True:
-            self.call_block(blk, d, 0, var)
+            self.call_reads(blk, d, var)
         else:                   # decided at run time: the builtin or per-lane loads into `var`
             if_op = scf.IfOp(ok, [], has_else=True)
             with ir.InsertionPoint(if_op.then_block):
-                self.call_block(blk, d, 0, var)
+                self.call_reads(blk, d, var)
                 scf.YieldOp([])
             with ir.InsertionPoint(if_op.else_block):
                 g = self.gather_rows(d, lay, rows, cols)
@@ -549,6 +592,15 @@ class BlockIOLowering:
         for i in range(blk.values_per_lane):
             w = ir.Operation.create("spirv.Load", results=[lt],
                                     operands=[self.var_elem(var, blk.lane_type, first + i)]).results[0]
+            if isinstance(blk, bi.PairTranspose) and not blk.vnni:
+                it = ir.IntegerType.get_signless(ebits)
+                pair = ir.Operation.create("spirv.Bitcast", results=[ir.VectorType.get([2], it)], operands=[w]).results[0]
+                for k in range(2):
+                    if i * 2 + k < lay.nslots:
+                        x = ir.Operation.create("spirv.CompositeExtract", results=[it], operands=[pair], attributes={
+                            "indices": ir.ArrayAttr.get([ir.IntegerAttr.get(ir.IntegerType.get_signless(32), k)])}).results[0]
+                        vals[i * 2 + k] = x if str(st) == str(it) else arith.BitcastOp(st, x).result
+                continue
             for k in range(blk.pack):
                 s = i * blk.pack + k
                 if s >= lay.nslots:
@@ -618,6 +670,13 @@ def same_plan(a: NdPlan, b: NdPlan) -> bool:
     """Two descriptor plans on the same surface with the same block (fields equal; Values identical)."""
     return a is b or all(_same_field(getattr(a, f), getattr(b, f))
                          for f in ("ptr", "elt", "lead", "height", "width", "pitch", "block"))
+
+
+@dataclass(frozen=True)
+class Multiple:
+    """A dynamic byte offset known to be a multiple of `of`."""
+
+    of: int
 
 
 def _all(conds):

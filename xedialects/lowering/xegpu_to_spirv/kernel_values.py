@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from mlir import ir
 
 from ...core.kinds import DYNAMIC
-from ...passes.utils.ir_walk import owner_op
+from ...passes.utils.ir_walk import as_op, owner_op
 from .spirv_lanes import DVal
 
 CROSS_WORKGROUP_PTR = "!spirv.ptr<{}, CrossWorkgroup>"
@@ -140,6 +140,39 @@ def static_int(v):
     if o is not None and o.name == "arith.constant" and isinstance(v.type, (ir.IndexType, ir.IntegerType)):
         return ir.IntegerAttr(o.attributes["value"]).value
     return None
+
+
+_MAX_POW2 = 1 << 16
+
+
+def known_pow2(v, depth: int = 16) -> int:
+    """The largest power of two (up to 2^16) known to divide an int or an integer/index Value: from
+    constants, sums, differences, products, left shifts and casts, and an scf.for induction variable
+    (its lower bound's and step's); 1 when nothing is known (a block or subgroup id, a load)."""
+    if isinstance(v, int):
+        return _MAX_POW2 if v == 0 else min(v & -v, _MAX_POW2)
+    if depth == 0:
+        return 1
+    o = owner_op(v)
+    if o is None:
+        parent = as_op(v.owner.owner)
+        if parent is not None and parent.name == "scf.for" and ir.BlockArgument(v).arg_number == 0:
+            lb, step = parent.operands[0], parent.operands[2]
+            return min(known_pow2(lb, depth - 1), known_pow2(step, depth - 1))
+        return 1
+    if o.name == "arith.constant":
+        c = static_int(v)
+        return 1 if c is None else known_pow2(c)
+    args = [known_pow2(x, depth - 1) for x in o.operands[:2]] if o.name.startswith("arith.") else []
+    if o.name in ("arith.addi", "arith.subi"):
+        return min(args)
+    if o.name == "arith.muli":
+        return min(args[0] * args[1], _MAX_POW2)
+    if o.name == "arith.shli" and static_int(o.operands[1]) is not None:
+        return min(args[0] << static_int(o.operands[1]), _MAX_POW2)
+    if o.name in ("arith.index_cast", "arith.index_castui", "arith.extsi", "arith.extui", "arith.trunci"):
+        return args[0]
+    return 1
 
 
 def is_vector_type(t) -> bool:

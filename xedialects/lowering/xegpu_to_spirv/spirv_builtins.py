@@ -255,6 +255,54 @@ def block_read(bits: int, h: int, w: int, vnni: bool, transpose: bool, dpas_a: b
     return None
 
 
+@dataclass(frozen=True)
+class PairTranspose:
+    """A 16-bit block of `rows` x `width` memory elements read transposed as 32-bit pairs: one
+    `transpose_32b_16r8x1c` read (`piece`) per 16 rows and 16 columns (at column / 2: a 32-bit
+    element column), each putting memory row r on lane r and its 16-bit elements, two per 32-bit
+    value, in order. That is the register image of a 16-bit DPAS A operand read from a transposed A
+    (lane k holds row k of A^T: A[0..7][k]) and of a VNNI B operand read from a transposed B (lane n
+    holds row n of B^T: K pairs packed), which a plain read gives with one lane per memory column (a
+    shuffle per element to move). The hardware transposes only 32/64-bit elements, so the column
+    offset must be even. `vnni`: the values feed VNNI operands, which repack the same pairs (the
+    words are split by shift / truncate, which IGC folds with the repacking); else each word is split
+    by a bitcast to two 16-bit values (IGC: register regions, no shifts)."""
+
+    rows: int
+    width: int
+    vnni: bool = False
+    piece = Block2D("transpose", 32, 16, 8, 1)
+    lane_type = "uint"
+    pack = 2
+
+    @property
+    def col_pieces(self) -> int:
+        return -(-self.width // 16)
+
+    def pieces(self):
+        """[(row offset, column offset, first value)] of the reads."""
+        n = self.piece.values_per_lane
+        return [(16 * i, 16 * j, (i * self.col_pieces + j) * n)
+                for i in range(self.rows // 16) for j in range(self.col_pieces)]
+
+    @property
+    def values_per_lane(self) -> int:
+        return len(self.pieces()) * self.piece.values_per_lane
+
+    def lane_of(self, r, c):
+        """(lane, value index, part) of memory element (r, c) of the block (numpy arrays)."""
+        n = self.piece.values_per_lane
+        return r % 16, ((r // 16) * self.col_pieces + c // 16) * n + (c % 16) // 2, c % 2
+
+
+def pair_transpose(bits: int, h: int, w: int, vnni: bool) -> PairTranspose | None:
+    """The transposed read of a 16-bit h x w block as 32-bit pairs, or None when it does not fit
+    (h a multiple of 16 up to 32; w even up to 16, or 32)."""
+    if bits == 16 and h in (16, 32) and (w in (2, 4, 6, 8, 10, 12, 14, 16) or w == 32):
+        return PairTranspose(h, w, vnni)
+    return None
+
+
 def block_write(bits: int, h: int, w: int) -> Block2D | None:
     if h in (1, 2, 4, 8) and w == 16 and bits in (16, 32):
         return Block2D("write", bits, h, 16, 1)
