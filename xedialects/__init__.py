@@ -2,17 +2,17 @@
 
 Public entry points: `make_context()`, `parse()`, `print_ir()`, `verify()`, the dialect Python APIs in
 `xedialects.xetile` / `xedialects.xegpu`, passes in `xedialects.passes`. Importing the package makes
-`str()` of IR in our contexts print the readable syntax (`xedialects.printing`), and MLIR's parser, failing on it, names `parse()`
-(`xedialects.parse_hint`).
+`str()` of IR in our contexts print the readable syntax (`xedialects.printing`), as do MLIR's parser and verifier errors, and a
+parse failure on readable text names `parse()` (`xedialects.mlir_errors`).
 """
-from . import parse_hint as _parse_hint, printing as _printing
+from . import mlir_errors as _mlir_errors, printing as _printing
 from .context import make_context
 from .diagnostics import Diagnostic, DiagnosticError
 
 __all__ = ["make_context", "parse", "print_ir", "verify", "Diagnostic", "DiagnosticError"]
 
 _printing.install()
-_parse_hint.install()
+_mlir_errors.install()
 
 
 def parse(text: str, filename: str = "-", context=None):

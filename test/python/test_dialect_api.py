@@ -1,4 +1,6 @@
 """Python API of the dialects: context factory, type/attribute builders and accessors, op builders."""
+import re
+
 import pytest
 from mlir import ir
 from mlir.dialects import func
@@ -111,15 +113,29 @@ def test_diagnostics_are_readable():
                          "!xetile.tile<8x16xbf16> in #xetile.cache_hint")
 
 
-def test_mlir_parser_on_readable_text_names_xedialects_parse():
+def test_mlir_parser_and_verifier_errors_are_readable_and_name_xedialects_parse():
     m = xedialects.parse(_TILE_SRC)
     with m.context:
-        with pytest.raises(ir.MLIRError, match=r"with xedialects\.parse\(text\)"):
-            ir.Module.parse(str(m))
+        for parse, text in ((ir.Module.parse, str(m)), (ir.Type.parse, "!xetile.tile<8x16xbf16>")):
+            with pytest.raises(ir.MLIRError, match=r"xedialects\.parse\(text\) reads the readable syntax"):
+                parse(text)
         assert str(ir.Module.parse(m.operation.get_asm())) == str(m)  # MLIR reads its encoding
         with pytest.raises(ir.MLIRError) as e:
             ir.Module.parse("func.func @f() { bogus.op }")  # no xetile/xegpu: upstream's error alone
         assert "xedialects" not in str(e.value)
+        with ir.Location.unknown():
+            tile, desc = TileType.get([8, 16], "bf16"), TensorDescType.get([8, 16], "bf16")
+            bad = ir.Module.create()
+            with ir.InsertionPoint(bad.body):
+                f = func.FuncOp("r", ([desc], [tile]))
+                with ir.InsertionPoint(f.add_entry_block()):
+                    func.ReturnOp([f.entry_block.arguments[0]])
+        mismatch = "('!xegpu.tensor_desc<8x16xbf16>') doesn't match function result type ('!xetile.tile<8x16xbf16>')"
+        with pytest.raises(ir.MLIRError) as e:
+            bad.operation.verify()  # upstream's verifier, its message in readable syntax
+        assert mismatch in str(e.value) and "array<i64" not in str(e.value)
+        with pytest.raises(DiagnosticError, match=re.escape(mismatch)):
+            xedialects.verify(bad)
 
 
 def test_verify_is_mlir_verifier_plus_rfc_rules():
