@@ -11,6 +11,7 @@ import os
 
 import ml_dtypes
 import numpy as np
+import pytest
 from mlir import ir
 
 from xedialects.sim import reference
@@ -74,14 +75,16 @@ def _mlp_args():
             rng.uniform(-1, 1, 300).astype(np.float32), np.full((200, 300), 7.0, np.float32)]
 
 
-def test_large_contraction_is_vectorized_and_agrees_with_the_loops(monkeypatch):
-    text = gemm(256, 256, 512)              # 2^25 points: the fast path's threshold
+@pytest.mark.parametrize("m, n, k, partial", [(256, 256, 512, False),   # 2^25 points: the threshold
+                                              (200, 264, 650, True)])    # partial tiles in m, n and k
+def test_large_contraction_is_vectorized_and_agrees_with_the_loops(monkeypatch, m, n, k, partial):
+    text = gemm(m, n, k)
     with ir.Context(), ir.Location.unknown():
         mod = ir.Module.parse(text)
         assert vectorize_contractions(mod)
         body = str(mod)
-    assert "linalg." not in body and "vector.fma" in body
-    args = _gemm_args(256, 256, 512)
+    assert "vector.fma" in body and ("linalg.generic" in body) == partial   # peeled partial tiles stay linalg
+    args = _gemm_args(m, n, k)
     fast = run_reference(text, "gemm", args)[2]
     monkeypatch.setattr(reference, "_ENGINE_CACHE", {})
     monkeypatch.setattr("xedialects.sim.reference_fast.MIN_POINTS", 1 << 62)
@@ -118,12 +121,26 @@ def test_sampled_blocks_give_the_whole_functions_elements():
         assert np.array_equal(a, b)
 
 
+def test_overlapping_blocks_read_the_arguments_as_given():
+    # C += A x B with 200 rows: blocks of 128 rows at 0 and 72 share rows 72..127, which must not
+    # accumulate twice
+    args = _gemm_args(200, 64, 48)
+    whole = run_reference(gemm(200, 64, 48), "gemm", args)[2]
+    mask = np.zeros((200, 64), bool)
+    mask[:, :10] = True
+    part = run_reference(gemm(200, 64, 48), "gemm", args, checked={2: mask.reshape(-1)})[2]
+    assert np.array_equal(part[mask], whole[mask])
+
+
 def test_parallel_row_blocks_give_the_whole_function(monkeypatch):
     args = _mlp_args()
     whole = run_reference(EPILOGUE, "mlp", args)
     monkeypatch.setattr(reference, "_PARALLEL_MIN_ELEMENTS", 1)
     both = run_reference(EPILOGUE, "mlp", args, jobs=2)
     assert all(np.array_equal(a, b) for a, b in zip(both, whole))
+    args = _gemm_args(200, 64, 48)          # row blocks at 0 and 72 (128 rows each) of C += A x B
+    assert np.array_equal(run_reference(gemm(200, 64, 48), "gemm", args, jobs=2)[2],
+                          run_reference(gemm(200, 64, 48), "gemm", args)[2])
 
 
 def test_functions_blocks_would_change_run_whole():

@@ -284,19 +284,20 @@ def _run_blocked(text: str, entry: str, args, checked, jobs: int):
     btext = block_text(text, entry, p, nr, nc)
     _compile(btext, entry, fast)           # once, before the threads; as the whole function
 
-    def one(start):
+    def one(start):      # blocks read the arguments as given: the last block may overlap the one before
         idx = [index(p, i, a.ndim, start[0], nr, start[1], nc) if p.dims[i] is not None else None
                for i, a in enumerate(arrays)]
         return idx, _invoke(btext, entry, [a[k] if k is not None else a for a, k in zip(arrays, idx)], False, fast)
 
+    results = [a.copy() for a in arrays]
     with progress.bar(f"CPU reference @{entry}", len(starts), unit="block") as bar, bar.ticking(), \
             ThreadPoolExecutor(max(1, jobs)) as pool:
         for idx, outs in pool.map(one, starts):
-            for a, k, o in zip(arrays, idx, outs):
+            for r, k, o in zip(results, idx, outs):
                 if k is not None:
-                    a[k] = o
+                    r[k] = o
             bar.update(1)
-    return arrays
+    return results
 
 
 def _large(args) -> bool:

@@ -1,10 +1,11 @@
 """The CPU reference's fast path for large contractions: tiled and vectorized by upstream MLIR.
 
 `vectorize_contractions(mod)` rewrites, in the reference's upstream clone, every large linalg
-contraction (a GEMM, batched or transposed) whose sizes the tiles divide with a transform-dialect
-schedule: cache tiles, then register tiles of 8x32 outputs by 8 reduction steps, vectorized to
-`vector.contract` and lowered to outer products (FMAs). Everything else stays on
-`convert-linalg-to-loops`. Numerics and thresholds: docs/numerics.md "The CPU reference".
+contraction (a GEMM, batched or transposed) with transform-dialect scripts: cache tiles, then
+register tiles of 8x32 outputs by 8 reduction steps (loops peeled so that all but the last
+partial tiles are full), the full ones vectorized to `vector.contract` and lowered to outer
+products (FMAs). Partial tiles and everything else stay on `convert-linalg-to-loops`. Numerics
+and thresholds: docs/numerics.md "The CPU reference".
 """
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ _ACCUMULATORS = ("f32", "f64", "i32", "i64")
 _OUTER = {"m": 32, "n": 256, "k": 128}      # cache tiles (measured at 2048^3: bench/reference_cpu.py)
 _INNER = {"m": 8, "n": 32, "k": 8}          # register tiles: 8 rows x 32 lanes of f32 accumulators
 _TAG = "__xe_reference_fast"
+_VEC = "__xe_reference_vectorize"
 # lowering of the vectorized tiles, inserted after convert-linalg-to-loops in reference.PIPELINE
 VECTOR_LOWERING = "convert-vector-to-scf{full-unroll=true},lower-affine,"
 
@@ -65,7 +67,7 @@ def _candidates(mod, min_points: int):
             continue
         roles = _roles(op)
         sizes = _loop_sizes(op) if roles else None
-        if sizes is None or None in sizes or _outer_tiles(roles, sizes) is None:
+        if sizes is None or None in sizes:
             continue
         points = 1
         for s in sizes:
@@ -79,58 +81,63 @@ def _tiles(roles, sizes, table):
     return [min(table[roles[i]], s) if i in roles else 1 for i, s in enumerate(sizes)]
 
 
-def _outer_tiles(roles, sizes):
-    """Cache tiles: per m/n/k loop the largest multiple of its register tile that divides its size
-    and is at most _OUTER's; None when a register tile does not divide its loop (partial tiles
-    would be masked vector code, slower than the loops)."""
-    tiles = []
-    for i, s in enumerate(sizes):
-        if i not in roles:
-            tiles.append(1)
-            continue
-        step = _INNER[roles[i]]
-        if s % step:
-            return None
-        tiles.append(max(t for t in range(step, min(_OUTER[roles[i]], s) + 1, step) if s % t == 0))
-    return tiles
+_ANY = "!transform.any_op"
+_FOR = '!transform.op<"scf.for">'
 
 
-def _schedule(ops) -> str:
-    """The transform script: per tagged op, cache tiles, register tiles, vectorization;
-    then the vector lowering patterns on the functions."""
-    any_op = "!transform.any_op"
-    lines = ["module attributes {transform.with_named_sequence} {",
-             f"  transform.named_sequence @__transform_main(%root: {any_op} {{transform.readonly}}) {{"]
+def _script(body: list) -> str:
+    return "\n".join(["module attributes {transform.with_named_sequence} {",
+                      f"  transform.named_sequence @__transform_main(%root: {_ANY} {{transform.readonly}}) {{",
+                      *body, "    transform.yield", "  }", "}"])
+
+
+def _tiling(ops) -> str:
+    """The first transform script: per tagged op, cache tiles, then register tiles whose loops are
+    peeled where a cache or register tile can be partial (full tiles, of static sizes, in the main
+    loops; innermost loop first: peeling invalidates the handles of the loops nested in it)."""
+    body = []
     for i, (roles, sizes) in enumerate(ops):
-        outer, inner = _outer_tiles(roles, sizes), _tiles(roles, sizes, _INNER)
+        outer, inner = _tiles(roles, sizes, _OUTER), _tiles(roles, sizes, _INNER)
         n = len(sizes)
-        loops = ", ".join([any_op] * (n + 1))
-        lines += [
-            f"    %op{i} = transform.structured.match attributes{{{_TAG} = {i} : i64}} in %root "
-            f": ({any_op}) -> {any_op}",
-            f"    %a{i}, %al{i}:{n} = transform.structured.tile_using_for %op{i} tile_sizes {outer} "
-            f": ({any_op}) -> ({loops})",
-            f"    %b{i}, %bl{i}:{n} = transform.structured.tile_using_for %a{i} tile_sizes {inner} "
-            f": ({any_op}) -> ({loops})",
-            f"    transform.structured.vectorize %b{i} vector_sizes {inner} : {any_op}"]
-    lines += [
-        f"    %f = transform.structured.match ops{{[\"func.func\"]}} in %root : ({any_op}) -> {any_op}",
+        loops = ", ".join([_ANY] * (n + 1))
+        body += [f"    %op{i} = transform.structured.match attributes{{{_TAG} = {i} : i64}} in %root "
+                 f": ({_ANY}) -> {_ANY}",
+                 f"    %a{i}, %al{i}:{n} = transform.structured.tile_using_for %op{i} tile_sizes {outer} "
+                 f": ({_ANY}) -> ({loops})",
+                 f"    %b{i}, %bl{i}:{n} = transform.structured.tile_using_for %a{i} tile_sizes {inner} "
+                 f": ({_ANY}) -> ({loops})"]
+        for d in reversed(range(n)):
+            if d in roles and (sizes[d] % outer[d] or sizes[d] % inner[d]):   # partial tiles: min() sizes
+                body += [f"    %c{i}_{d} = transform.cast %bl{i}#{d} : {_ANY} to {_FOR}",
+                         f"    %m{i}_{d}, %r{i}_{d} = transform.loop.peel %c{i}_{d} : ({_FOR}) -> ({_ANY}, {_ANY})"]
+    body += [f"    %f = transform.structured.match ops{{[\"func.func\"]}} in %root : ({_ANY}) -> {_ANY}",
+             f"    transform.apply_patterns to %f {{ transform.apply_patterns.canonicalization }} : {_ANY}"]
+    return _script(body)
+
+
+def _vectorizing() -> str:
+    """The second transform script: the register tiles marked _VEC vectorized, the reductions
+    folded to vector.contract and lowered to outer products (FMAs)."""
+    return _script([
+        f"    %v = transform.structured.match attributes{{{_VEC}}} in %root : ({_ANY}) -> {_ANY}",
+        f"    transform.structured.vectorize %v : {_ANY}",
+        f"    %f = transform.structured.match ops{{[\"func.func\"]}} in %root : ({_ANY}) -> {_ANY}",
         "    transform.apply_patterns to %f {",
         "      transform.apply_patterns.vector.reduction_to_contract",
         "      transform.apply_patterns.vector.sink_ops",
         "      transform.apply_patterns.vector.transfer_permutation_patterns",
         "      transform.apply_patterns.canonicalization",
-        f"    }} : {any_op}",
+        f"    }} : {_ANY}",
         "    transform.apply_patterns to %f {",
-        "      transform.apply_patterns.vector.lower_masked_transfers",
-        "      transform.apply_patterns.vector.lower_masks",
         '      transform.apply_patterns.vector.lower_contraction lowering_strategy = "outerproduct"',
         "      transform.apply_patterns.vector.transfer_permutation_patterns",
         "      transform.apply_patterns.vector.lower_outerproduct",
         "      transform.apply_patterns.canonicalization",
-        f"    }} : {any_op}",
-        "    transform.yield", "  }", "}"]
-    return "\n".join(lines)
+        f"    }} : {_ANY}"])
+
+
+def _static(op) -> bool:
+    return all(not isinstance(v.type, ir.MemRefType) or ir.MemRefType(v.type).has_static_shape for v in op.operands)
 
 
 def vectorize_contractions(mod, min_points: int | None = None) -> bool:
@@ -148,6 +155,11 @@ def vectorize_contractions(mod, min_points: int | None = None) -> bool:
     i64 = ir.IntegerType.get_signless(64)
     for i, (op, _, _) in enumerate(found):
         op.attributes[_TAG] = ir.IntegerAttr.get(i64, i)
-    script = ir.Module.parse(_schedule([(r, s) for _, r, s in found]))
+    script = ir.Module.parse(_tiling([(r, s) for _, r, s in found]))
+    interpreter.apply_named_sequence(mod.operation, script.body.operations[0], script)
+    for op in walk(mod.operation):      # full register tiles are vectorized, the peeled rest stays loops
+        if op.name == "linalg.generic" and _TAG in op.attributes and _static(op):
+            op.attributes[_VEC] = ir.UnitAttr.get()
+    script = ir.Module.parse(_vectorizing())
     interpreter.apply_named_sequence(mod.operation, script.body.operations[0], script)
     return True
