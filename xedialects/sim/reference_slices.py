@@ -27,21 +27,14 @@ class SlicePlan:
     cols: int            # the number of columns (the output's last size)
 
 
-class _Classes:
-    """Union-find over ('arg', i, d) and ('loop', op, d) keys."""
-
-    def __init__(self):
-        self.parent = {}
-
-    def find(self, k):
-        self.parent.setdefault(k, k)
-        while self.parent[k] != k:
-            self.parent[k] = self.parent[self.parent[k]]
-            k = self.parent[k]
-        return k
-
-    def union(self, a, b):
-        self.parent[self.find(a)] = self.find(b)
+def _join(label: dict, a, b) -> None:
+    """Put keys a and b (('arg', i, d), ('loop', op, d)) in one class: `label` maps each key to its
+    class's name, and b's class takes a's (a few dozen keys: relabelling is cheap)."""
+    la, lb = label.setdefault(a, a), label.setdefault(b, b)
+    if la != lb:
+        for k, v in label.items():
+            if v == lb:
+                label[k] = la
 
 
 def _entry(mod, entry):
@@ -73,7 +66,7 @@ def plan(text: str, entry: str) -> SlicePlan | None:
         for t in ftype.inputs:
             if isinstance(t, ir.MemRefType) and not _plain(ir.MemRefType(t)):
                 return None
-        classes, parallel, last = _Classes(), {}, None
+        label, parallel, last = {}, {}, None
         for n, op in enumerate(walk(fn, into=lambda o: o.name != "linalg.generic")):
             if op.name not in _ALLOWED:
                 return None
@@ -90,21 +83,21 @@ def plan(text: str, entry: str) -> SlicePlan | None:
                 if i is None or not amap.is_projected_permutation:      # a local buffer, a convolution
                     return None
                 for k, e in enumerate(amap.results):
-                    classes.union(("arg", i, k), ("loop", n, ir.AffineDimExpr(e).position))
+                    _join(label, ("arg", i, k), ("loop", n, ir.AffineDimExpr(e).position))
             last = op.operands[len(op.operands) - 1]
         if last is None or not isinstance(last.type, ir.MemRefType) or ir.MemRefType(last.type).rank < 2:
             return None
         out = next(j for j, a in enumerate(args) if a == last)
-        row, col = classes.find(("arg", out, ir.MemRefType(last.type).rank - 2)), \
-            classes.find(("arg", out, ir.MemRefType(last.type).rank - 1))
-        if row == col or not all(ok for k, ok in parallel.items() if classes.find(k) in (row, col)):
+        rank = ir.MemRefType(last.type).rank
+        row, col = label[("arg", out, rank - 2)], label[("arg", out, rank - 1)]
+        if row == col or not all(ok for k, ok in parallel.items() if label.get(k, k) in (row, col)):
             return None
         dims = []
         for i, t in enumerate(ftype.inputs):
             if not isinstance(t, ir.MemRefType):
                 dims.append(None)
                 continue
-            mine = [classes.find(("arg", i, k)) for k in range(ir.MemRefType(t).rank)]
+            mine = [label.get(("arg", i, k), ("arg", i, k)) for k in range(ir.MemRefType(t).rank)]
             if mine.count(row) > 1 or mine.count(col) > 1:
                 return None
             dims.append((mine.index(row) if row in mine else None, mine.index(col) if col in mine else None))
