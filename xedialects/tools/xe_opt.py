@@ -83,6 +83,7 @@ class Args:
         self.xe_target = None
         self.xe_draw = None
         self.import_upstream = False  # --convert-upstream-xegpu
+        self.import_distribute = "auto"  # its option distribute=auto|upstream|xedialects
 
 
 def parse_args(argv: list[str]) -> Args:
@@ -110,10 +111,14 @@ def parse_args(argv: list[str]) -> Args:
             if not re.fullmatch(r"[A-Za-z][A-Za-z0-9_.-]*", name):
                 raise UsageError(f"invalid option '{tok}'")
             if name == "convert-upstream-xegpu":  # the import runs at parse time (lowering/upstream_to_xegpu)
-                if a.pass_flags or eq:
-                    raise UsageError(f"'{tok}' takes no options and must be the first pass: it parses upstream "
-                                     "xegpu input")
+                from ..lowering.upstream_to_xegpu.driver import DISTRIBUTE_MODES
+
+                opt, _, mode = value.partition("=")
+                if a.pass_flags or (eq and (opt != "distribute" or mode not in DISTRIBUTE_MODES)):
+                    raise UsageError(f"'{tok}' must be the first pass (it parses upstream xegpu input) and takes "
+                                     f"one option, distribute={'|'.join(DISTRIBUTE_MODES)}")
                 a.import_upstream = True
+                a.import_distribute = mode if eq else "auto"
                 continue
             a.pass_flags.append((name, value if eq else None, tok))
             continue
@@ -200,7 +205,8 @@ def help_text() -> str:
 
 
 IMPORT_HELP = ("read upstream MLIR xegpu (LLVM 22: work-group, subgroup, lane level) and translate it to our xegpu; "
-               "the first flag, no options (docs/upstream-xegpu.md)")
+               "the first flag; option distribute=auto|upstream|xedialects: who distributes work-group kernels "
+               "(auto: upstream's xegpu-wg-to-sg-distribute, ours where it fails; docs/upstream-xegpu.md)")
 
 
 PIPELINE_OPTIONS_HELP = ("a pipeline's options, --PIPELINE=opt=v or PIPELINE{opt=v}, go to each of its passes "
@@ -465,7 +471,8 @@ class Driver:
                 if self.args.import_upstream:
                     from ..lowering.upstream_to_xegpu import import_upstream
 
-                    module = import_upstream("\n" * line_offset + text, name, ctx)
+                    module = import_upstream("\n" * line_offset + text, name, ctx,
+                                             distribute=self.args.import_distribute, remarks=diags)
                 else:
                     module = parse_source("\n" * line_offset + text, name, ctx, collector=collector)
             except DiagnosticError as e:

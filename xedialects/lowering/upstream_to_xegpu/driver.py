@@ -1,6 +1,7 @@
 """The import driver: parse upstream xegpu in its own context, bring work-group code to subgroup level
-with upstream's passes, print the module and replace each xegpu op's line by its translation in our
-syntax (respelling descriptor types elsewhere), then parse the text in our context."""
+with upstream's passes (or, where they fail or `distribute=xedialects`, translate it to work-group
+XeTile for our xetile-wg-to-sg: wg_xetile), print the module and replace each xegpu op's line by its
+translation in our syntax (respelling descriptor types elsewhere), then parse the text in our context."""
 from __future__ import annotations
 
 import io
@@ -12,11 +13,15 @@ from ...diagnostics import Diagnostic, DiagnosticError, at, from_mlir
 from ...passes.utils.ir_walk import walk
 from . import levels
 from . import simt_ops
+from . import wg_xetile
 from .op_attrs import ImportOpError
 from .sg_ops import Translator, translate
 from .types import ImportTypeError, rewrite_tdescs
 
 PASS_NAME = "convert-upstream-xegpu"
+DISTRIBUTE_MODES = ("auto", "upstream", "xedialects")
+# our work-group XeTile (the fallback's output) down to VC-mode XeGPU, as xe-gemm-to-xegpu's stages 2-4
+OURS_WG_TO_XEGPU = "builtin.module(imex-xetile-to-xegpu)"
 _TARGET_LINE = re.compile(r"^\s*(?:%[\w$.#:-]+(?:, %[\w$.#:-]+)* = )?"
                           r"(?:xegpu\.\w+|xevm\.mma\b|gpu\.(?:thread_id|global_id|lane_id)\b|vector\.extract )")
 _ALIAS_DEF = re.compile(r"^([#!][\w$.-]+) = (.*)$")
@@ -98,6 +103,56 @@ def _expand_aliases(lines: list[str]) -> list[str]:
         for k, v in defs.items():
             defs[k] = pat.sub(lambda m: defs[m.group(0)], v)
     return [pat.sub(lambda m: defs[m.group(0)], line) if "#" in line or "!" in line else line for line in out]
+
+
+def _printed_lines(module_op):
+    """`lines(ops)`: layouts of non-xegpu ops dropped, the module printed with its locations, xegpu
+    aliases written out."""
+    def lines(ops):
+        _strip_layouts(ops)
+        buf = io.StringIO()
+        module_op.print(file=buf, enable_debug_info=True)
+        return _expand_aliases(buf.getvalue().splitlines())
+    return lines
+
+
+def _ours_workgroup(text: str, filename: str) -> str:
+    ctx, module_op = parse_upstream(text, filename)  # afresh: a failed upstream pass leaves its IR half done
+    with ctx, ir.Location.unknown():
+        return wg_xetile.to_xetile_text(module_op, filename, _printed_lines(module_op))
+
+
+def import_text(text: str, filename: str = "-", distribute: str = "auto"):
+    """(our text, remarks, whether the text is work-group XeTile) of an upstream xegpu program.
+    Work-group kernels: `upstream` -- upstream's distribution, its errors as they come; `xedialects`
+    -- work-group XeTile (wg_xetile) for our xetile-wg-to-sg; `auto` -- upstream's, and ours when
+    upstream's fails, with a remark quoting upstream's error."""
+    if distribute not in DISTRIBUTE_MODES:
+        raise ValueError(f"unknown distribute mode {distribute!r} (one of {', '.join(DISTRIBUTE_MODES)})")
+    ctx, module_op = parse_upstream(text, filename)
+    with ctx, ir.Location.unknown():
+        workgroup = levels.classify(module_op, filename).workgroup
+    if not workgroup or distribute == "upstream":
+        return to_ours_text(text, filename), [], False
+    if distribute == "xedialects":
+        return _ours_workgroup(text, filename), [], True
+    try:
+        return to_ours_text(text, filename), [], False
+    except DiagnosticError as e:
+        first = e.diagnostics[0]
+        if "upstream's work-group to subgroup passes failed" not in first.message:
+            raise
+    why = first.message.split("passes failed: ", 1)[-1].splitlines()[0]
+    try:
+        ours = _ours_workgroup(text, filename)
+    except DiagnosticError as e:   # both failed: ours is the error, upstream's a note
+        e.diagnostics[0].notes.append(Diagnostic("note", f"before that, upstream's xegpu-wg-to-sg-distribute: {why}",
+                                                 first.filename, first.line, first.col))
+        raise
+    remark = Diagnostic("remark", f"{PASS_NAME}: upstream's xegpu-wg-to-sg-distribute failed ({why[:300]}); the "
+                                  "work-group kernel was imported as work-group XeTile (wg_map from sg_layout / "
+                                  "sg_data) and distributed by xetile-wg-to-sg", first.filename, first.line, first.col)
+    return ours, [remark], True
 
 
 def to_ours_text(text: str, filename: str = "-") -> str:
@@ -187,16 +242,33 @@ def _translate(op, tr, line: str) -> list[str]:
     return translate(op, tr)
 
 
-def import_upstream(text: str, filename: str = "-", context=None):
+def import_upstream(text: str, filename: str = "-", context=None, *, distribute: str = "auto", remarks=None):
     """Our module (VC-mode XeGPU in our context) of an upstream xegpu program; DiagnosticError (located
-    in the input) at the first op or attribute our dialect cannot express."""
+    in the input) at the first op or attribute our dialect cannot express. `distribute`: who brings
+    work-group kernels to subgroup level (import_text). Remarks are appended to `remarks`, or printed
+    to stderr when it is None."""
+    import sys
+
+    from ...passes import PassFailure, run
     from ...syntax import parse_source
     from . import isolate
 
-    ours = isolate.run(to_ours_text, text, filename, filename=filename)
+    ours, notes, xetile = isolate.run(import_text, text, filename, distribute, filename=filename)
     try:
-        return parse_source(ours, f"{filename} (imported)", context)
+        module = parse_source(ours, f"{filename} (imported)", context)
     except DiagnosticError as e:
         raise DiagnosticError([Diagnostic("error", f"{PASS_NAME}: the translated program does not verify in "
                                                    "our dialect (internal)", filename, None, None,
                                           list(e.diagnostics))]) from None
+    if xetile:
+        try:
+            run(module, OURS_WG_TO_XEGPU, collector=[])
+        except PassFailure as e:
+            raise DiagnosticError([Diagnostic("error", f"{PASS_NAME}: our work-group distribution of the imported "
+                                                       "kernel failed", filename, None, None, list(e.located))]) from None
+    if remarks is None:
+        for d in notes:
+            print(d.format(), file=sys.stderr)
+    else:
+        remarks.extend(notes)
+    return module
