@@ -12,6 +12,7 @@ import xedialects
 from xedialects.passes import run as run_pipeline
 from xedialects.sim import simulate
 from xedialects.sim.reference import compare
+from xedialects.xegpu.attributes import TensorDescType
 
 BF16 = ml_dtypes.bfloat16
 
@@ -638,6 +639,6 @@ def test_slm_tile_spellings_use_slm_scattered_messages(space, tile_space):
 }}""", "convert-xetile-to-xegpu", "slm.mlir")
     ops = [op for op in m.body.operations[0].regions[0].blocks[0].operations[0].regions[0].blocks[0].operations]
     descs = [op.results[0].type for op in ops if op.operation.name == "xegpu.create_tdesc"]
-    assert descs and all('#xegpu.tdesc_attr<"slm"' in str(d) for d in descs)
+    assert descs and all(TensorDescType(d).memory_scope == "slm" for d in descs)
     names = [op.operation.name for op in ops]
     assert names.count("xegpu.store_scatter") == 8 and "xegpu.create_nd_tdesc" not in names
