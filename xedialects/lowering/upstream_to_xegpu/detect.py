@@ -9,12 +9,13 @@ _UPSTREAM_ONLY = re.compile(
     r"|xegpu\.(?:load_nd|store_nd|prefetch_nd)\b[^\n:]*\]\s*(?:<\{|\{|:)"   # offsets on the access
     r"|xegpu\.create_nd_tdesc\s+%[\w$.-]+\s*:"                              # no offsets, no mode
     r"|xegpu\.(?:fence|convert_layout|load_matrix|store_matrix|create_mem_desc)\b"
-    r"|#xevm\.target")
+    r"|#xevm\.target"
+    r"|xevm\.(?:mma|blockload2d|blockstore2d|blockprefetch2d|memfence)\b")
 
 
 def looks_upstream(text: str) -> bool:
     """True when `text` uses a spelling of upstream's xegpu that ours does not have."""
-    return "xegpu." in text and _UPSTREAM_ONLY.search(_strip_comments(text)) is not None
+    return ("xegpu." in text or "xevm." in text) and _UPSTREAM_ONLY.search(_strip_comments(text)) is not None
 
 
 def _strip_comments(text: str) -> str:
@@ -33,7 +34,7 @@ def parse_program(text: str, filename: str = "-", context=None):
     try:
         return parse(text, filename, context)
     except DiagnosticError as ours:
-        if "xegpu." not in text:
+        if "xegpu." not in text and "xevm." not in text:
             raise
         try:
             isolate.run(_parses_upstream, text, filename, filename=filename)

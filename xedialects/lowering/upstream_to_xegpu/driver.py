@@ -23,10 +23,11 @@ DISTRIBUTE_MODES = ("auto", "upstream", "xedialects")
 # our work-group XeTile (the fallback's output) down to VC-mode XeGPU, as xe-gemm-to-xegpu's stages 2-4
 OURS_WG_TO_XEGPU = "builtin.module(imex-xetile-to-xegpu)"
 _TARGET_LINE = re.compile(r"^\s*(?:%[\w$.#:-]+(?:, %[\w$.#:-]+)* = )?"
-                          r"(?:xegpu\.\w+|xevm\.mma\b|gpu\.(?:thread_id|global_id|lane_id)\b|vector\.extract )")
+                          r"(?:xegpu\.\w+|xevm\.(?:mma|blockload2d|blockstore2d|blockprefetch2d|memfence)\b|gpu\.(?:thread_id|global_id|lane_id)\b|vector\.extract )")
 _ALIAS_DEF = re.compile(r"^([#!][\w$.-]+) = (.*)$")
 _SCOPE_LINE = re.compile(r"^\s*(gpu\.module|gpu\.func|func\.func) @([\w$.-]+)")
 _THREAD_OPS = ("gpu.thread_id", "gpu.global_id", "gpu.lane_id")
+_XEVM_OPS = ("xevm.mma", "xevm.blockload2d", "xevm.blockstore2d", "xevm.blockprefetch2d", "xevm.memfence")
 
 
 def _fail(loc, message: str, filename: str | None = None):
@@ -163,11 +164,15 @@ def to_ours_text(text: str, filename: str = "-") -> str:
         if level.workgroup:
             levels.to_subgroup(ctx, module_op, filename)
         ops = list(walk(module_op))
+        for op in ops:
+            if op.name.startswith("xevm.") and op.name not in _XEVM_OPS:
+                _fail(op.location, f"'{op.name}' is not imported: the XeVM ops taken are "
+                                   f"{', '.join(_XEVM_OPS)} (docs/upstream-xegpu-reference.md)", filename)
         _strip_layouts(ops)
         state = ir.AsmState(module_op)
         tr = Translator(module_op, state)
-        targets = [op for op in ops if op.name.startswith("xegpu.") or op.name in ("vector.extract", "xevm.mma")
-                   or op.name in _THREAD_OPS]
+        targets = [op for op in ops if op.name.startswith("xegpu.") or op.name == "vector.extract"
+                   or op.name in _XEVM_OPS or op.name in _THREAD_OPS]
         buf = io.StringIO()
         module_op.print(file=buf, enable_debug_info=True)  # same names as `state`; ops keep their locations
         lines = _expand_aliases(buf.getvalue().splitlines())

@@ -38,6 +38,7 @@ def _names(op) -> list[str]:
     return [op.attributes[i].name for i in range(len(op.attributes))]
 
 
+_XEVM_LANE = ("xevm.mma", "xevm.blockload2d", "xevm.blockstore2d", "xevm.blockprefetch2d")
 _MATRIX_DATA = {"xegpu.load_matrix": ("result", 0), "xegpu.store_matrix": ("operand", 0)}
 
 
@@ -56,7 +57,7 @@ def _matrix_lane(op):
 def classify(module_op, filename: str) -> Level:
     """Work-group level when any layout or descriptor carries sg_layout; a kernel is lane level when
     an access's vector holds fewer elements than its descriptor's block (one lane's share), a dpas
-    is 1D, it has an xevm.mma, a scattered access takes one offset per lane, or a matrix access
+    is 1D, it has an xevm.mma or 2D block op, a scattered access takes one offset per lane, or a matrix access
     moves a scalar or a 1D vector. A matrix access of a 2D vector without a layout follows the rest of its kernel; when
     nothing else in the kernel decides, it is a located error naming the op."""
     lvl = Level()
@@ -77,7 +78,7 @@ def classify(module_op, filename: str) -> Level:
             lane = _count(str(vec)) < _td_count(str(td))
         elif op.name == "xegpu.dpas":
             lane = ir.VectorType(op.results[0].type).rank == 1
-        elif op.name == "xevm.mma":  # per-lane operands only
+        elif op.name in _XEVM_LANE:  # per-lane operands only
             lane = True
         elif op.name in ("xegpu.load", "xegpu.store"):  # per-lane offsets: an index or vector<1xindex>
             offsets = list(op.operands)[1 if op.name == "xegpu.load" else 2:][:1]

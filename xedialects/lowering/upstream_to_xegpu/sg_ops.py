@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from mlir import ir
 
-from . import matrix_ops
+from . import matrix_ops, xevm_block2d
 from .op_attrs import DYNAMIC, HINTS, ImportOpError, attr, check_attrs, ints, props
 from .types import (ImportTypeError, element_bits, ours, parse_tdesc, vector_parts, vector_text, zero_of)
 
@@ -544,6 +544,7 @@ TABLE = {
     "gpu.thread_id": thread_id,
     "gpu.global_id": thread_id,
     "gpu.lane_id": lane_id,
+    "xevm.memfence": xevm_block2d.memfence,
 }
 
 

@@ -18,6 +18,7 @@ from .op_attrs import ImportOpError, attr, check_attrs, hint, HINTS, ints, props
 from .sg_ops import _blocks
 from .simt_dpas import cast, emit_dpas, packed_a
 from .types import check_lane_order, lane_group, vector_parts, vector_text, zero_of
+from .xevm_block2d import TABLE as XEVM_BLOCK2D
 from .xevm_ops import mma
 
 def _count(shape) -> int:
@@ -192,4 +193,5 @@ TABLE = {
     "xegpu.load_matrix": lane_load_matrix,
     "xegpu.store_matrix": lane_store_matrix,
     "xevm.mma": mma,  # the tf32 DPAS of the lane export; what convert-xegpu-to-xevm makes of a dpas
+    **XEVM_BLOCK2D,   # XeVM-level kernels: 2D block loads / stores / prefetches on raw pointers, fences
 }

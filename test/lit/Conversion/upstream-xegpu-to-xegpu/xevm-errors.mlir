@@ -1,0 +1,50 @@
+// XeVM ops and forms the import does not take: a located error naming the op.
+// RUN: xe-opt --convert-upstream-xegpu %s --split-input-file --verify-diagnostics
+
+gpu.module @k {
+  gpu.func @transposed(%p: !llvm.ptr<1>, %i: i32) kernel {
+    // expected-error @+1 {{'xevm.blockload2d' with transpose = true is not imported}}
+    %t = xevm.blockload2d %p, %i, %i, %i, %i, %i <{elem_size_in_bits=32 : i32, tile_width=8 : i32, tile_height=16 : i32, v_blocks=1 : i32, transpose=true, pack_register=false}> : (!llvm.ptr<1>, i32, i32, i32, i32, i32) -> vector<8xi32>
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @k {
+  gpu.func @v_blocks(%p: !llvm.ptr<1>, %i: i32) kernel {
+    // expected-error @+1 {{'xevm.blockload2d' with v_blocks = 2 is not imported (v_blocks = 1)}}
+    %t = xevm.blockload2d %p, %i, %i, %i, %i, %i <{elem_size_in_bits=16 : i32, tile_width=16 : i32, tile_height=8 : i32, v_blocks=2 : i32, transpose=false, pack_register=false}> : (!llvm.ptr<1>, i32, i32, i32, i32, i32) -> vector<16xi16>
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @k {
+  gpu.func @narrow(%p: !llvm.ptr<1>, %i: i32) kernel {
+    // expected-error @+1 {{'xevm.blockload2d' of 8-bit elements 16 wide is not imported}}
+    %v = xevm.blockload2d %p, %i, %i, %i, %i, %i <{elem_size_in_bits=8 : i32, tile_width=16 : i32, tile_height=8 : i32, v_blocks=1 : i32, transpose=false, pack_register=false}> : (!llvm.ptr<1>, i32, i32, i32, i32, i32) -> vector<8xi8>
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @k {
+  gpu.func @private_fence() kernel {
+    // expected-error @+1 {{'xevm.memfence' of scope workgroup, addrspace private has no equivalent in our xegpu}}
+    xevm.memfence <{scope = #xevm.mem_scope<workgroup>, addrspace = #xevm.addr_space<private>}>
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @k {
+  gpu.func @subgroup_block_load(%p: !llvm.ptr<1>) kernel {
+    // expected-error @+1 {{'xevm.blockload' is not imported: the XeVM ops taken are xevm.mma, xevm.blockload2d, xevm.blockstore2d, xevm.blockprefetch2d, xevm.memfence}}
+    %v = xevm.blockload %p : (!llvm.ptr<1>) -> vector<4xi16>
+    gpu.return
+  }
+}

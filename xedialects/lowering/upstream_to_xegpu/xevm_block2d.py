@@ -1,0 +1,195 @@
+"""Lane-level XeVM 2D block ops (`xevm.blockload2d` / `blockstore2d` / `blockprefetch2d`) and
+`xevm.memfence` -> our SIMT XeGPU (sg_map `wi_layout = [1, 16]`).
+
+The raw global pointer becomes an i64 address (`llvm.ptrtoint`) under a descriptor whose 2D base is
+given by the op's operands: height `base_height` rows, width `base_width` and row stride
+`base_pitch` bytes (divided by the element size), block at [y, x] of `tile_height` x `tile_width`.
+A lane holds column `lane` of every row (two consecutive bytes of a 32-wide 8-bit block: wi_data
+[1, 2]), as the OpenCL builtins the ops lower to; `pack_register` of a 16-bit block changes only
+how the lane's values are grouped (column `lane`, rows in order, two to an i32), so it is the plain
+load bitcast. Cache controls become our l1/l2/l3 hints. docs/upstream-xegpu-reference.md "XeVM".
+"""
+from __future__ import annotations
+
+from mlir import ir
+
+from .op_attrs import ImportOpError, attr
+from .types import element_bits, vector_parts, vector_text
+
+_LOAD_HINT = {"uc": "uncached", "c": "cached", "s": "streaming"}
+_STORE_HINT = {"uc": "uncached", "wb": "write_back", "wt": "write_through", "s": "streaming"}
+# xevm.memfence scope -> our fence_scope (narrower scopes than the work-group: the work-group fence)
+_SCOPE = {"lane": "group", "subgroup": "group", "workgroup": "group", "cluster": "gpu", "device": "gpu",
+          "system": "system"}
+_KINDS = {"global": ("ugm",), "shared": ("slm",), "generic": ("ugm", "slm")}
+
+
+def _int(op, name: str) -> int:
+    a = attr(op, name)
+    if a is None:
+        raise ImportOpError(f"'{op.name}' without its '{name}' attribute")
+    return ir.IntegerAttr(a).value
+
+
+def _flag(op, name: str) -> bool:
+    """A boolean property (`true`, or an integer as upstream's examples spell `false : i32`)."""
+    a = attr(op, name)
+    if a is None:
+        return False
+    try:
+        return ir.BoolAttr(a).value
+    except ValueError:
+        return ir.IntegerAttr(a).value != 0
+
+
+def _hints(op, table) -> str:
+    """` {l1_hint = ..., l2_hint = ..., l3_hint = ...}` of the op's cache_control (none: empty)."""
+    a = attr(op, "cache_control")
+    if a is None:
+        return ""
+    s = str(a)
+    value = s[s.index("<") + 1:s.rindex(">")]
+    if value == "ir":
+        return " {l1_hint = read_invalidate}"
+    parts = value.split("_")
+    if len(parts) != 3:
+        raise ImportOpError(f"'{op.name}' cache_control {s} has no equivalent in our xegpu")
+    items = []
+    for level, p in zip(("l1", "l2", "l3"), parts):
+        kind = p[2:]
+        if kind not in table:
+            raise ImportOpError(f"'{op.name}' cache_control {s} has no equivalent in our xegpu")
+        items.append(f"{level}_hint = {table[kind]}")
+    return " {" + ", ".join(items) + "}"
+
+
+class _Block:
+    """The block an op addresses: its element type, shape, per-lane group, our descriptor type."""
+
+    def __init__(self, op, value_type=None):
+        self.bits = _int(op, "elem_size_in_bits")
+        self.width, self.height = _int(op, "tile_width"), _int(op, "tile_height")
+        if attr(op, "v_blocks") is not None and _int(op, "v_blocks") != 1:
+            raise ImportOpError(f"'{op.name}' with v_blocks = {_int(op, 'v_blocks')} is not imported (v_blocks = 1)")
+        if (self.bits, self.width) not in ((8, 32), (16, 16), (32, 16)):
+            raise ImportOpError(f"'{op.name}' of {self.bits}-bit elements {self.width} wide is not imported (16-bit "
+                                "or 32-bit blocks 16 wide, 8-bit blocks 32 wide: one row across the 16 lanes)")
+        self.elt = f"i{self.bits}"
+        if value_type is not None:
+            _, elt = vector_parts(str(value_type))
+            if element_bits(elt) == self.bits and not elt.startswith("i"):
+                self.elt = elt        # a float block keeps its type
+        self.group = 2 if self.bits == 8 else 1
+        self.frag = vector_text([self.height * self.width // (16 * self.group), self.group], self.elt)
+        self.flat = vector_text([self.height * self.width // 16], self.elt)
+        self.tdesc = (f"!xegpu.tensor_desc<{self.height}x{self.width}x{self.elt}, #xegpu.tdesc_attr<sg_map = "
+                      f"<wi_layout = [1, 16], wi_data = [1, {self.group}]>>>")
+
+
+def _descriptor(op, tr, blk: _Block, lines: list[str]) -> str:
+    """Our descriptor of the block: `create_nd_tdesc` on the pointer's i64 address."""
+    ptr, bw, bh, bp, x, y = (tr.name(v) for v in list(op.operands)[:6])
+    if not str(op.operands[0].type).startswith("!llvm.ptr"):
+        raise ImportOpError(f"'{op.name}' on {op.operands[0].type}: expected an !llvm.ptr")
+    addr = tr.fresh()
+    lines.append(f"{addr} = llvm.ptrtoint {ptr} : {op.operands[0].type} to i64")
+    idx = {}
+    for key, v in (("w", bw), ("h", bh), ("p", bp), ("x", x), ("y", y)):
+        idx[key] = tr.fresh()
+        lines.append(f"{idx[key]} = arith.index_cast {v} : i32 to index")
+    size = tr.const(blk.bits // 8, lines)
+    for key in ("w", "p"):
+        elems = tr.fresh()
+        lines.append(f"{elems} = arith.divui {idx[key]}, {size} : index")
+        idx[key] = elems
+    one, td = tr.const(1, lines), tr.fresh()
+    lines.append(f"{td} = xegpu.create_nd_tdesc {addr}[{idx['y']}, {idx['x']}], [{idx['h']}, {idx['w']}], "
+                 f"[{idx['p']}, {one}] : i64 -> {blk.tdesc}")
+    return td
+
+
+def _recast(name: str, src: str, want: str, tr, lines: list[str], dest: str | None = None) -> str:
+    """`name` of vector type `src` as `want` (same number of bits): shape_cast and / or bitcast through
+    the flat vectors; the last step's result is named `dest` when given (`src` != `want` then)."""
+    (s_shape, s_elt), (w_shape, w_elt) = vector_parts(src), vector_parts(want)
+    steps = [src]
+    if s_elt != w_elt:
+        steps += [vector_text([_count(s_shape)], s_elt), vector_text([_count(w_shape)], w_elt)]
+    steps.append(want)
+    chain = [t for i, t in enumerate(steps) if i == 0 or t != steps[i - 1]]
+    for i, (a, b) in enumerate(zip(chain, chain[1:])):
+        out = dest if dest is not None and i == len(chain) - 2 else tr.fresh()
+        kind = "bitcast" if vector_parts(a)[1] != vector_parts(b)[1] else "shape_cast"
+        lines.append(f"{out} = vector.{kind} {name} : {a} to {b}")
+        name = out
+    return name
+
+
+def _count(shape) -> int:
+    n = 1
+    for d in shape:
+        n *= d
+    return n
+
+
+def _check_share(op, blk: _Block, t) -> None:
+    shape, elt = vector_parts(str(t))
+    if len(shape) != 1 or shape[0] * element_bits(elt) != blk.height * blk.width * blk.bits // 16:
+        raise ImportOpError(f"'{op.name}' value {t} is not one lane's share of a {blk.height}x{blk.width} block of "
+                            f"{blk.bits}-bit elements (16 lanes)")
+
+
+def blockload2d(op, tr) -> list[str]:
+    if _flag(op, "transpose"):
+        raise ImportOpError("'xevm.blockload2d' with transpose = true is not imported")
+    res_t = op.results[0].type
+    blk = _Block(op, res_t)
+    _check_share(op, blk, res_t)
+    if _flag(op, "pack_register") and blk.bits != 16:
+        raise ImportOpError(f"'xevm.blockload2d' with pack_register of {blk.bits}-bit elements is not imported "
+                            "(16-bit: DPAS B)")
+    lines: list[str] = []
+    td = _descriptor(op, tr, blk, lines)
+    frag = tr.fresh()
+    lines.append(f"{frag} = xegpu.load_nd {td}{_hints(op, _LOAD_HINT)} : {blk.tdesc} -> {blk.frag}")
+    _recast(frag, blk.frag, str(res_t), tr, lines, dest=tr.name(op.results[0]))
+    return lines
+
+
+def blockstore2d(op, tr) -> list[str]:
+    val = op.operands[6]
+    blk = _Block(op, val.type)
+    _check_share(op, blk, val.type)
+    lines: list[str] = []
+    td = _descriptor(op, tr, blk, lines)
+    frag = _recast(tr.name(val), str(val.type), blk.frag, tr, lines)
+    lines.append(f"xegpu.store_nd {frag}, {td}{_hints(op, _STORE_HINT)} : {blk.frag}, {blk.tdesc}")
+    return lines
+
+
+def blockprefetch2d(op, tr) -> list[str]:
+    blk = _Block(op)
+    lines: list[str] = []
+    td = _descriptor(op, tr, blk, lines)
+    lines.append(f"xegpu.prefetch_nd {td}{_hints(op, _LOAD_HINT)} : {blk.tdesc}")
+    return lines
+
+
+def memfence(op, tr) -> list[str]:
+    """Our mfence per memory the fence covers (generic: global and shared local memory)."""
+    enum = lambda name: (lambda s: s[s.index("<") + 1:s.rindex(">")])(str(attr(op, name)))  # noqa: E731
+    scope = enum("scope") if attr(op, "scope") is not None else None
+    space = enum("addrspace") if attr(op, "addrspace") is not None else "generic"
+    if scope not in _SCOPE or space not in _KINDS:
+        raise ImportOpError(f"'xevm.memfence' of scope {scope}, addrspace {space} has no equivalent in our xegpu "
+                            "(global, shared or generic memory)")
+    return [f'xegpu.mfence {{memory_kind = "{kind}", fence_op = "none", fence_scope = "{_SCOPE[scope]}"}}'
+            for kind in _KINDS[space]]
+
+
+TABLE = {
+    "xevm.blockload2d": blockload2d,
+    "xevm.blockstore2d": blockstore2d,
+    "xevm.blockprefetch2d": blockprefetch2d,
+    "xevm.memfence": memfence,
+}
