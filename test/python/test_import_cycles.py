@@ -15,9 +15,6 @@ PACKAGE = Path(__file__).resolve().parents[2] / "xedialects"
 # Circles known and not yet broken. Each entry is one circle's modules (without the "xedialects." prefix);
 # a circle found must be one of them or a part of one.
 KNOWN = {
-    # the pass registry reads the list of pass modules (_PASS_MODULES) from passes/__init__, which
-    # imports the registry (a function-level import in manager/registry.load_pass_modules)
-    frozenset({"passes", "passes.manager", "passes.manager.pipeline", "passes.manager.registry"}),
     # xetile.ops imports IMEX's spellings of its ops (ops_imex) at its end; they import the ops they spell
     frozenset({"xetile.ops", "xetile.ops_imex"}),
     # xe-run's driver and its whole-program path call each other's main (function-level imports)

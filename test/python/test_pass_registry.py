@@ -401,7 +401,7 @@ def test_print_ir_uses_readable_syntax(capfd):
 
 
 def test_lazy_pass_module_loading(tmp_path, monkeypatch):
-    import xedialects.passes as passes
+    from xedialects.passes import pass_modules
 
     (tmp_path / "xe_test_lazy_passes.py").write_text(textwrap.dedent("""\
         from xedialects.passes import register_pass
@@ -411,8 +411,8 @@ def test_lazy_pass_module_loading(tmp_path, monkeypatch):
             pass
         """))
     monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.setattr(passes, "_PASS_MODULES", passes._PASS_MODULES + ["xe_test_lazy_passes",
-                                                                         "xe_test_missing_module"])
+    monkeypatch.setattr(pass_modules, "PASS_MODULES", pass_modules.PASS_MODULES + ["xe_test_lazy_passes",
+                                                                                   "xe_test_missing_module"])
     monkeypatch.delenv("XE_OPT_DEBUG", raising=False)
     assert "xe_test_lazy_passes" not in sys.modules
     assert lookup("test-reg-lazy") is not None
@@ -429,8 +429,9 @@ def test_pass_modules_are_not_imported_by_plain_import():
     import subprocess
 
     code = ("import sys, xedialects, xedialects.passes; from xedialects.syntax import parse_source; "
+            "from xedialects.passes.pass_modules import PASS_MODULES; "
             "parse_source('func.func @f() { return }', 'x', xedialects.make_context()); "
-            "print(any(m in sys.modules for m in xedialects.passes._PASS_MODULES))")
+            "print(any(m in sys.modules for m in PASS_MODULES))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          cwd=str(__import__('pathlib').Path(__file__).resolve().parents[2]))
     assert out.stdout.strip() == "False"

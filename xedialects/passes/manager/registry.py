@@ -1,5 +1,5 @@
 """The pass registry: `register_pass` / `register_pipeline` declare Python passes and named
-pipelines, `lookup` resolves a name (importing the pass modules of `xedialects.passes._PASS_MODULES`
+pipelines, `lookup` resolves a name (importing the pass modules of `xedialects.passes.pass_modules`
 lazily, on first use)."""
 from __future__ import annotations
 
@@ -150,11 +150,11 @@ def register_pipeline(name: str, description: str, pipeline: str) -> PipelineInf
 
 
 def load_pass_modules() -> dict[str, BaseException]:
-    """Import every module listed in `xedialects.passes._PASS_MODULES` (once each). Returns the
-    modules that failed to import (their passes are then unknown); XE_OPT_DEBUG=1 re-raises."""
-    from .. import _PASS_MODULES
+    """Import every module listed in `xedialects.passes.pass_modules.PASS_MODULES` (once each). Returns
+    the modules that failed to import (their passes are then unknown); XE_OPT_DEBUG=1 re-raises."""
+    from ..pass_modules import PASS_MODULES
 
-    for name in list(_PASS_MODULES):
+    for name in list(PASS_MODULES):
         if name in _LOAD_ATTEMPTED:
             continue
         _LOAD_ATTEMPTED.add(name)
