@@ -18,6 +18,7 @@ from mlir import ir
 
 from .. import diagnostics
 from ..diagnostics import DiagnosticError
+from .kernel_printf import ordered_text, write_stdout
 from .memory import MemRef, Memory, SelectError
 from .trace import LaunchRecord, Trace
 from .typeinfo import DYN, TypeInfo, parse_type
@@ -292,6 +293,8 @@ class ExecState:
         self.slm_bytes = 0
         self.allocs = {}
         self.barrier_count = 0
+        self.printed = []       # gpu.printf lines of this launch, written at its end (kernel_printf.py)
+        self.printf_seq = 0
 
     def active_count(self) -> int:
         return self.B if self.mask is None else int(self.mask.sum())
@@ -415,6 +418,8 @@ class Simulator:
         # launch hook: when set, `launcher(sim, loc, kernel_ref, kernel_op, grid, block, args)` runs
         # each gpu.launch_func instead of the simulator (e.g. runtime.opencl.Launcher)
         self.launcher = None
+        # where kernels' gpu.printf output goes, once per launch (sim/parallel.py's workers collect it)
+        self.printf_out = write_stdout
         self._index_symbols()
 
     def _index_symbols(self):
@@ -484,7 +489,7 @@ class Simulator:
         key = ("level", id(kop))
         lvl = self._compiled.get(key)
         if lvl is None:
-            lvl = _detect_level(kop)
+            lvl = detect_level(kop)
             self._compiled[key] = lvl
         return lvl
 
@@ -562,8 +567,13 @@ class Simulator:
         if len(args) != nin:
             fail(loc, f"gpu.launch_func: kernel expects {nin} arguments, got {len(args)}")
         t0 = time.perf_counter()
-        with np.errstate(all="ignore"):
-            self.call(cf, list(args) + extra, st)
+        try:
+            with np.errstate(all="ignore"):
+                self.call(cf, list(args) + extra, st)
+        finally:            # what printed before an error is written too
+            text = ordered_text(st)
+            if text:
+                self.printf_out(text)
         if st.nbar is not None:
             check_nbarrier_end(st, loc)
         return B, time.perf_counter() - t0
@@ -592,7 +602,7 @@ def _is_vc_kernel(kop) -> bool:
     return "VectorComputeFunctionINTEL" in kop.attributes
 
 
-def _detect_level(kop) -> str:
+def detect_level(kop) -> str:
     """subgroup (default), workgroup (tiles/ops carrying wg_map) or simt (SIMT-mode XeGPU, lane ids)."""
     found = {"wg": False, "simt": False}
     vc = _is_vc_kernel(kop)

@@ -7,7 +7,8 @@ elements it changed (bitwise) into shared anonymous memory; the parent merges th
 chunk succeeded and no element was changed by two chunks. A launch runs as one serial batch
 instead when it uses atomics, without fork, for short launches, and again (from the untouched
 buffers) when a worker failed or chunks overlapped, so results and errors are the serial ones.
-Trace counts of the chunks are summed (barriers: the maximum). docs/simulator-scaling.md.
+Trace counts of the chunks are summed (barriers: the maximum). A chunk's gpu.printf output comes back with
+its result and is written after the merge, chunk by chunk: the serial order. docs/simulator-scaling.md.
 """
 from __future__ import annotations
 
@@ -152,6 +153,7 @@ class Scheduler:
         _WORK = (sim, launch, bufs, shared, chunks)
         counts = np.zeros(len(bufs), np.int64)
         traces, batch, failed = [], 0, None
+        printed = [""] * nchunks
         pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"))
         try:
             pending = {pool.submit(_run_chunk, i) for i in range(nchunks)}
@@ -166,7 +168,7 @@ class Scheduler:
                     if res[0] != "ok":
                         failed = res[1]
                         break
-                    _, i, cnt, tr, b = res
+                    _, i, cnt, tr, b, printed[i] = res
                     counts += cnt
                     batch += b
                     traces.append(tr)
@@ -191,6 +193,9 @@ class Scheduler:
                     self._record(b, mb)
         if sim.trace is not None:
             merge_traces(sim.trace, traces)
+        text = "".join(printed)     # chunks are ascending runs of work-groups: the serial order
+        if text:
+            sim.printf_out(text)
         return batch, None
 
     def _record(self, buf, mask):
@@ -226,6 +231,8 @@ def _run_chunk(i):
             b.data = b.data.copy()
             b._views = {}
     pristine = _PRISTINE
+    printed = []                # the chunk's gpu.printf output, written by the parent in chunk order
+    sim.printf_out = printed.append
     try:
         batch = sim.run_workgroups(loc, kernel_ref, kop, grid, block, args, chunks[i])[0]
     except DiagnosticError:
@@ -234,7 +241,7 @@ def _run_chunk(i):
         return ("error", f"{type(e).__name__}: {e}")
     counts = np.array([_export_changes(b.data, old, out, mark) for b, old, (out, mark) in zip(bufs, pristine, shared)],
                       np.int64)
-    return ("ok", i, counts, sim.trace, batch)
+    return ("ok", i, counts, sim.trace, batch, "".join(printed))
 
 
 _BLOCK = 1 << 16    # elements compared at a time: the temporaries stay in cache

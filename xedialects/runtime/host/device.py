@@ -23,11 +23,13 @@ from ...diagnostics import DiagnosticError, at
 from . import descriptors
 from .buffers import DeviceMemory
 from .host_lowering import Site
+from .runner_utils import emit
 
 
 class Device:
     def __init__(self, module, program=None, trace: bool = False, jobs: int = 1):
         self.sim = Simulator(module, trace=trace)
+        self.sim.printf_out = emit          # kernels' gpu.printf after the host's buffered C output
         if program is not None:
             from ..opencl import Launcher
 

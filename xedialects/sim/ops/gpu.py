@@ -1,6 +1,7 @@
 """Simulator handlers for `gpu`: kernel launch and host-side memory ops (launch_func, memcpy,
 memset, wait), kernel intrinsics (block/thread/global ids, grid/block dims, subgroup id and size,
-lane id), `gpu.barrier` (with its divergence check), `gpu.shuffle` and `gpu.subgroup_reduce`.
+lane id), `gpu.barrier` (with its divergence check), `gpu.shuffle`, `gpu.subgroup_reduce` and `gpu.printf` (its lines
+kept in kernel_printf.py until the launch ends).
 `gpu.alloc` / `gpu.dealloc` are handled with memref.alloc / memref.dealloc in memref.py.
 """
 from __future__ import annotations
@@ -9,6 +10,8 @@ import numpy as np
 from mlir import ir
 
 from ..core import SUBGROUP_SIZE, ExecState, FuncCompiler, OpInfo, SimError, enum_text, handler
+from ..kernel_printf import record as record_printf
+from ...printf_format import parse as parse_printf
 from .elements import const_result, widen_half
 from .memref_access import copy_view, memref_linear
 
@@ -197,7 +200,22 @@ def _gpu_barrier(c, o):
     return f
 
 
-@handler("gpu.printf", "vector.print", "gpu.dynamic_shared_memory")
+@handler("gpu.printf")
+def _printf(c, o):
+    types = [str(v.type) for v in o.operands]
+    try:
+        pieces = parse_printf(o.str("format"), types)
+    except ValueError as e:
+        o.error(str(e))
+    ins, floats = o.ins, [t.startswith(("f", "bf")) for t in types]
+
+    def f(env, st):
+        record_printf(st, pieces, [env[s] for s in ins], floats)
+
+    return f
+
+
+@handler("vector.print", "gpu.dynamic_shared_memory")
 def _noop(c, o):
     if o.name == "gpu.dynamic_shared_memory":
         o.error("simulator: gpu.dynamic_shared_memory is not supported")

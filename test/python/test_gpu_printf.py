@@ -1,0 +1,53 @@
+"""gpu.printf: C's conversions rendered as C prints them, bad formats refused, and a parallel simulation
+printing in the serial (documented) order."""
+import contextlib
+import io
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from xedialects.printf_format import parse, render
+from xedialects.sim import DiagnosticError, simulate
+from xedialects.sim.parallel import Scheduler
+
+SIMT = (Path(__file__).parents[1] / "lit" / "xe-run" / "gpu-printf-simt.mlir").read_text()
+
+
+def test_conversions_render_as_c():
+    pieces = parse("%d %u %x %#o %lld %hhd %c %5.2f|%-6g|%e %a %*d %%\n",
+                   ["i32", "i32", "i32", "i32", "index", "i32", "i8", "f32", "f64", "f16", "f64", "i32", "i32"])
+    text = render(pieces, [-3, -1, 255, 8, -5, 300, 65, 2.5, 0.1, 1.5, 3.0, 4, 7])
+    assert text == "-3 4294967295 ff 010 -5 44 A  2.50|0.1   |1.500000e+00 0x1.8p+1    7 %\n"
+
+
+@pytest.mark.parametrize("fmt, types, message", [
+    ("%s", ["i32"], "'%s' is not a conversion a kernel can print"),
+    ("%d", ["f32"], "wants an integer for '%d' as operand 0, which is f32"),
+    ("%f", ["i32"], "wants a float for '%f' as operand 0, which is i32"),
+    ("%d %d", ["i32"], "the op has only 1 operand"),
+    ("%d", ["i32", "i32"], "takes 1 operand, the op has 2"),
+    ("50%", [], "a '%' at the end is not a conversion"),
+])
+def test_bad_formats(fmt, types, message):
+    with pytest.raises(ValueError, match=re.escape(message)):
+        parse(fmt, types)
+
+
+def _run(launcher=None) -> str:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        res = simulate(SIMT, "main", [np.zeros(64, np.int32)], launcher=launcher)
+    assert list(res.buffers[0]) == [10 * i for i in range(64)]
+    return out.getvalue()
+
+
+def test_parallel_simulation_prints_in_the_serial_order():
+    serial = _run()
+    lines = serial.splitlines()
+    assert len(lines) == 64 + 8 and lines[:3] == ["wg 0 sg 0 lane 0: x = 0 y = 0.000", "end 0",
+                                                  "wg 0 sg 0 lane 1: x = 10 y = 0.500"]
+    sched = Scheduler(jobs=2, min_groups=2, min_seconds=0, chunk_subgroups=1)
+    assert _run(sched) == serial
+    assert sched.modes == ["parallel (2 jobs)"]
