@@ -23,8 +23,14 @@ echo "== lit test/lit"
     2>&1 | tee "$log/lit" || status=1
 lit_unsupported="$(sed -n 's/^ *Unsupported *: *\([0-9][0-9]*\).*/\1/p' "$log/lit" | tail -n 1)"
 
-echo "== pytest test/python"
-"$PY" -m pytest -q -rs test/python 2>&1 | tee "$log/pytest" || status=1
+# pytest on every core (pytest-xdist, from the test extra; XE_TEST_JOBS=N to choose), a test file per
+# worker so module-level caches (e.g. test_igc's corpus builds) are made once.
+jobs=()
+if "$PY" -c 'import xdist' 2>/dev/null; then
+    jobs=(-n "${XE_TEST_JOBS:-auto}" --dist loadfile)
+fi
+echo "== pytest test/python ${jobs[*]}"
+"$PY" -m pytest -q -rs "${jobs[@]}" test/python 2>&1 | tee "$log/pytest" || status=1
 pytest_skips="$(grep -E '^[0-9]+ skipped: ' "$log/pytest" | tail -n 1)"
 
 summary="skips: none"
