@@ -1,8 +1,10 @@
-"""gpu.printf: C's conversions rendered as C prints them, bad formats refused, and a parallel simulation
-printing in the serial (documented) order."""
+"""gpu.printf: C's conversions rendered as C prints them, bad formats a located error (simulator and SPIR-V
+lowering), and a parallel simulation printing in the serial (documented) order."""
 import contextlib
 import io
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -51,3 +53,16 @@ def test_parallel_simulation_prints_in_the_serial_order():
     sched = Scheduler(jobs=2, min_groups=2, min_seconds=0, chunk_subgroups=1)
     assert _run(sched) == serial
     assert sched.modes == ["parallel (2 jobs)"]
+
+
+def test_bad_format_is_a_located_error_in_the_simulator_and_the_lowering(tmp_path):
+    bad = SIMT.replace('"end %d\\n", %gi : i32', '"end %f\\n", %gi : i32')
+    assert bad != SIMT
+    with pytest.raises(DiagnosticError, match=r"wants a float for '%f' as operand 0, which is i32"):
+        simulate(bad, "main", [np.zeros(64, np.int32)])
+    src = tmp_path / "bad.mlir"
+    src.write_text(bad)
+    r = subprocess.run([sys.executable, str(Path(__file__).parents[2] / "tools" / "xe-opt.py"), str(src),
+                        "--pass-pipeline=builtin.module(xe-gemm-to-spirv-portable)"], capture_output=True, text=True)
+    assert r.returncode == 1 and "Traceback" not in r.stderr
+    assert f"{src}:" in r.stderr and "wants a float for '%f' as operand 0, which is i32" in r.stderr

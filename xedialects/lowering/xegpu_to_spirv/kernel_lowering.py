@@ -13,7 +13,8 @@ with loop-carried registers, gpu.return). The op families are mixins, one module
 `kernel_memory` (memref views, shared local memory, element access), `kernel_block_io`
 (create_nd_tdesc, load_nd / store_nd / prefetch_nd, bounds, pvc 2D block builtins),
 `kernel_dpas`, `kernel_scattered` (gather / scatter / atomics), `kernel_vector` (constants,
-element-wise and vector data movement), `kernel_reduction`, `kernel_sync` (barriers, fences).
+element-wise and vector data movement), `kernel_reduction`, `kernel_sync` (barriers, fences), `kernel_printf`
+(gpu.printf, by lane 0).
 """
 from __future__ import annotations
 
@@ -27,6 +28,7 @@ from .kernel_block_io import BlockIOLowering, same_plan
 from .kernel_dpas import DpasLowering
 from .kernel_index import IndexLowering
 from .kernel_memory import MemoryLowering
+from .kernel_printf import PrintfLowering
 from .kernel_reduction import ReductionLowering
 from .kernel_scattered import ScatteredLowering
 from .kernel_sync import SyncLowering
@@ -41,7 +43,7 @@ _MODELESS = ("xegpu.alloc_nbarrier", "xegpu.create_nbarrier", "xegpu.nbarrier_ar
 
 
 class KernelLowering(MemoryLowering, BlockIOLowering, DpasLowering, ScatteredLowering, VectorLowering,
-                     ReductionLowering, SyncLowering, IndexLowering):
+                     ReductionLowering, SyncLowering, IndexLowering, PrintfLowering):
     """Lower one gpu.func (VC-mode XeGPU) in place: a new gpu.func replaces it."""
 
     def __init__(self, func, target: str, declare, surface=None):
