@@ -75,6 +75,13 @@ class DeviceMemory:
         flags = mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | _MAP_FIXED | _MAP_NORESERVE
         _LIBC.mmap(ctypes.c_void_p(b.address), b.mapped, _PROT_NONE, flags, -1, 0)
 
+    def containing(self, address: int) -> Buffer | None:
+        """The buffer (live or freed) whose bytes hold `address`; None for other memory."""
+        for b in self.buffers.values():
+            if b.address <= address < b.address + max(b.nbytes, 1):
+                return b
+        return None
+
     def check(self, allocated: int, first: int, nbytes: int, what: str, loc: str) -> None:
         """Error at `loc` when the view `what` (`nbytes` from address `first`, of the allocation whose
         allocated pointer is `allocated`) is in a freed buffer or reaches beyond its buffer;

@@ -5,7 +5,8 @@ Kernels run on the simulator (`sim.Simulator` of the original module, which keep
 work-groups in parallel processes through `sim.parallel.Scheduler`) or,
 with an OpenCL `Program`, through the simulator's launch hook on an OpenCL device. Memref
 arguments become simulator memrefs over zero-copy numpy views of the JIT's memory, so results are
-where the host code reads them. The device has no memory of its own: gpu.alloc is host memory,
+where the host code reads them; a raw pointer argument (`!llvm.ptr<1>`) is the simulator's address
+of the gpu.alloc buffer it points into. The device has no memory of its own: gpu.alloc is host memory,
 tracked by buffers.DeviceMemory, which every copy, memset and launch consults (a freed buffer, a
 view beyond its buffer, a copy between different sizes are located errors naming the op).
 """
@@ -59,9 +60,26 @@ class Device:
                       np.array([s.strides], np.int64).reshape(1, rank), np.zeros(1, np.int64),
                       np.array([s.flat.size], np.int64), info.dtype)
 
+    def _pointer(self, address: int, name: str, what: str, loc: str) -> np.ndarray:
+        """The simulator's address of a raw pointer into a gpu.alloc buffer (the bytes from the
+        buffer's start, shared with the JIT's memory), as upstream's runtime passes memrefs' aligned
+        pointers to `!llvm.ptr<1>` kernel arguments."""
+        address &= 2 ** 64 - 1
+        b = self.memory.containing(address)
+        if b is None:
+            raise DiagnosticError([at(loc, "error", f"{what} ({address:#x}) does not point into a buffer of "
+                                                    "gpu.alloc: a kernel's pointer argument must address device "
+                                                    "memory")])
+        self.memory.check(b.address, address, 1, what, loc)
+        raw = np.ctypeslib.as_array((ctypes.c_uint8 * b.nbytes).from_address(b.address))
+        buf = self.sim.memory.new(raw, name)
+        return np.array([buf.base_addr + address - b.address], np.int64)
+
     def _value(self, raw, arg, name, what, loc):
         if arg.kind == "memref":
             return self._memref(raw, arg.type, name, what, loc)
+        if arg.kind == "ptr":
+            return self._pointer(int(raw), name, what, loc)
         return np.asarray(raw).astype(arg.type.dtype).reshape(1)
 
     def launch(self, site: Site, raw: list) -> None:

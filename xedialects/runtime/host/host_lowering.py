@@ -43,8 +43,8 @@ _DEVICE_DIALECTS = ("gpu.", "xetile.", "xegpu.", "spirv.")
 
 @dataclass
 class Arg:
-    """How one value crosses into a callback: 'memref' (ranked descriptor), 'int' (i64) or
-    'float' (f64); `type` is the original TypeInfo."""
+    """How one value crosses into a callback: 'memref' (ranked descriptor), 'int' (i64), 'float'
+    (f64) or 'ptr' (a kernel's `!llvm.ptr` argument, its address as i64); `type` is the original TypeInfo."""
     kind: str
     type: object
 
@@ -144,6 +144,10 @@ def _pass_value(v, loc, what="a kernel"):
         return arith.ExtFOp(f64, v).result, Arg("float", info)
     if text == "f64":
         return v, Arg("float", info)
+    if text.startswith("!llvm.ptr") and what == "a kernel":   # a raw global pointer (XeVM-level kernels)
+        from mlir.dialects import llvm
+
+        return llvm.PtrToIntOp(i64, v).result, Arg("ptr", info)
     _err(loc, f"a value of type {t} cannot be passed from the host to {what}")
 
 

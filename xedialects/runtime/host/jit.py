@@ -172,7 +172,7 @@ def _run(module, host, entry, *, program, opt_level, shared_libs, trace, jobs, h
     methods = {"gpu.launch_func": device.launch, "gpu.memset": device.memset, "gpu.alloc": device.alloc,
                "gpu.dealloc": device.dealloc, "gpu.memcpy": device.memcpy}
     for site in host.sites:
-        types = [ctypes.c_void_p if a.kind == "memref" else ctypes.c_int64 if a.kind == "int" else ctypes.c_double
+        types = [ctypes.c_void_p if a.kind == "memref" else ctypes.c_int64 if a.kind in ("int", "ptr") else ctypes.c_double
                  for a in site.args]
         if site.result is not None:             # a returned memref: its descriptor's address comes first
             types.insert(0, ctypes.c_void_p)

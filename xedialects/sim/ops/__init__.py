@@ -4,7 +4,8 @@
     arith       arith, index, ub.poison, affine.apply/min/max
     math        math, vector.fma
     vector      vector (incl. load/store and transfers)
-    memref      memref (views, allocation incl. gpu.alloc/dealloc, copies, globals, atomics)
+    memref      memref (views, allocation incl. gpu.alloc/dealloc, copies, globals, atomics), and
+                llvm.ptrtoint of a kernel's raw pointer argument (its simulator address)
     scf         scf, func.call
     gpu         gpu launch/host memory ops, kernel intrinsics, barrier, shuffle, subgroup_reduce
     xetile      xetile (update_tile_offset shared with xegpu.update_nd_offset)

@@ -1,6 +1,7 @@
 """Simulator handlers for `memref`: load/store, views (subview incl. rank reduction, cast,
 reinterpret_cast, view, transpose, collapse/expand_shape, metadata), allocation on the host and in
-kernels (SLM, private; also `gpu.alloc` / `gpu.dealloc`), copies, globals and atomic_rmw.
+kernels (SLM, private; also `gpu.alloc` / `gpu.dealloc`), copies, globals and atomic_rmw; the
+address of a buffer (`extract_aligned_pointer_as_index`, and `llvm.ptrtoint` of a kernel's pointer).
 
 A memref value is a strided view (per-batch offset/sizes/strides) of a flat buffer (memory.py).
 """
@@ -233,6 +234,18 @@ def _mexpand(c, o):
                 strides[d] = acc
                 acc = acc * out_sizes[d]
         env[r] = m.with_(sizes=_stack(out_sizes), strides=_stack(strides))
+
+    return f
+
+
+@handler("llvm.ptrtoint")
+def _ptrtoint(c, o):
+    """A kernel's `!llvm.ptr` argument holds the simulator's address of its buffer (runtime/host/device.py):
+    its integer is that address."""
+    src, r = o.ins[0], o.outs[0]
+
+    def f(env, st):
+        env[r] = np.asarray(env[src], np.int64)
 
     return f
 
