@@ -7,7 +7,10 @@ given by the op's operands: height `base_height` rows, width `base_width` and ro
 A lane holds column `lane` of every row (two consecutive bytes of a 32-wide 8-bit block: wi_data
 [1, 2]), as the OpenCL builtins the ops lower to; `pack_register` of a 16-bit block changes only
 how the lane's values are grouped (column `lane`, rows in order, two to an i32), so it is the plain
-load bitcast. Cache controls become our l1/l2/l3 hints. docs/upstream-xegpu-reference.md "XeVM".
+load bitcast. `v_blocks` blocks side by side are loaded one by one (a lane holds block 0's values,
+then block 1's, ...); a transposed 32-bit load of 16 rows gives lane l row l (`wi_layout = [16, 1]`,
+our `load_nd {transpose = [1, 0]}`). Cache controls become our l1/l2/l3 hints.
+docs/upstream-xegpu-reference.md "XeVM".
 """
 from __future__ import annotations
 
@@ -64,30 +67,43 @@ def _hints(op, table) -> str:
 
 
 class _Block:
-    """The block an op addresses: its element type, shape, per-lane group, our descriptor type."""
+    """The blocks an op addresses: element type, shape, count (`v_blocks`, side by side), per-lane
+    group, our descriptor type; transposed (32-bit): lane l holds row l of a 16-row block."""
 
-    def __init__(self, op, value_type=None):
+    def __init__(self, op, value_type=None, transpose: bool = False):
         self.bits = _int(op, "elem_size_in_bits")
         self.width, self.height = _int(op, "tile_width"), _int(op, "tile_height")
-        if attr(op, "v_blocks") is not None and _int(op, "v_blocks") != 1:
-            raise ImportOpError(f"'{op.name}' with v_blocks = {_int(op, 'v_blocks')} is not imported (v_blocks = 1)")
-        if (self.bits, self.width) not in ((8, 32), (16, 16), (32, 16)):
+        self.count = _int(op, "v_blocks") if attr(op, "v_blocks") is not None else 1
+        self.transpose = transpose
+        if transpose:
+            if self.bits != 32 or self.height != 16 or self.count != 1:
+                raise ImportOpError(f"'{op.name}' with transpose = true of {self.bits}-bit elements, tile_height "
+                                    f"{self.height}, v_blocks {self.count} is not imported (32-bit, 16 rows: one "
+                                    "row per lane, v_blocks = 1)")
+        elif (self.bits, self.width) not in ((8, 32), (16, 16), (32, 16)):
             raise ImportOpError(f"'{op.name}' of {self.bits}-bit elements {self.width} wide is not imported (16-bit "
                                 "or 32-bit blocks 16 wide, 8-bit blocks 32 wide: one row across the 16 lanes)")
+        if self.count not in (1, 2, 4):
+            raise ImportOpError(f"'{op.name}' with v_blocks = {self.count} is not imported (1, 2 or 4)")
         self.elt = f"i{self.bits}"
         if value_type is not None:
             _, elt = vector_parts(str(value_type))
             if element_bits(elt) == self.bits and not elt.startswith("i"):
                 self.elt = elt        # a float block keeps its type
         self.group = 2 if self.bits == 8 else 1
-        self.frag = vector_text([self.height * self.width // (16 * self.group), self.group], self.elt)
-        self.flat = vector_text([self.height * self.width // 16], self.elt)
+        if transpose:
+            self.frag = vector_text([1, self.width], self.elt)
+            layout = "wi_layout = [16, 1], wi_data = [1, 1]"
+        else:
+            self.frag = vector_text([self.height * self.width // (16 * self.group), self.group], self.elt)
+            layout = f"wi_layout = [1, 16], wi_data = [1, {self.group}]"
         self.tdesc = (f"!xegpu.tensor_desc<{self.height}x{self.width}x{self.elt}, #xegpu.tdesc_attr<sg_map = "
-                      f"<wi_layout = [1, 16], wi_data = [1, {self.group}]>>>")
+                      f"<{layout}>>>")
 
 
-def _descriptor(op, tr, blk: _Block, lines: list[str]) -> str:
-    """Our descriptor of the block: `create_nd_tdesc` on the pointer's i64 address."""
+def _descriptors(op, tr, blk: _Block, lines: list[str]) -> list[str]:
+    """Our descriptors of the blocks: `create_nd_tdesc` on the pointer's i64 address, block k at
+    column x + k * tile_width."""
     ptr, bw, bh, bp, x, y = (tr.name(v) for v in list(op.operands)[:6])
     if not str(op.operands[0].type).startswith("!llvm.ptr"):
         raise ImportOpError(f"'{op.name}' on {op.operands[0].type}: expected an !llvm.ptr")
@@ -102,10 +118,17 @@ def _descriptor(op, tr, blk: _Block, lines: list[str]) -> str:
         elems = tr.fresh()
         lines.append(f"{elems} = arith.divui {idx[key]}, {size} : index")
         idx[key] = elems
-    one, td = tr.const(1, lines), tr.fresh()
-    lines.append(f"{td} = xegpu.create_nd_tdesc {addr}[{idx['y']}, {idx['x']}], [{idx['h']}, {idx['w']}], "
-                 f"[{idx['p']}, {one}] : i64 -> {blk.tdesc}")
-    return td
+    one, tds = tr.const(1, lines), []
+    for k in range(blk.count):
+        col = idx["x"]
+        if k:
+            step, col = tr.const(k * blk.width, lines), tr.fresh()
+            lines.append(f"{col} = arith.addi {idx['x']}, {step} : index")
+        td = tr.fresh()
+        lines.append(f"{td} = xegpu.create_nd_tdesc {addr}[{idx['y']}, {col}], [{idx['h']}, {idx['w']}], "
+                     f"[{idx['p']}, {one}] : i64 -> {blk.tdesc}")
+        tds.append(td)
+    return tds
 
 
 def _recast(name: str, src: str, want: str, tr, lines: list[str], dest: str | None = None) -> str:
@@ -134,25 +157,39 @@ def _count(shape) -> int:
 
 def _check_share(op, blk: _Block, t) -> None:
     shape, elt = vector_parts(str(t))
-    if len(shape) != 1 or shape[0] * element_bits(elt) != blk.height * blk.width * blk.bits // 16:
-        raise ImportOpError(f"'{op.name}' value {t} is not one lane's share of a {blk.height}x{blk.width} block of "
-                            f"{blk.bits}-bit elements (16 lanes)")
+    bits = blk.count * blk.height * blk.width * blk.bits // 16
+    if len(shape) != 1 or shape[0] * element_bits(elt) != bits:
+        raise ImportOpError(f"'{op.name}' value {t} is not one lane's share of {blk.count} x {blk.height}x{blk.width} "
+                            f"block of {blk.bits}-bit elements (16 lanes)")
 
 
 def blockload2d(op, tr) -> list[str]:
-    if _flag(op, "transpose"):
-        raise ImportOpError("'xevm.blockload2d' with transpose = true is not imported")
     res_t = op.results[0].type
-    blk = _Block(op, res_t)
+    blk = _Block(op, res_t, transpose=_flag(op, "transpose"))
     _check_share(op, blk, res_t)
     if _flag(op, "pack_register") and blk.bits != 16:
         raise ImportOpError(f"'xevm.blockload2d' with pack_register of {blk.bits}-bit elements is not imported "
                             "(16-bit: DPAS B)")
     lines: list[str] = []
-    td = _descriptor(op, tr, blk, lines)
-    frag = tr.fresh()
-    lines.append(f"{frag} = xegpu.load_nd {td}{_hints(op, _LOAD_HINT)} : {blk.tdesc} -> {blk.frag}")
-    _recast(frag, blk.frag, str(res_t), tr, lines, dest=tr.name(op.results[0]))
+    extra = _hints(op, _LOAD_HINT)          # ` {l1_hint = ..., ...}` or nothing
+    if blk.transpose:
+        extra = " {transpose = [1, 0]" + (f", {extra[2:-1]}" if extra else "") + "}"
+    parts = []
+    for td in _descriptors(op, tr, blk, lines):
+        parts.append(tr.fresh())
+        lines.append(f"{parts[-1]} = xegpu.load_nd {td}{extra} : {blk.tdesc} -> {blk.frag}")
+    value, value_t = parts[0], blk.frag
+    if blk.count > 1:  # block-major per lane: block 0's values, then block 1's, ...
+        value_t = vector_text([blk.count] + vector_parts(blk.frag)[0], blk.elt)
+        acc = tr.fresh()
+        zero = "0.0" if blk.elt.startswith(("f", "bf")) else "0"
+        lines.append(f"{acc} = arith.constant dense<{zero}> : {value_t}")
+        for k, p in enumerate(parts):
+            nxt = tr.fresh()
+            lines.append(f"{nxt} = vector.insert {p}, {acc} [{k}] : {blk.frag} into {value_t}")
+            acc = nxt
+        value = acc
+    _recast(value, value_t, str(res_t), tr, lines, dest=tr.name(op.results[0]))
     return lines
 
 
@@ -161,7 +198,7 @@ def blockstore2d(op, tr) -> list[str]:
     blk = _Block(op, val.type)
     _check_share(op, blk, val.type)
     lines: list[str] = []
-    td = _descriptor(op, tr, blk, lines)
+    td = _descriptors(op, tr, blk, lines)[0]
     frag = _recast(tr.name(val), str(val.type), blk.frag, tr, lines)
     lines.append(f"xegpu.store_nd {frag}, {td}{_hints(op, _STORE_HINT)} : {blk.frag}, {blk.tdesc}")
     return lines
@@ -170,8 +207,8 @@ def blockstore2d(op, tr) -> list[str]:
 def blockprefetch2d(op, tr) -> list[str]:
     blk = _Block(op)
     lines: list[str] = []
-    td = _descriptor(op, tr, blk, lines)
-    lines.append(f"xegpu.prefetch_nd {td}{_hints(op, _LOAD_HINT)} : {blk.tdesc}")
+    for td in _descriptors(op, tr, blk, lines):
+        lines.append(f"xegpu.prefetch_nd {td}{_hints(op, _LOAD_HINT)} : {blk.tdesc}")
     return lines
 
 

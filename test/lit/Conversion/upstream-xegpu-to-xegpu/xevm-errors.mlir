@@ -2,19 +2,9 @@
 // RUN: xe-opt --convert-upstream-xegpu %s --split-input-file --verify-diagnostics
 
 gpu.module @k {
-  gpu.func @transposed(%p: !llvm.ptr<1>, %i: i32) kernel {
-    // expected-error @+1 {{'xevm.blockload2d' with transpose = true is not imported}}
-    %t = xevm.blockload2d %p, %i, %i, %i, %i, %i <{elem_size_in_bits=32 : i32, tile_width=8 : i32, tile_height=16 : i32, v_blocks=1 : i32, transpose=true, pack_register=false}> : (!llvm.ptr<1>, i32, i32, i32, i32, i32) -> vector<8xi32>
-    gpu.return
-  }
-}
-
-// -----
-
-gpu.module @k {
-  gpu.func @v_blocks(%p: !llvm.ptr<1>, %i: i32) kernel {
-    // expected-error @+1 {{'xevm.blockload2d' with v_blocks = 2 is not imported (v_blocks = 1)}}
-    %t = xevm.blockload2d %p, %i, %i, %i, %i, %i <{elem_size_in_bits=16 : i32, tile_width=16 : i32, tile_height=8 : i32, v_blocks=2 : i32, transpose=false, pack_register=false}> : (!llvm.ptr<1>, i32, i32, i32, i32, i32) -> vector<16xi16>
+  gpu.func @transposed_8_rows(%p: !llvm.ptr<1>, %i: i32) kernel {
+    // expected-error @+1 {{'xevm.blockload2d' with transpose = true of 32-bit elements, tile_height 8, v_blocks 1 is not imported (32-bit, 16 rows: one row per lane, v_blocks = 1)}}
+    %t = xevm.blockload2d %p, %i, %i, %i, %i, %i <{elem_size_in_bits=32 : i32, tile_width=8 : i32, tile_height=8 : i32, v_blocks=1 : i32, transpose=true, pack_register=false}> : (!llvm.ptr<1>, i32, i32, i32, i32, i32) -> vector<4xi32>
     gpu.return
   }
 }
