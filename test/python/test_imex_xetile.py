@@ -154,6 +154,31 @@ xetile.store_tile %v, %o : vector<16x32xf16>, !xetile.tile<16x32xf16>
         np.testing.assert_array_equal(out[1], exp)
 
 
+def test_padding_i32_on_f16_tile_and_batched_init_tile_with_shape_and_strides():
+    """IMEX's conversion tests: three offsets into a 3D memref with dynamic dims, its shape and
+    strides given (the leading offset selects the batch), and `padding = <int> : i32` on an f16 tile."""
+    body = """
+%c0 = arith.constant 0 : index
+%c1 = arith.constant 1 : index
+%c2 = arith.constant 2 : index
+%c8 = arith.constant 8 : index
+%c16 = arith.constant 16 : index
+%c32 = arith.constant 32 : index
+%c512 = arith.constant 512 : index
+%t = xetile.init_tile %X[%c1, %c8, %c0], [%c2, %c16, %c32], [%c512, %c32, %c1] : memref<?x16x32xf16> -> !xetile.tile<16x32xf16>
+%v = xetile.load_tile %t {padding = 3 : i32} : !xetile.tile<16x32xf16> -> vector<16x32xf16>
+%o = xetile.init_tile %O[%c0, %c0] : memref<16x32xf16> -> !xetile.tile<16x32xf16>
+xetile.store_tile %v, %o : vector<16x32xf16>, !xetile.tile<16x32xf16>
+"""
+    X = _rand(2, 16, 32).astype(np.float16)
+    exp = np.full((16, 32), 3, np.float16)
+    exp[:8] = X[1, 8:]
+    for pipeline in (None, "xetile-canonicalize", LOWER):
+        out = _sim([("X", "memref<?x16x32xf16>"), ("O", "memref<16x32xf16>")], body,
+                   [X, np.zeros((16, 32), np.float16)], pipeline=pipeline)
+        np.testing.assert_array_equal(out[1], exp)
+
+
 # -- work-group level ----------------------------------------------------------------------------
 
 WG = "#xetile.wg_map<sg_layout = [2, 2], sg_data = [16, 16]>"

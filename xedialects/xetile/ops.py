@@ -22,15 +22,15 @@ def _hint(doc="cache policy (IMEX), kept for the lowering"):
 
 
 def padding_errors(padding, elt):
-    """Padding is typed as the tile's elements, or (as IMEX allows) an f32 value for a float tile
-    and an i32 value for an integer tile, converted to the element type."""
+    """Padding is typed as the tile's elements, or (as IMEX allows) an f32 or i32 value, converted
+    to the element type (IMEX's conversion tests put `0 : i32` on f16 tiles)."""
     if padding is None or ":" not in padding:
         return []
     ptype = padding.rsplit(":", 1)[1].strip()
-    if ptype == elt or (ptype == "f32" and is_float(elt)) or (ptype == "i32" and not is_float(elt)):
+    if ptype in (elt, "f32", "i32"):
         return []
     return [f"padding value type {ptype} does not match the tile element type {elt} "
-            f"(use {elt}, or {'f32' if is_float(elt) else 'i32'} as IMEX does)"]
+            f"(use {elt}, or an f32 or i32 value as IMEX does)"]
 
 REDUCTION_KINDS = ("add", "mul", "minsi", "minui", "maxsi", "maxui", "and", "or", "xor",
                    "minnumf", "maxnumf", "minimumf", "maximumf")
@@ -145,6 +145,16 @@ class InitTileOp(Op):
                 yield "an init_tile on an N-D memref needs a static shape"
             if elt != tv.element_type:
                 yield f"tile element type {tv.element_type} does not match the memref element type {elt}"
+            return
+        if base_rank > 2 and len(self.static_offsets) == base_rank and nshape == nstrides == base_rank:
+            # the batched form with the base's shape and strides given (IMEX's conversion tests: a
+            # memref with dynamic dims): memref[o0, ..., :, :] addressed by those strides
+            if mi[1] != tv.element_type:
+                yield f"tile element type {tv.element_type} does not match the memref element type {mi[1]}"
+            last = self.mixed("strides", "static_strides")[-1]
+            if (_constant_index(last) if isinstance(last, ir.Value) else last) not in (1, None):
+                yield "the stride of the innermost dimension must be 1 (RFC: 'the innermost dimension of the base " \
+                      "matrix must be contiguous')"
             return
         if len(self.static_offsets) != 2:
             yield f"init_tile needs 2 offsets for a 2D tile, got {len(self.static_offsets)}"
@@ -611,5 +621,3 @@ class StoreScatterOp(Op):
     def verify(self):
         yield from _scattered_checks(self.tile, self.mask, self.value)
 
-
-from . import ops_imex  # noqa: E402,F401  (IMEX's spellings of the ops above)

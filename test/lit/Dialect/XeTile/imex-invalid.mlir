@@ -86,9 +86,9 @@ func.func @vector_offsets_shape(%t: !xetile.tile<1x16xf32, #xetile.tile_attr<sca
 }
 
 // -----
-func.func @padding_int_on_float(%t: !xetile.tile<8x16xf16>) {
-  // expected-error @+1 {{padding value type i32 does not match the tile element type f16 (use f16, or f32 as IMEX does)}}
-  %v = xetile.load_tile %t {padding = 0 : i32} : !xetile.tile<8x16xf16> -> vector<8x16xf16>
+func.func @padding_i8_on_float(%t: !xetile.tile<8x16xf16>) {
+  // expected-error @+1 {{padding value type i8 does not match the tile element type f16 (use f16, or an f32 or i32 value as IMEX does)}}
+  %v = xetile.load_tile %t {padding = 0 : i8} : !xetile.tile<8x16xf16> -> vector<8x16xf16>
   return
 }
 
@@ -141,3 +141,23 @@ func.func @bad_integer_type(%t: !xetile.tile<8x16xf16, #xetile.tile_attr<memory_
   return
 }
 // expected-error @-3 {{expected an integer type such as i32, got f32}}
+
+// -----
+func.func @batched_with_strides_not_contiguous(%c: memref<?x128x96xf32>) {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %c96 = arith.constant 96 : index
+  // expected-error @+1 {{the stride of the innermost dimension must be 1}}
+  %t = xetile.init_tile %c[%c0, %c0, %c0], [%c2, %c96, %c96], [%c96, %c96, %c2] : memref<?x128x96xf32> -> !xetile.tile<32x32xf32>
+  return
+}
+
+// -----
+func.func @batched_with_shape_element_type(%c: memref<?x128x96xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c96 = arith.constant 96 : index
+  // expected-error @+1 {{tile element type f16 does not match the memref element type f32}}
+  %t = xetile.init_tile %c[%c0, %c0, %c0], [%c1, %c96, %c96], [%c96, %c96, %c1] : memref<?x128x96xf32> -> !xetile.tile<32x32xf16>
+  return
+}

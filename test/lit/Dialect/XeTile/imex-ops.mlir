@@ -38,6 +38,22 @@ func.func @scattered(%m: memref<256xf32>, %slm: memref<128xf32, 3>, %idx: vector
   return
 }
 
+// IMEX's XeTileToXeGPU tests: three offsets into a 3D memref with dynamic dims and its shape and
+// strides given; `padding = 0 : i32` on an f16 tile (converted to the element type)
+// CHECK-LABEL: func.func @batched_with_shape_and_strides
+func.func @batched_with_shape_and_strides(%c: memref<?x128x96xf32>, %a: memref<1024x1024xf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  %c1024 = arith.constant 1024 : index
+  // CHECK: xetile.init_tile %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}], [%{{.*}}, %{{.*}}, %{{.*}}], [%{{.*}}, %{{.*}}, %{{.*}}] : memref<?x128x96xf32> -> !xetile.tile<32x32xf32>
+  %t = xetile.init_tile %c[%c0, %c0, %c32],[%c1024, %c1024, %c1024], [%c1024, %c1, %c1]  : memref<?x128x96xf32> -> !xetile.tile<32x32xf32>
+  %h = xetile.init_tile %a[%c0, %c32] : memref<1024x1024xf16> -> !xetile.tile<32x32xf16>
+  // CHECK: xetile.load_tile %{{.*}} {padding = 0 : i32} : !xetile.tile<32x32xf16> -> vector<32x32xf16>
+  %v = xetile.load_tile %h {padding = 0 : i32} : !xetile.tile<32x32xf16> -> vector<32x32xf16>
+  return
+}
+
 // CHECK-LABEL: func.func @block_tiles
 func.func @block_tiles(%b: memref<4x3x64x32xf16>, %i: index) {
   %c0 = arith.constant 0 : index

@@ -142,8 +142,8 @@ func.func @load_transpose_perm(%t: !xetile.tile<8x16xbf16>) {
 
 // -----
 func.func @load_padding_type(%t: !xetile.tile<8x16xbf16>) {
-  // expected-error @+1 {{padding value type i32 does not match the tile element type bf16 (use bf16, or f32 as IMEX does)}}
-  %v = xetile.load_tile %t {padding = 1 : i32} : !xetile.tile<8x16xbf16> -> vector<8x16xbf16>
+  // expected-error @+1 {{padding value type f64 does not match the tile element type bf16 (use bf16, or an f32 or i32 value as IMEX does)}}
+  %v = xetile.load_tile %t {padding = 1.0 : f64} : !xetile.tile<8x16xbf16> -> vector<8x16xbf16>
   return
 }
 
