@@ -80,6 +80,19 @@ def test_simulate_runs_a_kernel_by_name_or_says_how():
         k[(1, 2, 3, 4)]
 
 
+def test_simulate_takes_the_text_str_prints():
+    """simulate() given text reads what str() of a module prints for a user (the readable syntax since
+    str() of IR became readable; MLIR's parser alone failed with 'Unable to parse module assembly') as well
+    as MLIR's encoding (get_asm()), and runs it as the module itself."""
+    k = _gemm()
+    text = str(k.module)
+    assert "!xetile.tile<8x32xbf16>" in text
+    a, b, c, want = _inputs()
+    for src in (text, k.module.operation.get_asm()):
+        r = simulate(src, "gemm", [a, b, c], grid=(2, 2))
+        assert np.array_equal(r.buffers[2], want)
+
+
 def test_kernel_builder_uses_the_enclosing_context():
     with xedialects.make_context() as ctx:
         k = _gemm()

@@ -54,12 +54,7 @@ def main(argv=None) -> int:
 
     text = open(a.file).read() if a.file != "-" else sys.stdin.read()
     try:
-        try:
-            mod = parse_module(text)
-        except Exception:
-            from ..syntax.convert import to_generic  # readable syntax
-
-            mod = parse_module(to_generic(text))
+        mod = parse_module(text)  # readable or generic
         types, _ = _entry_arg_types(mod, a.entry)
         zero = {int(x) for x in a.zero.split(",") if x.strip()}
         args = _inputs(types, zero, np.random.default_rng(a.seed))
