@@ -1,20 +1,22 @@
 """gpu.printf: C's conversions rendered as C prints them, bad formats a located error (simulator and SPIR-V
-lowering), and a parallel simulation printing in the serial (documented) order."""
+lowering), the SPIR-V's OpenCL C printf, and a parallel simulation printing in the serial (documented) order."""
 import contextlib
 import io
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+import xedialects
+from xedialects.passes import run as run_pipeline
 from xedialects.printf_format import parse, render
 from xedialects.sim import DiagnosticError, simulate
 from xedialects.sim.parallel import Scheduler
 
-SIMT = (Path(__file__).parents[1] / "lit" / "xe-run" / "gpu-printf-simt.mlir").read_text()
+LIT = Path(__file__).parents[1] / "lit" / "xe-run"
+SIMT = (LIT / "gpu-printf-simt.mlir").read_text()
+WORKGROUP = (LIT / "gpu-printf-workgroup.mlir").read_text()
 
 
 def test_conversions_render_as_c():
@@ -55,14 +57,24 @@ def test_parallel_simulation_prints_in_the_serial_order():
     assert sched.modes == ["parallel (2 jobs)"]
 
 
-def test_bad_format_is_a_located_error_in_the_simulator_and_the_lowering(tmp_path):
+def test_bad_format_is_a_located_error_in_the_simulator_and_the_lowering():
     bad = SIMT.replace('"end %d\\n", %gi : i32', '"end %f\\n", %gi : i32')
     assert bad != SIMT
     with pytest.raises(DiagnosticError, match=r"wants a float for '%f' as operand 0, which is i32"):
         simulate(bad, "main", [np.zeros(64, np.int32)])
-    src = tmp_path / "bad.mlir"
-    src.write_text(bad)
-    r = subprocess.run([sys.executable, str(Path(__file__).parents[2] / "tools" / "xe-opt.py"), str(src),
-                        "--pass-pipeline=builtin.module(xe-gemm-to-spirv-portable)"], capture_output=True, text=True)
-    assert r.returncode == 1 and "Traceback" not in r.stderr
-    assert f"{src}:" in r.stderr and "wants a float for '%f' as operand 0, which is i32" in r.stderr
+    with pytest.raises(DiagnosticError) as e:
+        run_pipeline(xedialects.parse(bad, "bad.mlir"), "builtin.module(xe-gemm-to-spirv-portable)")
+    assert "bad.mlir:53:7: error: gpu.printf format \"end %f\\n\" wants a float for '%f' as operand 0, which is i32" \
+        in str(e.value)
+
+
+def test_spirv_prints_once_per_subgroup_with_widened_operands():
+    """The work-group kernel, distributed (4 subgroups) and lowered for pvc: OpenCL C printf under a lane-0
+    test, index as i64, f32 kept, f16 / bf16 as f32, i8 as i32 (C's promotions)."""
+    m = xedialects.parse(WORKGROUP, "wg.mlir")
+    run_pipeline(m, "builtin.module(xe-gemm-to-spirv)")
+    spv = str(m)
+    assert re.search(r"spirv.GlobalVariable @printfMsg0 .*: !spirv.ptr<!spirv.array<\d+ x i8>, UniformConstant>", spv)
+    call = re.search(r"spirv.mlir.selection \{[^}]*?spirv.CL.printf [^\n]*: !spirv.ptr<i8, UniformConstant>, "
+                     r"i64, i64, f32, f32, f32, i32 -> i32", spv)
+    assert call is not None and spv.count("spirv.CL.printf") == 1
