@@ -17,17 +17,23 @@ from . import wg_xetile
 from .op_attrs import ImportOpError
 from .sg_ops import Translator, translate
 from .types import ImportTypeError, rewrite_tdescs
+from .xevm_block2d import TABLE as XEVM_BLOCK2D
 
 PASS_NAME = "convert-upstream-xegpu"
 DISTRIBUTE_MODES = ("auto", "upstream", "xedialects")
 # our work-group XeTile (the fallback's output) down to VC-mode XeGPU, as xe-gemm-to-xegpu's stages 2-4
 OURS_WG_TO_XEGPU = "builtin.module(imex-xetile-to-xegpu)"
 _TARGET_LINE = re.compile(r"^\s*(?:%[\w$.#:-]+(?:, %[\w$.#:-]+)* = )?"
-                          r"(?:xegpu\.\w+|xevm\.(?:mma|blockload2d|blockstore2d|blockprefetch2d|memfence)\b|gpu\.(?:thread_id|global_id|lane_id)\b|vector\.extract )")
+                          r"(?:xegpu\.\w+|xevm\.[\w.]+|gpu\.(?:thread_id|global_id|lane_id)\b|vector\.extract )")
 _ALIAS_DEF = re.compile(r"^([#!][\w$.-]+) = (.*)$")
 _SCOPE_LINE = re.compile(r"^\s*(gpu\.module|gpu\.func|func\.func) @([\w$.-]+)")
 _THREAD_OPS = ("gpu.thread_id", "gpu.global_id", "gpu.lane_id")
-_XEVM_OPS = ("xevm.mma", "xevm.blockload2d", "xevm.blockstore2d", "xevm.blockprefetch2d", "xevm.memfence")
+# IMEX's `xegpu.compile_hint` (a scheduling fence for IGC; LLVM 22 has no such op) crosses the upstream
+# context as a marked no-op and is printed back as our compile_hint
+_HINT_IN = re.compile(r"^(\s*)xegpu\.compile_hint\s*$", re.M)
+_HINT_MARK = '"llvm.intr.donothing"() {xegpu_compile_hint} : () -> ()'
+_HINT_OUT = re.compile(r'^(\s*)"llvm\.intr\.donothing"\(\) \{xegpu_compile_hint\} : \(\) -> \(\)', re.M)
+_XEVM_OPS = ("xevm.mma",) + tuple(XEVM_BLOCK2D)
 
 
 def _fail(loc, message: str, filename: str | None = None):
@@ -45,6 +51,7 @@ def parse_upstream(text: str, filename: str = "-"):
 
     check(text, filename)
     text = check_layouts(text, filename)
+    text = _HINT_IN.sub(lambda m: m.group(1) + _HINT_MARK, text)
     ctx = ir.Context()
     with ctx, ir.Location.unknown():
         wrap = not re.search(r"^module\b", text, re.M)
@@ -120,7 +127,8 @@ def _printed_lines(module_op):
 def _ours_workgroup(text: str, filename: str) -> str:
     ctx, module_op = parse_upstream(text, filename)  # afresh: a failed upstream pass leaves its IR half done
     with ctx, ir.Location.unknown():
-        return wg_xetile.to_xetile_text(module_op, filename, _printed_lines(module_op))
+        return _HINT_OUT.sub(r"\1xegpu.compile_hint", wg_xetile.to_xetile_text(module_op, filename,
+                                                                              _printed_lines(module_op)))
 
 
 def import_text(text: str, filename: str = "-", distribute: str = "auto"):
@@ -166,8 +174,9 @@ def to_ours_text(text: str, filename: str = "-") -> str:
         ops = list(walk(module_op))
         for op in ops:
             if op.name.startswith("xevm.") and op.name not in _XEVM_OPS:
-                _fail(op.location, f"'{op.name}' is not imported: the XeVM ops taken are "
-                                   f"{', '.join(_XEVM_OPS)} (docs/upstream-xegpu-reference.md)", filename)
+                _fail(op.location, f"'{op.name}' is not imported: the XeVM ops taken are the 2D block ops, mma, "
+                                   "memfence and the id ops (docs/upstream-xegpu-reference.md, \"XeVM-level kernels\")",
+                      filename)
         _strip_layouts(ops)
         state = ir.AsmState(module_op)
         tr = Translator(module_op, state)
@@ -208,7 +217,7 @@ def to_ours_text(text: str, filename: str = "-") -> str:
                 _fail(module_op.location, str(e), filename)
         if k != len(targets):
             _fail(module_op.location, "printed ops and IR walk disagree (internal)", filename)
-    return "\n".join(out) + "\n"
+    return _HINT_OUT.sub(r"\1xegpu.compile_hint", "\n".join(out) + "\n")
 
 
 def _loc_suffix(op) -> str:

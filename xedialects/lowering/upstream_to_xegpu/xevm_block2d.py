@@ -1,5 +1,6 @@
-"""Lane-level XeVM 2D block ops (`xevm.blockload2d` / `blockstore2d` / `blockprefetch2d`) and
-`xevm.memfence` -> our SIMT XeGPU (sg_map `wi_layout = [1, 16]`).
+"""Lane-level XeVM 2D block ops (`xevm.blockload2d` / `blockstore2d` / `blockprefetch2d`),
+`xevm.memfence` and the id ops (`xevm.lane_id`, `local_id.x`, ...) -> our SIMT XeGPU (sg_map
+`wi_layout = [1, 16]`) and gpu ids.
 
 The raw global pointer becomes an i64 address (`llvm.ptrtoint`) under a descriptor whose 2D base is
 given by the op's operands: height `base_height` rows, width `base_width` and row stride
@@ -224,9 +225,24 @@ def memfence(op, tr) -> list[str]:
             for kind in _KINDS[space]]
 
 
+# xevm id op -> the gpu op of the same value (index), in a lane-level kernel
+_IDS = {"lane_id": "gpu.lane_id", "subgroup_id": "gpu.subgroup_id : index", "subgroup_size": "gpu.subgroup_size : index"}
+for _d in "xyz":
+    _IDS.update({f"local_id.{_d}": f"gpu.thread_id {_d}", f"local_size.{_d}": f"gpu.block_dim {_d}",
+                 f"group_id.{_d}": f"gpu.block_id {_d}", f"group_count.{_d}": f"gpu.grid_dim {_d}"})
+
+
+def special_id(op, tr) -> list[str]:
+    """`xevm.lane_id : i32` etc. as the gpu id op of the same value, cast to the op's i32 / i64."""
+    gpu_op = _IDS[op.name[len("xevm."):]]
+    v = tr.fresh()
+    return [f"{v} = {gpu_op}", f"{tr.name(op.results[0])} = arith.index_cast {v} : index to {op.results[0].type}"]
+
+
 TABLE = {
     "xevm.blockload2d": blockload2d,
     "xevm.blockstore2d": blockstore2d,
     "xevm.blockprefetch2d": blockprefetch2d,
     "xevm.memfence": memfence,
+    **{f"xevm.{name}": special_id for name in _IDS},
 }

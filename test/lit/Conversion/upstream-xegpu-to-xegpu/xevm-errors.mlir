@@ -33,8 +33,20 @@ gpu.module @k {
 
 gpu.module @k {
   gpu.func @subgroup_block_load(%p: !llvm.ptr<1>) kernel {
-    // expected-error @+1 {{'xevm.blockload' is not imported: the XeVM ops taken are xevm.mma, xevm.blockload2d, xevm.blockstore2d, xevm.blockprefetch2d, xevm.memfence}}
+    // expected-error @+1 {{'xevm.blockload' is not imported: the XeVM ops taken are the 2D block ops, mma, memfence and the id ops}}
     %v = xevm.blockload %p : (!llvm.ptr<1>) -> vector<4xi16>
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @k {
+  gpu.func @id_in_a_subgroup_kernel(%m: memref<8x16xf32>) kernel {
+    // expected-error @+1 {{'xevm.lane_id' is not imported: no translation to our xegpu}}
+    %l = xevm.lane_id : i32
+    %t = xegpu.create_nd_tdesc %m : memref<8x16xf32> -> !xegpu.tensor_desc<8x16xf32>
+    %v = xegpu.load_nd %t[0, 0] : !xegpu.tensor_desc<8x16xf32> -> vector<8x16xf32>
     gpu.return
   }
 }
