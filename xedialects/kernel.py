@@ -71,12 +71,13 @@ def build_kernel(body, arg_types, *, name: str | None = None, grid=(1, 1, 1), bl
     from .arch.recorded import record_arch
     from .context import context_for
     from .lowering.linalg_to_xetile.launch import index_const, launch_func
+    from .syntax.convert import type_from_text
 
     name = name or body.__name__
     grid, block = _sizes("grid", grid), _sizes("block", block)
     ctx = context_for(context)
     with ctx, ir.Location.unknown():
-        types = [ir.Type.parse(t) if isinstance(t, str) else t for t in arg_types]
+        types = [type_from_text(t) if isinstance(t, str) else t for t in arg_types]
         module = ir.Module.create()
         module.operation.attributes["gpu.container_module"] = ir.UnitAttr.get()
         with ir.InsertionPoint(module.body):

@@ -93,6 +93,35 @@ def test_simulate_takes_the_text_str_prints():
         assert np.array_equal(r.buffers[2], want)
 
 
+def test_type_text_as_str_prints_it():
+    """Types given as text -- a builder's result_types, xe_kernel's argument types -- read what str() of a
+    type prints for a user (readable: '!xetile.tile<8x32xbf16>', which MLIR's parser refuses with
+    "expected ','") as well as MLIR's encoding."""
+    with xedialects.make_context(), ir.Location.unknown():
+        t = TileType.get([BM, K], "bf16")
+        assert str(t) == "!xetile.tile<8x32xbf16>"
+
+    @xe_kernel([f"memref<{M}x{K}xbf16>", f"memref<{M}x{K}xbf16>"])
+    def copy(A, O):
+        for src in (A, O):
+            tiles = [InitTileOp.build(source=src, offsets=[0, 0], result_types=[text]).result
+                     for text in ("!xetile.tile<8x32xbf16>", "!xetile.tile<array<i64: 8, 32>, bf16, unit>")]
+            assert tiles[0].type == tiles[1].type and str(tiles[0].type) == "!xetile.tile<8x32xbf16>"
+            if src is A:
+                v = LoadTileOp.build(tile=tiles[0]).result
+            else:
+                StoreTileOp.build(value=v, tile=tiles[1])
+    a = np.arange(M * K).reshape(M, K).astype(ml_dtypes.bfloat16)
+    o = np.zeros_like(a)
+    copy[(1,)](a, o)
+    assert np.array_equal(o[:BM], a[:BM]) and not o[BM:].any()
+
+    @xe_kernel([f"memref<{M}x{K}xbf16>", "!xetile.tile<8x32xbf16>"])
+    def takes_a_tile(A, T):
+        pass
+    assert "gpu.func @takes_a_tile(%arg0: memref<16x32xbf16>, %arg1: !xetile.tile<8x32xbf16>) kernel" in str(takes_a_tile)
+
+
 def test_kernel_builder_uses_the_enclosing_context():
     with xedialects.make_context() as ctx:
         k = _gemm()

@@ -274,7 +274,9 @@ class Op:
             attrs[a.name], values[a.name] = cls._attribute(a, v, given)
         if cls.needs_segments():
             attrs["operandSegmentSizes"] = ir.DenseI32ArrayAttr.get(sizes)
-        rtypes = [ir.Type.parse(t) if isinstance(t, str) else t for t in result_types or ()]
+        from ..syntax.convert import type_from_text  # text: readable or MLIR's encoding
+
+        rtypes = [type_from_text(t) if isinstance(t, str) else t for t in result_types or ()]
         if not rtypes and cls.results_:
             rtypes = cls._derived_result_types(given, values)
         elif len(rtypes) != len(cls.results_):

@@ -315,3 +315,11 @@ def to_generic(text: str) -> str:
 def to_pretty(text: str) -> str:
     """MLIR-printed text → our readable syntax."""
     return Converter("pretty").run(text)
+
+
+def type_from_text(text: str):
+    """The `ir.Type` (current context) of a type's text, readable (what `str()` of a type prints for a
+    user) or MLIR's encoding: a builder's `result_types=["!xetile.tile<8x16xf32>"]`, `xe_kernel`'s types."""
+    from mlir import ir
+
+    return ir.Type.parse(to_generic(text))
