@@ -52,11 +52,15 @@ def _readable_method(original):
 _CLASSES = (ir.Module, ir.Operation, ir.OpView, ir.Block, ir.Type, ir.Attribute, ir.Value, ir.OpResult,
             ir.BlockArgument)
 _OPERATION_BASE = ir.Operation.__mro__[1]  # `_OperationBase`: str() of every op and OpView
+# Concrete types and attributes with a `__repr__` of their own, which can hold ours: `TypeAttr(...)`,
+# `ArrayAttr([...])`, `DictAttr({...})`, `FunctionType(...)`, ... (their `__str__` is Type's / Attribute's).
+_SUBCLASSES = tuple(c for c in vars(ir).values()
+                    if isinstance(c, type) and issubclass(c, (ir.Type, ir.Attribute)) and c not in _CLASSES)
 
 
 def install() -> None:
-    """Wrap `__str__` (and the `Type(...)` / `Attribute(...)` `__repr__`) of the IR classes; idempotent."""
-    for cls in _CLASSES + (_OPERATION_BASE,):
+    """Wrap `__str__` and `__repr__` of the IR classes (`Type(...)`, `TypeAttr(...)`, ...); idempotent."""
+    for cls in _CLASSES + (_OPERATION_BASE,) + _SUBCLASSES:
         for name in ("__str__", "__repr__"):
             original = cls.__dict__.get(name)
             if original is not None and not hasattr(original, "__wrapped__"):

@@ -98,6 +98,18 @@ def test_str_of_ir_is_the_readable_syntax():
         assert str(t) == "!xegpu.tensor_desc<8x16xf16>" and repr(t) == "Type(!xegpu.tensor_desc<8x16xf16>)"
 
 
+def test_repr_of_types_and_attributes_holding_ours_is_readable():
+    """The concrete classes with a repr of their own (TypeAttr, ArrayAttr, DictAttr, FunctionType, ...)
+    show our types readable too, as Type(...) does (they printed MLIR's encoding)."""
+    m = xedialects.parse(_TILE_SRC)
+    t = m.body.operations[0].regions[0].blocks[0].operations[0].result.type
+    with m.context:
+        ta = ir.TypeAttr.get(t)
+        assert repr(ta) == f"TypeAttr({_TILE_T})" and repr(ir.ArrayAttr.get([ta])) == f"ArrayAttr([{_TILE_T}])"
+        assert repr(ir.DictAttr.get({"t": ta})) == f"DictAttr({{t = {_TILE_T}}})"
+        assert repr(ir.FunctionType.get([t], [])) == f"FunctionType(({_TILE_T}) -> ())"
+
+
 def test_diagnostics_are_readable():
     bad = _TILE_SRC.replace("xetile.prefetch_tile %t : !xetile.tile<8x16xbf16, #xetile.tile_attr<wg_map = <sg_layout = [1, 1], sg_data = [8, 16]>>>",
                             "xetile.prefetch_tile %t : !xetile.tile<8x16xbf16>")
