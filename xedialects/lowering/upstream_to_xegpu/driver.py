@@ -11,6 +11,7 @@ from mlir import ir
 
 from ...diagnostics import Diagnostic, DiagnosticError, at, from_mlir
 from ...passes.utils.ir_walk import walk
+from . import imex_forms
 from . import levels
 from . import simt_ops
 from . import wg_xetile
@@ -28,11 +29,6 @@ _TARGET_LINE = re.compile(r"^\s*(?:%[\w$.#:-]+(?:, %[\w$.#:-]+)* = )?"
 _ALIAS_DEF = re.compile(r"^([#!][\w$.-]+) = (.*)$")
 _SCOPE_LINE = re.compile(r"^\s*(gpu\.module|gpu\.func|func\.func) @([\w$.-]+)")
 _THREAD_OPS = ("gpu.thread_id", "gpu.global_id", "gpu.lane_id")
-# IMEX's `xegpu.compile_hint` (a scheduling fence for IGC; LLVM 22 has no such op) crosses the upstream
-# context as a marked no-op and is printed back as our compile_hint
-_HINT_IN = re.compile(r"^(\s*)xegpu\.compile_hint\s*$", re.M)
-_HINT_MARK = '"llvm.intr.donothing"() {xegpu_compile_hint} : () -> ()'
-_HINT_OUT = re.compile(r'^(\s*)"llvm\.intr\.donothing"\(\) \{xegpu_compile_hint\} : \(\) -> \(\)', re.M)
 _XEVM_OPS = ("xevm.mma",) + tuple(XEVM_BLOCK2D)
 
 
@@ -51,7 +47,7 @@ def parse_upstream(text: str, filename: str = "-"):
 
     check(text, filename)
     text = check_layouts(text, filename)
-    text = _HINT_IN.sub(lambda m: m.group(1) + _HINT_MARK, text)
+    text = imex_forms.rewrite(text)
     ctx = ir.Context()
     with ctx, ir.Location.unknown():
         wrap = not re.search(r"^module\b", text, re.M)
@@ -127,8 +123,7 @@ def _printed_lines(module_op):
 def _ours_workgroup(text: str, filename: str) -> str:
     ctx, module_op = parse_upstream(text, filename)  # afresh: a failed upstream pass leaves its IR half done
     with ctx, ir.Location.unknown():
-        return _HINT_OUT.sub(r"\1xegpu.compile_hint", wg_xetile.to_xetile_text(module_op, filename,
-                                                                              _printed_lines(module_op)))
+        return imex_forms.restore_hints(wg_xetile.to_xetile_text(module_op, filename, _printed_lines(module_op)))
 
 
 def import_text(text: str, filename: str = "-", distribute: str = "auto"):
@@ -217,7 +212,7 @@ def to_ours_text(text: str, filename: str = "-") -> str:
                 _fail(module_op.location, str(e), filename)
         if k != len(targets):
             _fail(module_op.location, "printed ops and IR walk disagree (internal)", filename)
-    return _HINT_OUT.sub(r"\1xegpu.compile_hint", "\n".join(out) + "\n")
+    return imex_forms.restore_hints("\n".join(out) + "\n")
 
 
 def _loc_suffix(op) -> str:

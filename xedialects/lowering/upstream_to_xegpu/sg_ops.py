@@ -206,9 +206,10 @@ def update_nd_offset(op, tr) -> list[str]:
 def load_nd(op, tr) -> list[str]:
     check_attrs(op, ("const_offsets", "packed", "transpose", "transpose_bit_width") + HINTS)
     packed = attr(op, "packed") is not None
-    if packed and (len(vector_parts(op.result.type)[0]) != 3 or ints(attr(op, "transpose"))):
+    blocks = parse_tdesc(str(op.operands[0].type)).array_length
+    if packed and (len(vector_parts(op.result.type)[0]) != (3 if blocks == 1 else 4) or ints(attr(op, "transpose"))):
         raise ImportOpError("'xegpu.load_nd' with 'packed' at subgroup level is imported only as a VNNI load "
-                            "(3D result <K/v x N x v>, no transpose)")
+                            "(result <K/v x N x v> per block, no transpose)")
     if attr(op, "transpose_bit_width") is not None:
         raise ImportOpError("'xegpu.load_nd' attribute 'transpose_bit_width' has no equivalent in our xegpu")
     lines: list[str] = []
@@ -224,12 +225,11 @@ def load_nd(op, tr) -> list[str]:
     n = view.td.array_length
     one = shape[1:] if n > 1 else shape
     one_t = vector_text(one, elt)
-    if packed:  # IMEX's VC-mode programs: a VNNI block <K/v x N x v>, our vnni_axis = 0
-        if n != 1:
-            raise ImportOpError("'xegpu.load_nd' with 'packed' through an array_length descriptor")
-        lines.append(f"{res} = xegpu.load_nd {descs[0]}{props(op, ['vnni_axis = 0'])} : {view.ours} -> "
-                     f"{op.result.type}")
-        return lines
+    if packed:  # IMEX's VC-mode programs: a VNNI block <K/v x N x v> (per block), our vnni_axis = 0
+        extra.append("vnni_axis = 0")
+        if n == 1:
+            lines.append(f"{res} = xegpu.load_nd {descs[0]}{props(op, extra)} : {view.ours} -> {op.result.type}")
+            return lines
     if n == 1:
         if not tp and _only_dpas_b(op.result) and element_bits(elt) < 32 and len(one) == 2:
             # B of dpas only: load it in VNNI layout (our load_nd {vnni_axis = 0}), no conversion needed
