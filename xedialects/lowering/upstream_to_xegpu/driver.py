@@ -169,9 +169,8 @@ def to_ours_text(text: str, filename: str = "-") -> str:
         ops = list(walk(module_op))
         for op in ops:
             if op.name.startswith("xevm.") and op.name not in _XEVM_OPS:
-                _fail(op.location, f"'{op.name}' is not imported: the XeVM ops taken are the 2D block ops, mma, "
-                                   "memfence and the id ops (docs/upstream-xegpu-reference.md, \"XeVM-level kernels\")",
-                      filename)
+                _fail(op.location, f"'{op.name}' is not imported (the XeVM ops taken: "
+                                   "docs/upstream-xegpu-reference.md, \"XeVM-level kernels\")", filename)
         _strip_layouts(ops)
         state = ir.AsmState(module_op)
         tr = Translator(module_op, state)
@@ -263,18 +262,22 @@ def import_upstream(text: str, filename: str = "-", context=None, *, distribute:
     from . import isolate
 
     ours, notes, xetile = isolate.run(import_text, text, filename, distribute, filename=filename)
+    before = [Diagnostic("note", d.message.split("; the work-group kernel")[0], d.filename, d.line, d.col)
+              for d in notes]  # upstream's failure, for an error of ours
+    ours_wg = f"{PASS_NAME}: our work-group distribution cannot take the kernel"
     try:
         module = parse_source(ours, f"{filename} (imported)", context)
     except DiagnosticError as e:
-        raise DiagnosticError([Diagnostic("error", f"{PASS_NAME}: the translated program does not verify in "
-                                                   "our dialect (internal)", filename, None, None,
-                                          list(e.diagnostics))]) from None
+        what = (f"{ours_wg} (as work-group XeTile it does not verify)" if xetile else
+                f"{PASS_NAME}: the translated program does not verify in our dialect (internal)")
+        raise DiagnosticError([Diagnostic("error", what, filename, None, None,
+                                          list(e.diagnostics) + before)]) from None
     if xetile:
         try:
             run(module, OURS_WG_TO_XEGPU, collector=[])
         except PassFailure as e:
-            raise DiagnosticError([Diagnostic("error", f"{PASS_NAME}: our work-group distribution of the imported "
-                                                       "kernel failed", filename, None, None, list(e.located))]) from None
+            raise DiagnosticError([Diagnostic("error", ours_wg, filename, None, None,
+                                              list(e.located) + before)]) from None
     if remarks is None:
         for d in notes:
             print(d.format(), file=sys.stderr)
