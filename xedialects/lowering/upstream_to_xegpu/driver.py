@@ -169,9 +169,8 @@ def to_ours_text(text: str, filename: str = "-") -> str:
         ops = list(walk(module_op))
         for op in ops:
             if op.name.startswith("xevm.") and op.name not in _XEVM_OPS:
-                _fail(op.location, f"'{op.name}' is not imported: the XeVM ops taken are the 2D block ops, mma, "
-                                   "memfence and the id ops (docs/upstream-xegpu-reference.md, \"XeVM-level kernels\")",
-                      filename)
+                _fail(op.location, f"'{op.name}' is not imported (the XeVM ops taken: "
+                                   "docs/upstream-xegpu-reference.md, \"XeVM-level kernels\")", filename)
         _strip_layouts(ops)
         state = ir.AsmState(module_op)
         tr = Translator(module_op, state)

@@ -38,7 +38,8 @@ def _names(op) -> list[str]:
     return [op.attributes[i].name for i in range(len(op.attributes))]
 
 
-_XEVM_LANE = ("xevm.mma", "xevm.blockload2d", "xevm.blockstore2d", "xevm.blockprefetch2d")
+_XEVM_LANE = ("xevm.mma", "xevm.blockload2d", "xevm.blockstore2d", "xevm.blockprefetch2d", "xevm.blockload",
+              "xevm.blockstore")
 _MATRIX_DATA = {"xegpu.load_matrix": ("result", 0), "xegpu.store_matrix": ("operand", 0)}
 
 
@@ -57,7 +58,7 @@ def _matrix_lane(op):
 def classify(module_op, filename: str) -> Level:
     """Work-group level when any layout or descriptor carries sg_layout; a kernel is lane level when
     an access's vector holds fewer elements than its descriptor's block (one lane's share), a dpas
-    is 1D, it has an xevm.mma or 2D block op, a scattered access takes one offset per lane, or a matrix access
+    is 1D, it has an xevm.mma or block op, a scattered access takes one offset per lane, or a matrix access
     moves a scalar or a 1D vector. A matrix access of a 2D vector without a layout follows the rest of its kernel; when
     nothing else in the kernel decides, it is a located error naming the op."""
     lvl = Level()

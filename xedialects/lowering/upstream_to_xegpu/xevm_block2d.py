@@ -1,6 +1,7 @@
-"""Lane-level XeVM 2D block ops (`xevm.blockload2d` / `blockstore2d` / `blockprefetch2d`),
-`xevm.memfence` and the id ops (`xevm.lane_id`, `local_id.x`, ...) -> our SIMT XeGPU (sg_map
-`wi_layout = [1, 16]`) and gpu ids.
+"""Lane-level XeVM block ops (2D: `xevm.blockload2d` / `blockstore2d` / `blockprefetch2d`; subgroup
+block reads / writes: `xevm.blockload` / `blockstore`, per-lane scattered accesses), `xevm.memfence`
+and the id ops (`xevm.lane_id`, `local_id.x`, ...) -> our SIMT XeGPU (sg_map `wi_layout = [1, 16]`)
+and gpu ids.
 
 The raw global pointer becomes an i64 address (`llvm.ptrtoint`) under a descriptor whose 2D base is
 given by the op's operands: height `base_height` rows, width `base_width` and row stride
@@ -225,6 +226,66 @@ def memfence(op, tr) -> list[str]:
             for kind in _KINDS[space]]
 
 
+def _scattered(op, tr, elt: str, count: int, lines: list[str]) -> tuple[list[str], str]:
+    """Per-lane descriptors of a subgroup block read / write (`xevm.blockload` / `blockstore`): value
+    i of lane l is element l + 16 i of the pointer (one element per lane per access)."""
+    ptr = op.operands[0]
+    if not str(ptr.type).startswith("!llvm.ptr"):
+        raise ImportOpError(f"'{op.name}' on {ptr.type}: expected an !llvm.ptr")
+    addr, lane = tr.fresh(), tr.fresh()
+    lines += [f"{addr} = llvm.ptrtoint {tr.name(ptr)} : {ptr.type} to i64", f"{lane} = gpu.lane_id"]
+    tdt = f"!xegpu.tensor_desc<16x{elt}, #xegpu.tdesc_attr<scattered = true, sg_map = <wi_layout = [1, 16], wi_data = [1, 1]>>>"
+    tds = []
+    for i in range(count):
+        off = lane
+        if i:
+            step, off = tr.const(16 * i, lines), tr.fresh()
+            lines.append(f"{off} = arith.addi {lane}, {step} : index")
+        tds.append(tr.fresh())
+        lines.append(f"{tds[-1]} = xegpu.create_tdesc {addr}, {off} : i64, index -> {tdt}")
+    return tds, tdt
+
+
+def _block_1d(t) -> tuple[int, str]:
+    """(values per lane, element type) of a subgroup block op's scalar or 1D vector type."""
+    text = str(t)
+    if not text.startswith("vector<"):
+        return 1, text
+    shape, elt = vector_parts(text)
+    return shape[0], elt
+
+
+def blockload(op, tr) -> list[str]:
+    res = op.results[0]
+    count, elt = _block_1d(res.type)
+    lines: list[str] = []
+    tds, tdt = _scattered(op, tr, elt, count, lines)
+    true, vals = tr.fresh(), []
+    lines.append(f"{true} = arith.constant true")
+    for td in tds:
+        vals.append(tr.name(res) if not str(res.type).startswith("vector<") else tr.fresh())
+        lines.append(f"{vals[-1]} = xegpu.load_gather {td}, {true}{_hints(op, _LOAD_HINT)} : {tdt}, i1 -> {elt}")
+    if str(res.type).startswith("vector<"):
+        lines.append(f"{tr.name(res)} = vector.from_elements {', '.join(vals)} : {res.type}")
+    return lines
+
+
+def blockstore(op, tr) -> list[str]:
+    val = op.operands[1]
+    count, elt = _block_1d(val.type)
+    lines: list[str] = []
+    tds, tdt = _scattered(op, tr, elt, count, lines)
+    true = tr.fresh()
+    lines.append(f"{true} = arith.constant true")
+    for i, td in enumerate(tds):
+        x = tr.name(val)
+        if str(val.type).startswith("vector<"):
+            x = tr.fresh()
+            lines.append(f"{x} = vector.extract {tr.name(val)}[{i}] : {elt} from {val.type}")
+        lines.append(f"xegpu.store_scatter {x}, {td}, {true}{_hints(op, _STORE_HINT)} : {elt}, {tdt}, i1")
+    return lines
+
+
 # xevm id op -> the gpu op of the same value (index), in a lane-level kernel
 _IDS = {"lane_id": "gpu.lane_id", "subgroup_id": "gpu.subgroup_id : index", "subgroup_size": "gpu.subgroup_size : index"}
 for _d in "xyz":
@@ -240,6 +301,8 @@ def special_id(op, tr) -> list[str]:
 
 
 TABLE = {
+    "xevm.blockload": blockload,
+    "xevm.blockstore": blockstore,
     "xevm.blockload2d": blockload2d,
     "xevm.blockstore2d": blockstore2d,
     "xevm.blockprefetch2d": blockprefetch2d,

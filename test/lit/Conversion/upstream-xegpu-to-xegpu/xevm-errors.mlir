@@ -32,9 +32,9 @@ gpu.module @k {
 // -----
 
 gpu.module @k {
-  gpu.func @subgroup_block_load(%p: !llvm.ptr<1>) kernel {
-    // expected-error @+1 {{'xevm.blockload' is not imported: the XeVM ops taken are the 2D block ops, mma, memfence and the id ops}}
-    %v = xevm.blockload %p : (!llvm.ptr<1>) -> vector<4xi16>
+  gpu.func @lane_prefetch(%p: !llvm.ptr<1>) kernel {
+    // expected-error @+1 {{'xevm.prefetch' is not imported (the XeVM ops taken: docs/upstream-xegpu-reference.md, "XeVM-level kernels")}}
+    xevm.prefetch %p <{cache_control = #xevm.load_cache_control<L1c_L2c_L3c>}> : (!llvm.ptr<1>)
     gpu.return
   }
 }
