@@ -10,7 +10,7 @@ _UPSTREAM_ONLY = re.compile(
     r"|xegpu\.create_nd_tdesc\s+%[\w$.-]+\s*:"                              # no offsets, no mode
     r"|xegpu\.(?:fence|convert_layout|load_matrix|store_matrix|create_mem_desc)\b"
     r"|#xevm\.target"
-    r"|xevm\.(?:mma|blockload2d|blockstore2d|blockprefetch2d|memfence|blockload|blockstore)\b")
+    r"|xevm\.(?:mma|blockload2d|blockstore2d|blockprefetch2d|memfence|blockload|blockstore|prefetch)\b")
 
 
 def looks_upstream(text: str) -> bool:

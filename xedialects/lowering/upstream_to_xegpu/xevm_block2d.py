@@ -1,7 +1,7 @@
 """Lane-level XeVM block ops (2D: `xevm.blockload2d` / `blockstore2d` / `blockprefetch2d`; subgroup
-block reads / writes: `xevm.blockload` / `blockstore`, per-lane scattered accesses), `xevm.memfence`
-and the id ops (`xevm.lane_id`, `local_id.x`, ...) -> our SIMT XeGPU (sg_map `wi_layout = [1, 16]`)
-and gpu ids.
+block reads / writes `xevm.blockload` / `blockstore` and `xevm.prefetch`: per-lane scattered
+accesses), `xevm.memfence` and the id ops (`xevm.lane_id`, `local_id.x`, ...) -> our SIMT XeGPU
+(sg_map `wi_layout = [1, 16]`) and gpu ids.
 
 The raw global pointer becomes an i64 address (`llvm.ptrtoint`) under a descriptor whose 2D base is
 given by the op's operands: height `base_height` rows, width `base_width` and row stride
@@ -286,6 +286,18 @@ def blockstore(op, tr) -> list[str]:
     return lines
 
 
+def prefetch(op, tr) -> list[str]:
+    """`xevm.prefetch %p` (each lane's own pointer, a cache hint): a SIMT scattered prefetch of the byte
+    at the lane's address."""
+    ptr = op.operands[0]
+    addr, zero = tr.fresh(), tr.fresh()
+    tdt = "!xegpu.tensor_desc<16xi8, #xegpu.tdesc_attr<scattered = true, sg_map = <wi_layout = [1, 16], wi_data = [1, 1]>>>"
+    td = tr.fresh()
+    return [f"{addr} = llvm.ptrtoint {tr.name(ptr)} : {ptr.type} to i64", f"{zero} = arith.constant 0 : index",
+            f"{td} = xegpu.create_tdesc {addr}, {zero} : i64, index -> {tdt}",
+            f"xegpu.prefetch {td}{_hints(op, _LOAD_HINT)} : {tdt}"]
+
+
 # xevm id op -> the gpu op of the same value (index), in a lane-level kernel
 _IDS = {"lane_id": "gpu.lane_id", "subgroup_id": "gpu.subgroup_id : index", "subgroup_size": "gpu.subgroup_size : index"}
 for _d in "xyz":
@@ -306,6 +318,7 @@ TABLE = {
     "xevm.blockload2d": blockload2d,
     "xevm.blockstore2d": blockstore2d,
     "xevm.blockprefetch2d": blockprefetch2d,
+    "xevm.prefetch": prefetch,
     "xevm.memfence": memfence,
     **{f"xevm.{name}": special_id for name in _IDS},
 }

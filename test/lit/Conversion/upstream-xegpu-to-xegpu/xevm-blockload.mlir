@@ -1,10 +1,15 @@
 // xevm.blockload / xevm.blockstore (subgroup block read / write on a raw pointer, lane level): value
 // i of lane l is element l + 16 i; imported as one SIMT create_tdesc on the pointer's address at
 // offset lane + 16 i and a load_gather / store_scatter of one element per value (a scalar value: one).
+// xevm.prefetch (each lane's pointer): a SIMT scattered prefetch of the byte at the lane's address.
 // Run: lane l reads elements l and l + 16 of row 0 (i32) and writes them swapped.
 // RUN: xe-opt --convert-upstream-xegpu %s | FileCheck %s --check-prefix=IMPORT
 // RUN: xe-run %s -e main --entry-point-result=void | FileCheck %s
-// IMPORT:      %[[ADDR:.*]] = llvm.ptrtoint %{{.*}} : !llvm.ptr<1> to i64
+// IMPORT:      %[[PA:.*]] = llvm.ptrtoint %{{.*}} : !llvm.ptr<1> to i64
+// IMPORT-NEXT: %[[Z:.*]] = arith.constant 0 : index
+// IMPORT-NEXT: %[[PT:.*]] = xegpu.create_tdesc %[[PA]], %[[Z]] : i64, index -> !xegpu.tensor_desc<16xi8, #xegpu.tdesc_attr<scattered = true, sg_map = <wi_layout = [1, 16], wi_data = [1, 1]>>>
+// IMPORT-NEXT: xegpu.prefetch %[[PT]] {l1_hint = cached, l2_hint = cached, l3_hint = cached}
+// IMPORT-NEXT: %[[ADDR:.*]] = llvm.ptrtoint %{{.*}} : !llvm.ptr<1> to i64
 // IMPORT-NEXT: %[[LANE:.*]] = gpu.lane_id
 // IMPORT-NEXT: %[[T0:.*]] = xegpu.create_tdesc %[[ADDR]], %[[LANE]] : i64, index -> !xegpu.tensor_desc<16xi32, #xegpu.tdesc_attr<scattered = true, sg_map = <wi_layout = [1, 16], wi_data = [1, 1]>>>
 // IMPORT-NEXT: %[[C16:.*]] = arith.constant 16 : index
@@ -20,6 +25,7 @@
 module attributes {gpu.container_module} {
   gpu.module @k {
     gpu.func @swap(%s: !llvm.ptr<1>, %d: !llvm.ptr<1>) kernel {
+      xevm.prefetch %s <{cache_control = #xevm.load_cache_control<L1c_L2c_L3c>}> : (!llvm.ptr<1>)
       %v = xevm.blockload %s <{cache_control = #xevm.load_cache_control<L1c_L2c_L3uc>}> : (!llvm.ptr<1>) -> vector<2xi32>
       %a = vector.extract %v[0] : i32 from vector<2xi32>
       %b = vector.extract %v[1] : i32 from vector<2xi32>

@@ -32,9 +32,11 @@ gpu.module @k {
 // -----
 
 gpu.module @k {
-  gpu.func @lane_prefetch(%p: !llvm.ptr<1>) kernel {
-    // expected-error @+1 {{'xevm.prefetch' is not imported (the XeVM ops taken: docs/upstream-xegpu-reference.md, "XeVM-level kernels")}}
+  gpu.func @lane_prefetch_in_a_subgroup_kernel(%p: !llvm.ptr<1>, %m: memref<8x16xf32>) kernel {
+    // expected-error @+1 {{'xevm.prefetch' is not imported: no translation to our xegpu}}
     xevm.prefetch %p <{cache_control = #xevm.load_cache_control<L1c_L2c_L3c>}> : (!llvm.ptr<1>)
+    %t = xegpu.create_nd_tdesc %m : memref<8x16xf32> -> !xegpu.tensor_desc<8x16xf32>
+    %v = xegpu.load_nd %t[0, 0] : !xegpu.tensor_desc<8x16xf32> -> vector<8x16xf32>
     gpu.return
   }
 }
