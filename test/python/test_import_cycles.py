@@ -15,8 +15,6 @@ PACKAGE = Path(__file__).resolve().parents[2] / "xedialects"
 # Circles known and not yet broken. Each entry is one circle's modules (without the "xedialects." prefix);
 # a circle found must be one of them or a part of one.
 KNOWN = {
-    # xetile.ops imports IMEX's spellings of its ops (ops_imex) at its end; they import the ops they spell
-    frozenset({"xetile.ops", "xetile.ops_imex"}),
     # xe-run's driver and its whole-program path call each other's main (function-level imports)
     frozenset({"tools.xe_run", "tools.xe_run_program"}),
 }

@@ -3,6 +3,7 @@
 Each IMEX op that means one of our ops is a *spelling* of it: its name and assembly format parse
 into our op (and print in the RFC form), so verification, simulation and lowering are the op's
 own. docs/imex-xetile.md has the table; IMEX attribute names map onto ours through `renames`.
+`xedialects/dialects.py` imports this module after `ops.py`, as every dialect definition module.
 """
 from __future__ import annotations
 
