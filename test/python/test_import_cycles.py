@@ -4,21 +4,12 @@ Every `xedialects/**/*.py` is parsed with `ast`; each `import` / `from ... impor
 (module level, inside a function, under `if TYPE_CHECKING:`) is an edge to the deepest module of the
 package it names (relative imports resolved; a submodule does not depend on its parent package
 unless it imports it). Strongly connected components of more than one module are circles; the test
-names each with its edges and their lines. Imports through `importlib` are not seen.
+names each with its edges and their lines; there must be none. Imports through `importlib` are not seen.
 """
 import ast
-import warnings
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[2] / "xedialects"
-
-# Circles known and not yet broken. Each entry is one circle's modules (without the "xedialects." prefix);
-# a circle found must be one of them or a part of one.
-KNOWN = {
-    # xe-run's driver and its whole-program path call each other's main (function-level imports)
-    frozenset({"tools.xe_run", "tools.xe_run_program"}),
-}
-
 
 def _modules(package: Path = PACKAGE) -> dict[str, tuple[Path, bool]]:
     """Dotted module name -> (file, is a package's __init__)."""
@@ -118,12 +109,7 @@ def _describe(comp, graph) -> str:
 def test_no_import_circles():
     graph = _import_graph(_modules())
     circles = _circles(graph)
-    new = [c for c in circles if not any({_short(m) for m in c} <= k for k in KNOWN)]
-    assert not new, "\n".join(_describe(c, graph) for c in new)
-    found = [{_short(m) for m in c} for c in circles]
-    gone = [sorted(k) for k in KNOWN if not any(f & k for f in found)]
-    if gone:
-        warnings.warn(f"known import circles no longer present (remove them from KNOWN): {gone}")
+    assert not circles, "\n".join(_describe(c, graph) for c in circles)
 
 
 def test_checker_finds_function_level_and_relative_circles(tmp_path):

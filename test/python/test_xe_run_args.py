@@ -332,7 +332,8 @@ def test_check_of_a_host_that_launches_kernels_is_a_clear_error(xe_run):
 
 def test_usage_errors_exit_1_and_kernel_options_with_e_are_named(capsys, tmp_path):
     """xe-run's command-line errors exit 1 as xe-opt's do (argparse's own status is 2); kernel-mode
-    options in whole-program mode are 'not supported with -e', not 'unrecognized arguments'."""
+    options in whole-program mode are 'not supported with -e', not 'unrecognized arguments', also
+    through the whole-program entry `xe_run_program.main`."""
     from xedialects.tools.xe_run import main
 
     assert main(["x.mlir", "--no-such-option"]) == 1
@@ -342,6 +343,12 @@ def test_usage_errors_exit_1_and_kernel_options_with_e_are_named(capsys, tmp_pat
     err = capsys.readouterr().err
     assert "--check, --output, --sample-groups are not supported with -e" in err and "unrecognized" not in err
     assert not (tmp_path / "o.npz").exists()
+    from xedialects.tools import xe_run_program      # the whole-program entry: the same errors, exit 1
+
+    assert xe_run_program.main(["x.mlir", "-e", "main", "--check"]) == 1
+    assert "--check is not supported with -e" in capsys.readouterr().err
+    assert xe_run_program.main(["x.mlir", "-e", "main", "--no-such-option"]) == 1
+    assert "xe-run: error: unrecognized arguments: --no-such-option" in capsys.readouterr().err
 
 
 def test_help_and_version_tell_the_whole_truth(capsys):

@@ -32,7 +32,6 @@ progress on stderr when it is a terminal (not with `--quiet`). docs/simulator-sc
 """
 from __future__ import annotations
 
-import argparse
 import os
 import re
 import sys
@@ -41,80 +40,8 @@ import time
 import numpy as np
 
 from ..diagnostics import DiagnosticError
-from ..user_errors import UserError, user_message
-
-DIMS_HELP = """\
-sizes (--dims, comma-separated, may be repeated; for random inputs):
-  ARG=D0xD1...  the shape of memref argument %ARG (or argN): every dimension, each a
-                number or a size name; static dimensions must match the type
-  NAME=N        a size name usable in shapes; an index/integer argument %NAME gets N
-examples, for @mm(%A: memref<?x?xbf16>, %B: memref<?x?xbf16>, %C: memref<?x?xf32>):
-  xe-run mm.mlir --pipeline=xe-gemm-to-xegpu --check --dims A=200x96,B=96x72,C=200x72
-  xe-run mm.mlir --pipeline=xe-gemm-to-xegpu --check --dims M=200,N=72,K=96,A=MxK,B=KxN,C=MxN
-and for @f(%A: memref<?x8xf32>, %n: index): --dims n=100,A=nx8 (n = 100, A is 100x8)
-
-whole programs, as mlir-runner (the host code JIT-compiled, kernels on --backend):
-  xe-run prog.mlir -e main --entry-point-result=void [-O0..-O3] [--shared-libs LIBS]
-         [--pipeline P] [--backend sim|opencl] [--jobs N] [--build-timeout S] [--time] [--quiet]
-         [--host-checks] [--timeout S]
-  (xe-run prog.mlir -e main --help lists them)"""
-
-
-def _version() -> str:
-    from importlib import metadata
-
-    try:
-        return f"xe-run {metadata.version('xedialects')} (xedialects; MLIR Python bindings 22)"
-    except metadata.PackageNotFoundError:
-        return "xe-run (xedialects, not installed)"
-
-
-def _parser() -> argparse.ArgumentParser:
-    from .arg_parser import ArgParser, pipelines_help
-
-    p = ArgParser(prog="xe-run", description=__doc__.split("\n\n")[0], epilog=DIMS_HELP,
-                  formatter_class=argparse.RawDescriptionHelpFormatter, more_help=pipelines_help)
-    p.add_argument("input", help="input .mlir file ('-' for stdin)")
-    p.add_argument("--version", action="version", version=_version())
-    p.add_argument("--entry", help="host function to run (default: the only host function)")
-    p.add_argument("--pipeline", default="", help="pass pipeline applied before running: a registered "
-                   "pipeline/pass name or a textual 'builtin.module(...)' pipeline")
-    p.add_argument("--seed", type=int, default=0, help="seed for random inputs (default 0)")
-    p.add_argument("--inputs", help=".npz file with input arrays keyed by argument name or position")
-    p.add_argument("--dims", action="append", metavar="SIZES",
-                   help="shapes of dynamic memref arguments and values of size arguments for random inputs: "
-                   "ARG=200x96 or NAME=200 (then ARG=NAMEx96), comma-separated; see below")
-    p.add_argument("--output", help="write every buffer after the run to this .npz file (exactly this path; "
-                   "only when the run, and --check, succeed)")
-    p.add_argument("--draw", metavar="DIR", help="write SVG pictures of each GEMM kernel's plan to DIR (as "
-                   "xe-opt --xe-draw; needs a --pipeline that lowers the GEMM to XeGPU)")
-    p.add_argument("--check", action="store_true", help="compare with the CPU result of the original program")
-    p.add_argument("--trace", action="store_true", help="print per-op execution counts (DPAS, block IO, bytes)")
-    p.add_argument("--backend", default="sim", choices=["sim", "opencl", "both"],
-                   help="execution backend: sim (functional simulator, default), opencl (SPIR-V on an OpenCL "
-                   "device; pip install -e '.[run]'), both (run both, compare them)")
-    p.add_argument("--build-timeout", type=float, metavar="SECONDS",
-                   help="stop the OpenCL build of the kernels after this long (default: $XE_OPENCL_BUILD_TIMEOUT, "
-                   "else 120; 0: no limit)")
-    p.add_argument("--jobs", type=_positive, metavar="N", help="simulate the work-groups of each launch in N "
-                   "processes, results identical to --jobs 1 (default: the machine's cores; "
-                   "docs/simulator-scaling.md)")
-    p.add_argument("--sample-groups", type=_positive, metavar="K", help="simulate only K work-groups of each "
-                   "launch (always the first and last in every grid dimension, the rest spread by --seed); "
-                   "--check compares only the elements they wrote")
-    p.add_argument("--quiet", action="store_true", help="no progress display on stderr")
-    return p
-
-
-def _positive(text: str) -> int:
-    try:
-        n = int(text)
-    except ValueError:
-        n = 0
-    if n < 1:
-        raise argparse.ArgumentTypeError(f"'{text}' is not a whole number >= 1")
-    return n
-
+from ..user_errors import UserError
+from .xe_run_parser import kernel_parser
 
 _FUNC = re.compile(r"func\.func\s+(?:(?:private|public|nested)\s+)?@([\w$.-]+)\s*\(")
 _ARG = re.compile(r"%([\w$.-]+)\s*:")
@@ -221,7 +148,7 @@ def _split_shape(text: str, sizes) -> list[str] | None:
 
 def resolve_dims(dims: dict[str, str], labels, types, entry: str):
     """({arg index: shape} for memref arguments, {arg index: value} for index/integer arguments)
-    from parsed `--dims` (see DIMS_HELP)."""
+    from parsed `--dims` (see xe_run_parser.DIMS_HELP)."""
     from ..sim.typeinfo import DYN
     index = _arg_index(labels)
     memrefs = ", ".join(f"%{labels[i]}" for i, t in enumerate(types) if t.kind == "memref") or "none"
@@ -348,7 +275,7 @@ def run(argv=None) -> int:
     from ..sim import simulate
     from ..sim.reference import compare, prepare, run_reference
 
-    args = _parser().parse_args(argv)
+    args = kernel_parser().parse_args(argv)
     if args.sample_groups and args.backend != "sim":
         print("xe-run: error: --sample-groups samples the simulator's work-groups; use it with --backend sim",
               file=sys.stderr)
@@ -638,39 +565,11 @@ def _draw(module, plans, out_dir) -> bool:
 
 def main(argv=None) -> int:
     from . import xe_run_program
-    from .arg_parser import UsageExit
+    from .xe_run_exit import guarded
 
     argv = sys.argv[1:] if argv is None else list(argv)
-    try:
-        if xe_run_program.wants(argv):          # whole program, as mlir-runner
-            return xe_run_program.run(argv, _parser().option_names())
-        return run(argv)
-    except UsageExit:                           # printed by the parser
-        return 1
-    except DiagnosticError as e:
-        sys.stdout.flush()                      # a whole program's output comes before its error
-        for d in e.diagnostics:
-            print(d.format(), file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        return 130
-    except BrokenPipeError:                     # the reader of stdout has gone (`| head`): end quietly
-        try:
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        except OSError:
-            pass
-        return 1
-    except Exception as e:  # never a traceback for users
-        if os.environ.get("XE_RUN_DEBUG"):
-            raise
-        sys.stdout.flush()
-        message = user_message(e)          # user-caused (out of memory for the sizes asked, ...)
-        if message is not None:
-            print(f"xe-run: error: {message}", file=sys.stderr)
-            return 1
-        print(f"xe-run: internal error: {type(e).__name__}: {e} (set XE_RUN_DEBUG=1 for a traceback)",
-              file=sys.stderr)
-        return 1
+    # a whole program, as mlir-runner, or kernels
+    return guarded(lambda: xe_run_program.run(argv) if xe_run_program.wants(argv) else run(argv))
 
 
 if __name__ == "__main__":

@@ -97,8 +97,10 @@ def unsupported_options(argv, kernel_options: set[str]) -> list[str]:
     return found
 
 
-def run(argv, kernel_options: set[str] = frozenset()) -> int:
-    bad = unsupported_options(argv, kernel_options)
+def run(argv) -> int:
+    from .xe_run_parser import kernel_parser
+
+    bad = unsupported_options(argv, kernel_parser().option_names())
     if bad:
         print(f"xe-run: error: {', '.join(bad)} {'is' if len(bad) == 1 else 'are'} not supported with -e (whole-program "
               "mode runs the program's own host code: it makes its inputs and checks its results itself)",
@@ -174,9 +176,10 @@ def run(argv, kernel_options: set[str] = frozenset()) -> int:
 
 def main(argv=None) -> int:
     """xe-run's entry (its error handling) for a whole-program command line."""
-    from .xe_run import main as xe_run_main
+    from .xe_run_exit import guarded
 
-    return xe_run_main(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    return guarded(lambda: run(argv))
 
 
 if __name__ == "__main__":

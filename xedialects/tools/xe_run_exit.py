@@ -1,0 +1,44 @@
+"""How xe-run ends, in both its modes (`xe_run.main`, `xe_run_program.main`): a usage error, a located
+diagnostic, an error the input caused and an internal error each print their message and exit 1, never
+a traceback (XE_RUN_DEBUG=1 re-raises); Ctrl-C exits 130, a closed stdout (`| head`) ends quietly.
+"""
+from __future__ import annotations
+
+import os
+import sys
+
+from ..diagnostics import DiagnosticError
+from ..user_errors import user_message
+from .arg_parser import UsageExit
+
+
+def guarded(body) -> int:
+    """`body()`'s exit status, or 1 (130 on Ctrl-C) after printing what went wrong."""
+    try:
+        return body()
+    except UsageExit:                           # printed by the parser
+        return 1
+    except DiagnosticError as e:
+        sys.stdout.flush()                      # a whole program's output comes before its error
+        for d in e.diagnostics:
+            print(d.format(), file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:                     # the reader of stdout has gone (`| head`): end quietly
+        try:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except OSError:
+            pass
+        return 1
+    except Exception as e:  # never a traceback for users
+        if os.environ.get("XE_RUN_DEBUG"):
+            raise
+        sys.stdout.flush()
+        message = user_message(e)          # user-caused (out of memory for the sizes asked, ...)
+        if message is not None:
+            print(f"xe-run: error: {message}", file=sys.stderr)
+            return 1
+        print(f"xe-run: internal error: {type(e).__name__}: {e} (set XE_RUN_DEBUG=1 for a traceback)",
+              file=sys.stderr)
+        return 1
