@@ -55,7 +55,7 @@ def main(argv=None) -> int:
     text = open(a.file).read() if a.file != "-" else sys.stdin.read()
     try:
         mod = parse_module(text)  # readable or generic
-        types, _ = _entry_arg_types(mod, a.entry)
+        types = _entry_arg_types(mod, a.entry)[0]
         zero = {int(x) for x in a.zero.split(",") if x.strip()}
         args = _inputs(types, zero, np.random.default_rng(a.seed))
         t0 = time.perf_counter()

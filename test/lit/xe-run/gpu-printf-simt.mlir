@@ -3,6 +3,8 @@
 // order; a printf under a divergent scf.if prints for the lanes that take it. OpenCL prints the same lines
 // in the runtime's order (sorted here before checking).
 // RUN: xe-run %s | FileCheck %s
+// The simulator's own command line (python -m xedialects.sim) prints the same lines.
+// RUN: %python -m xedialects.sim %s --entry main | FileCheck %s
 // RUN: %if opencl %{ xe-run %s --pipeline=xe-gemm-to-spirv-portable --backend=opencl | sort | FileCheck %s --check-prefix=CL %}
 
 // CHECK:      wg 0 sg 0 lane 0: x = 0 y = 0.000
