@@ -13,6 +13,7 @@ those (exit 1), never "internal error".
 from __future__ import annotations
 
 import os
+import sys
 
 
 class UserError(Exception):
@@ -52,3 +53,28 @@ def nbytes_text(n: int) -> str:
             return f"{n:.3g} {unit}" if unit != "B" else f"{n} B"
         n /= 1024
     return f"{n:.3g} EiB"
+
+
+def unexpected_error_exit(prog: str, e: Exception, debug_var: str) -> int:
+    """How a tool ends on an exception that is neither a usage error nor a diagnostic: re-raised (a
+    traceback) when the environment variable `debug_var` is set and not 0; else `PROG: error: ...` for
+    an error the input caused (`user_message`) or `PROG: internal error: ...`, and exit status 1."""
+    if os.environ.get(debug_var, "") not in ("", "0"):
+        raise e
+    sys.stdout.flush()                 # the output so far comes before the error
+    message = user_message(e)
+    if message is not None:
+        print(f"{prog}: error: {message}", file=sys.stderr)
+    else:
+        print(f"{prog}: internal error: {type(e).__name__}: {e} (set {debug_var}=1 for a traceback)",
+              file=sys.stderr)
+    return 1
+
+
+def stdout_closed_exit() -> int:
+    """How a tool ends when the reader of its stdout has gone (`| head`): quietly, exit status 1."""
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except OSError:
+        pass
+    return 1

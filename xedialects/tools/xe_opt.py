@@ -11,7 +11,6 @@ diagnostics do not match the expected-* comments).
 """
 from __future__ import annotations
 
-import os
 import re
 import sys
 import time
@@ -893,24 +892,13 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
-        try:
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
-        except OSError:
-            pass
-        return 1
-    except Exception as e:  # noqa: BLE001 - never a traceback for users
-        if os.environ.get("XE_OPT_DEBUG", "") not in ("", "0"):
-            raise
-        from ..user_errors import user_message
+        from ..user_errors import stdout_closed_exit
 
-        message = user_message(e)      # user-caused (out of memory for the sizes asked, ...)
-        if message is not None:
-            print(f"{PROG}: error: {message}", file=sys.stderr)
-            return 1
-        print(f"{PROG}: internal error: {type(e).__name__}: {e} (set XE_OPT_DEBUG=1 for a traceback)",
-              file=sys.stderr)
-        return 1
+        return stdout_closed_exit()
+    except Exception as e:  # noqa: BLE001 - never a traceback for users
+        from ..user_errors import unexpected_error_exit
+
+        return unexpected_error_exit(PROG, e, "XE_OPT_DEBUG")
 
 
 if __name__ == "__main__":

@@ -4,11 +4,10 @@ a traceback (XE_RUN_DEBUG=1 re-raises); Ctrl-C exits 130, a closed stdout (`| he
 """
 from __future__ import annotations
 
-import os
 import sys
 
 from ..diagnostics import DiagnosticError
-from ..user_errors import user_message
+from ..user_errors import stdout_closed_exit, unexpected_error_exit
 from .arg_parser import UsageExit
 
 
@@ -26,19 +25,6 @@ def guarded(body) -> int:
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:                     # the reader of stdout has gone (`| head`): end quietly
-        try:
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        except OSError:
-            pass
-        return 1
+        return stdout_closed_exit()
     except Exception as e:  # never a traceback for users
-        if os.environ.get("XE_RUN_DEBUG"):
-            raise
-        sys.stdout.flush()
-        message = user_message(e)          # user-caused (out of memory for the sizes asked, ...)
-        if message is not None:
-            print(f"xe-run: error: {message}", file=sys.stderr)
-            return 1
-        print(f"xe-run: internal error: {type(e).__name__}: {e} (set XE_RUN_DEBUG=1 for a traceback)",
-              file=sys.stderr)
-        return 1
+        return unexpected_error_exit("xe-run", e, "XE_RUN_DEBUG")
