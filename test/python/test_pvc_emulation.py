@@ -12,7 +12,8 @@ simulator use:
   cleared;
 * every DPAS builtin (bf16, f16, i8/u8 mixes, tf32; M = 1, 2, 4, 8) on operands packed by
   `spirv_builtins.dpas_a_lane` and the B packing: integers exact, floats within f32 summation
-  error of the exact sum (tf32 inputs rounded by `sim.numerics.round_tf32`).
+  error of the exact sum (tf32 inputs rounded by `sim.numerics.round_tf32`);
+* the f32 -> bf16 conversion builtin against the simulator's rounding (ml_dtypes), bit for bit.
 """
 import warnings
 
@@ -32,6 +33,7 @@ DPAS = library.dpas_builtins()
 _NP = {"uchar": np.uint8, "ushort": np.uint16, "uint": np.uint32, "ulong": np.uint64, "short": np.int16,
        "int": np.int32, "float": np.float32}
 
+CVT_N = 4096             # values of the f32 -> bf16 conversion test
 # the surface of the block tests: 128 bytes wide, pitch 192, 40 rows
 WIDTH, PITCH, HEIGHT = 128, 192, 40
 
@@ -59,6 +61,8 @@ def _dpas_kernel(i, d: bi.DpasBuiltin) -> str:
             f"global {d.c_type}* o) {{ int l = get_sub_group_local_id(); o[l] = {d.builtin.name}(a[l], b[l], c[l]); }}")
 
 
+_CVT_KERNEL = (f"kernel {SUB} void cvt(global float* x, global ushort* y) {{ int l = get_sub_group_local_id(); "
+               f"for (int i = 0; i < {CVT_N} / 16; ++i) y[i * 16 + l] = {bi.BF16_CONVERT.name}(x[i * 16 + l]); }}\n")
 _PROGRAM = None
 
 
@@ -66,7 +70,7 @@ def _program():
     global _PROGRAM
     if _PROGRAM is None:
         src = pvc_emulation.source() + "\n".join(_kernel(i, b) for i, b in enumerate(BLOCKS)) + "\n" + \
-            "\n".join(_dpas_kernel(i, d) for i, d in enumerate(DPAS)) + "\n"
+            "\n".join(_dpas_kernel(i, d) for i, d in enumerate(DPAS)) + "\n" + _CVT_KERNEL
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             _PROGRAM = RT.cl.Program(RT.context, src).build(options=pvc_emulation.options())
@@ -244,9 +248,33 @@ def test_dpas_builtin_matches_model(i):
         assert (err <= 1e-6 * (scale + 1)).all(), f"{d.builtin.name}: max error {err.max():.3g}"
 
 
+@needs_rt
+def test_bf16_conversion_builtin_matches_model():
+    """The f32 -> bf16 builtin against the simulator's model (ml_dtypes: nearest even, a NaN the
+    quiet NaN with its sign) bit for bit: ties, overflow, infinities, -0, denormals, NaNs with
+    payloads and every exponent."""
+    import ml_dtypes
+
+    special = np.array([0x3F808000, 0x3F818000, 0xBF808000, 0x7F7F8000, 0x7F7F7FFF, 0x7F800000, 0xFF800000,
+                        0x80000000, 0x00008000, 0x00018000, 0x807FFFFF, 0x7F800001, 0x7FA00000, 0xFFC12345,
+                        0x7FFFFFFF, 0xFF80FFFF], np.uint32)
+    bits = np.random.default_rng(7).integers(0, 2 ** 32, CVT_N, dtype=np.uint64).astype(np.uint32)
+    bits[1::2] = (bits[1::2] & 0xFFFF0000) | 0x8000          # half of them exact ties
+    bits[:len(special)] = special
+    x = bits.view(np.float32)
+    y = np.zeros(CVT_N, np.uint16)
+    _launch("cvt", x.copy(), y)
+    with np.errstate(invalid="ignore", over="ignore"):
+        want = x.astype(ml_dtypes.bfloat16).view(np.uint16)
+    assert np.array_equal(y, want), [(hex(a), hex(g), hex(w)) for a, g, w in zip(bits, y, want) if g != w][:5]
+    assert list(y[:len(special)]) == [0x3F80, 0x3F82, 0xBF80, 0x7F80, 0x7F7F, 0x7F80, 0xFF80, 0x8000, 0x0000,
+                                      0x0002, 0x8080, 0x7FC0, 0x7FC0, 0xFFC0, 0x7FC0, 0xFFC0]
+
+
 def test_library_provides_every_builtin_the_lowering_can_import():
     names = pvc_emulation.mangled_names()
     assert "_Z40intel_sub_group_bf16_bf16_matrix_mad_k16Dv8_sDv8_iDv8_f" in names
+    assert "_Z27__spirv_ConvertFToBF16INTELf" in names and bi.BF16_CONVERT.name in pvc_emulation.source()
     assert len([b for b in BLOCKS if b.kind == "transform"]) >= 5 and any(b.kind == "transpose" for b in BLOCKS)
     src = pvc_emulation.source()
     for b in BLOCKS:

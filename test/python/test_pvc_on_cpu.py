@@ -171,3 +171,87 @@ def test_unknown_arch_in_the_metadata_is_a_clear_error():
 
     with pytest.raises(OpenCLError, match=r"metadata names an unknown architecture: unknown architecture 'bmg2'"):
         Program(RT, b"", {"target": "pvc", "arch": "bmg2", "kernels": []})
+
+
+
+def _bf16_bits_expected(f32):
+    """The f32 -> bf16 rule of the simulator and the pvc emulation (docs/numerics.md): nearest even,
+    a NaN the canonical quiet NaN with its sign."""
+    import numpy as np
+
+    u = f32.view(np.uint32).astype(np.uint64)
+    hi = u >> 16
+    rne = ((u + 0x7FFF + (hi & 1)) >> 16) & 0xFFFF
+    return np.where(np.isnan(f32), (hi & 0x8000) | 0x7FC0, rne).astype(np.uint16)
+
+
+def _sim_and_pvc_emulation(src, args, name):
+    """Output buffer bits of `src` through xe-gemm-to-spirv (pvc): (simulator, OpenCL emulation)."""
+    import numpy as np
+
+    from xedialects.runtime.opencl import run_opencl
+    from xedialects.sim import simulate
+
+    m = xedialects.parse(src, name)
+    run(m, "builtin.module(xe-gemm-to-spirv)")
+    assert "__spirv_ConvertFToBF16INTEL" in str(m)
+    sim = simulate(m, "f", [x.copy() for x in args]).buffers[-1].view(np.uint16)
+    ocl = run_opencl(m, "f", [x.copy() for x in args], runtime=RT,
+                     program=program_for_module(m, RT)).result.buffers[-1].view(np.uint16)
+    return sim, ocl
+
+
+_TRUNCF = """#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @f(%A: memref<16x64xf32>, %C: memref<16x64xbf16>) {
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%A : memref<16x64xf32>) outs(%C : memref<16x64xbf16>) {
+  ^bb0(%a: f32, %c: bf16):
+    %t = arith.truncf %a : f32 to bf16
+    linalg.yield %t : bf16
+  }
+  return
+}
+"""
+
+
+@needs_rt
+def test_bf16_conversion_bits_on_pvc():
+    """f32 -> bf16 on the pvc target is the imported `__spirv_ConvertFToBF16INTEL` (the emulation
+    library defines it): an element-wise truncf and a bf16-out GEMM, simulator and emulation bit
+    for bit equal to the rule. truncf: ties and near-ties, overflow by rounding, infinities, -0,
+    denormals, quiet / signaling / negative NaNs with payloads (the CPU runtime's own version of
+    the builtin would give 0xffc1 for each; the integer sequence of the portable target keeps the
+    payload). GEMM: C = B[0] + 2^-8 * B[1] in the DPAS accumulator
+    (exact), so the conversion of the result decides ties, overflow to inf, inf and NaN."""
+    import ml_dtypes
+    import numpy as np
+
+    special = np.array([0x3F808000, 0x3F818000, 0x3F808001, 0xBF808000, 0x7F7F8000, 0x7F7FFFFF, 0x7F800000,
+                        0xFF800000, 0x80000000, 0x00008000, 0x00018000, 0x7F800001, 0x7FA00000, 0xFFC12345,
+                        0x7FFFFFFF, 0xFF80FFFF], np.uint32)
+    x = np.random.default_rng(3).standard_normal((16, 64)).astype(np.float32)
+    x.reshape(-1)[:len(special)] = special.view(np.float32)
+    sim, ocl = _sim_and_pvc_emulation(_TRUNCF, [x, np.zeros((16, 64), ml_dtypes.bfloat16)], "truncf.mlir")
+    want = _bf16_bits_expected(x)
+    assert np.array_equal(sim, want) and np.array_equal(ocl, want)
+    assert list(want.reshape(-1)[:len(special)]) == [0x3F80, 0x3F82, 0x3F81, 0xBF80, 0x7F80, 0x7F80, 0x7F80, 0xFF80,
+                                                     0x8000, 0x0000, 0x0002, 0x7FC0, 0x7FC0, 0xFFC0, 0x7FC0, 0xFFC0]
+
+    bf = ml_dtypes.bfloat16
+    a = np.zeros((64, 64), bf)
+    a[:, 0], a[:, 1] = 1, 2.0 ** -8
+    b = np.zeros((64, 64), bf)
+    b[0, :8] = [1.0, 1.0, 1.0, 1.0, 2.0, -1.0, 3.0, 1.0]
+    b[1, :8] = [1.0, 3.0, 1.0 + 2 ** -7, -1.0, 1.0, -1.0, -2.0 ** -6, 0.0]
+    b[0, 8:] = np.linspace(-3, 3, 56).astype(bf)
+    b[1, 8:] = np.arange(56, dtype=np.float32) - 28
+    # max bf16 (+ 2^119 below: the f32 tie above it rounds to inf), inf, -inf, NaNs with payloads
+    b[0, 8:13] = np.array([0x7F7F, 0x7F80, 0xFF80, 0x7F81, 0xFFC3], np.uint16).view(bf)
+    b[1, 8] = 2.0 ** 127
+    sim, ocl = _sim_and_pvc_emulation(LL.FORMS["bf16_bf16"].src, [a, b, np.zeros((64, 64), bf)], "bf16_bf16.mlir")
+    with np.errstate(invalid="ignore"):
+        exact = b[0].astype(np.float32) + np.float32(2.0 ** -8) * b[1].astype(np.float32)
+    want = np.broadcast_to(_bf16_bits_expected(exact), (64, 64))
+    assert np.array_equal(sim, want) and np.array_equal(ocl, want)
+    assert list(want[0, :4]) == [0x3F80, 0x3F82, 0x3F81, 0x3F7F] and list(want[0, 8:13]) == [0x7F80, 0x7F80, 0xFF80,
+                                                                                            0x7FC0, 0xFFC0]

@@ -35,6 +35,7 @@ from .kernel_sync import SyncLowering
 from .kernel_values import (CROSS_WORKGROUP_PTR, KernelInfo, MemArg, NdDesc, ScDesc, i64_type, is_vector_type,
                             mixed_indices, static_int)
 from .kernel_vector import VectorLowering
+from . import spirv_builtins as bi
 from .spirv_lanes import DVal, Lanes, LoweringError, storage_type
 
 # XeGPU ops that have no mode attribute (barriers, fences)
@@ -113,7 +114,8 @@ class KernelLowering(MemoryLowering, BlockIOLowering, DpasLowering, ScatteredLow
             new = ir.Operation.create("gpu.func", attributes=attrs, regions=1)
         entry = new.regions[0].blocks.append(*in_types)
         self.new = new
-        self.lanes = Lanes(entry, old.location)
+        bf16 = (lambda: self.declare(bi.BF16_CONVERT)) if self.intel_builtins else None
+        self.lanes = Lanes(entry, old.location, bf16)
         old_entry = old.regions[0].blocks[0]
         with ir.InsertionPoint(entry), old.location:
             anchor = ir.Operation.create("arith.constant", results=[ir.IndexType.get()],

@@ -1,8 +1,10 @@
 """Intel OpenCL builtins used by the `pvc` target of convert-xegpu-to-spirv (no IR here).
 
 MLIR 22's SPIR-V dialect has no ops for SPV_INTEL_2d_block_io or
-SPV_INTEL_subgroup_matrix_multiply_accumulate, so the pvc target calls the OpenCL C builtins of
-cl_intel_subgroup_2d_block_io and cl_intel_subgroup_matrix_multiply_accumulate(_tf32) as imported
+SPV_INTEL_subgroup_matrix_multiply_accumulate (and SPIRV-Tools 2023.1 rejects
+SPV_INTEL_bfloat16_conversion), so the pvc target calls the OpenCL C builtins of
+cl_intel_subgroup_2d_block_io, cl_intel_subgroup_matrix_multiply_accumulate(_tf32) and
+cl_intel_bfloat16_conversions as imported
 functions (`spirv.func` with `LinkageAttributes ... Import` and the Itanium-mangled OpenCL C name,
 as clang + llvm-spirv emit them; the GPU driver links them from its builtin library).
 
@@ -105,6 +107,16 @@ class Builtin:
         res = "" if self.result == "void" else f" -> {spirv_type(self.result)}"
         return (f'spirv.func @{self.symbol}({args}){res} "None" attributes {{linkage_attributes = '
                 f'#spirv.linkage_attributes<linkage_name = "{self.mangled}", linkage_type = <Import>>}}')
+
+
+# ------------------------------------------------------------------------------------------------
+# f32 -> bf16: cl_intel_bfloat16_conversions' `intel_convert_bfloat16_as_ushort(float)`, imported
+# under the SPIR-V friendly name IGC's builtin library defines it by (`__spirv_ConvertFToBF16INTEL`,
+# what llvm-spirv turns OpConvertFToBF16INTEL into; IGC 2.40 has no definition of the OpenCL name
+# for a SPIR-V input: an external call). IGC: one hardware conversion per register, where the
+# integer sequence of `spirv_lanes.Lanes.f32_to_bf16` is about 8 instructions.
+
+BF16_CONVERT = Builtin("__spirv_ConvertFToBF16INTEL", ("float",), "ushort")
 
 
 # ------------------------------------------------------------------------------------------------

@@ -5,10 +5,11 @@ Everything is emitted as scalar upstream ops (arith, index, gpu) and a few `spir
 (GroupNonUniformShuffle, Constant / VectorExtractDynamic for lane tables) inside the gpu.func
 being lowered; the upstream GPU/arith/scf-to-SPIR-V conversions finish the job.
 
-bf16 values live in i16 registers and buffers. The f32 <-> bf16 conversions are exact integer
-sequences (bf16 -> f32 is a 16-bit shift; f32 -> bf16 rounds to nearest even and keeps NaNs
-quiet), because SPV_INTEL_bfloat16_conversion is not known to the spirv-val of the supported
-SPIRV-Tools (2023.1); see docs/spirv.md.
+bf16 values live in i16 registers and buffers. bf16 -> f32 is a 16-bit shift. f32 -> bf16 rounds
+to nearest even: on the pvc target a call of the imported conversion builtin
+(`spirv_builtins.BF16_CONVERT`; IGC: one hardware conversion), else an integer sequence that makes
+a NaN quiet as high half | 0x40 (SPV_INTEL_bfloat16_conversion is not known to the spirv-val of the
+supported SPIRV-Tools, 2023.1); see docs/spirv.md, NaN bits in docs/numerics.md.
 """
 from __future__ import annotations
 
@@ -81,9 +82,11 @@ class Lanes(IndexArith):
     """Emission helpers bound to one function (constants are created at the entry block; index
     arithmetic: `passes.utils.index_arith`)."""
 
-    def __init__(self, entry_block: ir.Block, loc):
+    def __init__(self, entry_block: ir.Block, loc, bf16_builtin=None):
         self.entry = entry_block
         self.loc = loc
+        # pvc: callback declaring the f32 -> bf16 builtin once and returning its symbol; None: integer sequence
+        self.bf16_builtin = bf16_builtin
         self.consts: dict = {}
         self._lane = None
         self._lane_i32 = None
@@ -293,7 +296,11 @@ class Lanes(IndexArith):
         return arith.BitcastOp(ir.F32Type.get(), w).result
 
     def f32_to_bf16(self, f):
-        """Round to nearest even; NaN stays a quiet NaN."""
+        """Round to nearest even: the builtin when there is one (pvc), else the integer sequence (a
+        NaN becomes quiet: high half | 0x40)."""
+        if self.bf16_builtin is not None:
+            return ir.Operation.create("spirv.FunctionCall", results=[ir.IntegerType.get_signless(16)], operands=[f],
+                                       attributes={"callee": ir.FlatSymbolRefAttr.get(self.bf16_builtin())}).results[0]
         i32 = ir.IntegerType.get_signless(32)
         u = arith.BitcastOp(i32, f).result
         hi = arith.ShRUIOp(u, self.const(i32, 16)).result
