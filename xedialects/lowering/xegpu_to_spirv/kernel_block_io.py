@@ -6,7 +6,8 @@ lane accesses its elements with bounds checks, folded where position and surface
 (docs/spirv.md, "Bounds"). Prefetches are dropped without builtins. A surface not known to obey the
 architecture's 2D block surface rules gets a run-time test of them around each builtin call and the
 per-lane path when it fails (`surface_check`; docs/spirv.md, "Surfaces the lowering cannot prove
-valid")
+valid"); in the slow copy of a body versioned on its surfaces such reads are per-lane only, in row
+loops (`gather_words`; docs/igc.md "Dynamic shapes")
 """
 from __future__ import annotations
 
@@ -516,6 +517,8 @@ class BlockIOLowering:
         ebits = bits_of(elt)
         if ok is True:
             self.call_reads(blk, d, var)
+        elif self.slow_copy:    # the slow copy of a versioned body: per-lane loads only
+            self.gather_words(d, lay, rows, cols, blk, var)
         else:                   # decided at run time: the builtin or per-lane loads into `var`
             if_op = scf.IfOp(ok, [], has_else=True)
             with ir.InsertionPoint(if_op.then_block):
@@ -528,6 +531,45 @@ class BlockIOLowering:
                     ir.Operation.create("spirv.Store", operands=[self.var_elem(var, blk.lane_type, i), w])
                 scf.YieldOp([])
         return self.lane_values(var, blk, lay, 0, elt)
+
+    def gather_words(self, d: NdDesc, lay: Layout, rows, cols, blk: bi.Block2D, var):
+        """Per-lane guarded loads (zero outside the surface) of a block read's elements into the
+        builtin's array `var`, in its lane layout `lay`. The words are grouped in runs whose
+        elements move by one (row, column) step from word to word; each run is one `scf.for`, one
+        word (`pack` loads) per iteration, into a private staging array indexed at run time (IGC
+        keeps it in memory), copied into `var` after the loops (docs/igc.md "Dynamic shapes")."""
+        L = self.lanes
+        p = d.plan
+        st = storage_type(p.elt)
+        rows, cols = rows.reshape(-1), cols.reshape(-1)
+        words = [[{ln: (int(rows[e]), int(cols[e])) for ln, e in lay.lane_elements(i * blk.pack + k).items()}
+                  if i * blk.pack + k < lay.nslots else {} for k in range(blk.pack)]
+                 for i in range(blk.values_per_lane)]
+        stage = self.variable(blk.lane_type, len(words), "staging")
+        i32 = ir.IntegerType.get_signless(32)
+        for first, count, (dr, dc) in _affine_runs(words):
+            loop = scf.ForOp(L.i32(0), L.i32(count), L.i32(1))
+            with ir.InsertionPoint(loop.body):
+                j = arith.IndexCastOp(ir.IndexType.get(), loop.induction_variable).result
+                regs = []
+                for part in words[first]:
+                    if not part:
+                        regs.append(None)
+                        continue
+                    r = L.add(L.add(d.row, L.lane_table({ln: rc[0] for ln, rc in part.items()})), L.mul(j, dr))
+                    c = L.add(L.add(d.col, L.lane_table({ln: rc[1] for ln, rc in part.items()})), L.mul(j, dc))
+                    ok = self.in_bounds(p, r, c, part)
+                    regs.append(self.load_elem(p.ptr, st, L.add(p.lead, L.add(L.mul(r, p.pitch), c)), ok))
+                w = self.pack_words(regs, blk.pack, p.elt, blk.lane_type, 1)[0]
+                at = loop.induction_variable
+                if first:
+                    at = arith.AddIOp(at, L.const(i32, first)).result
+                ir.Operation.create("spirv.Store", operands=[self.var_elem(stage, blk.lane_type, at), w])
+                scf.YieldOp([])
+        lt = ir.Type.parse(bi.spirv_type(blk.lane_type))
+        for i in range(len(words)):
+            w = ir.Operation.create("spirv.Load", results=[lt], operands=[self.var_elem(stage, blk.lane_type, i)])
+            ir.Operation.create("spirv.Store", operands=[self.var_elem(var, blk.lane_type, i), w.results[0]])
 
     # ---- VNNI loads side by side: one builtin with a block count ------------------------------
     def merge_vnni_loads(self, op, d: NdDesc, blk: bi.Block2D):
@@ -685,6 +727,33 @@ def _all(conds):
     for x in conds[1:]:
         c = arith.AndIOp(c, x).result
     return c
+
+
+def _affine_runs(words):
+    """(first word, count, (row step, column step)) of the runs of consecutive words (each a list
+    of parts {lane: (row, column)}) that hold the same lanes and whose every element is the
+    previous word's moved by one common step; the runs cover all words in order."""
+    runs, i = [], 0
+    while i < len(words):
+        step, n = (0, 0), 1
+        while i + n < len(words):
+            s = _step(words[i + n - 1], words[i + n])
+            if s is None or (n > 1 and s != step):
+                break
+            step, n = s, n + 1
+        runs.append((i, n, step))
+        i += n
+    return runs
+
+
+def _step(a, b):
+    """The one (row, column) step taking every element of word `a` to word `b`'s, or None."""
+    steps = set()
+    for pa, pb in zip(a, b):
+        if pa.keys() != pb.keys():
+            return None
+        steps.update((pb[ln][0] - pa[ln][0], pb[ln][1] - pa[ln][1]) for ln in pa)
+    return steps.pop() if len(steps) == 1 else None
 
 
 def _operation(op):

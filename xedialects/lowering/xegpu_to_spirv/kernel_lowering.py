@@ -63,6 +63,8 @@ class KernelLowering(MemoryLowering, BlockIOLowering, DpasLowering, ScatteredLow
         self.merged_loads: dict = {}  # load_nd result -> DVal already read by an earlier, wider builtin
         # while the fast copy of a surface-versioned body is lowered: its hoisted surface tests
         self.surface_versions: SurfaceVersions | None = None
+        # while the slow copy of a surface-versioned body is lowered: guarded reads are per-lane only
+        self.slow_copy = False
 
     # ---- entry --------------------------------------------------------------------------------
     def run(self):
@@ -190,7 +192,8 @@ class KernelLowering(MemoryLowering, BlockIOLowering, DpasLowering, ScatteredLow
         sizes, ids, pure arithmetic on them) gets its test built once before the `scf.if`
         (`BlockIOLowering.hoist_surface_test`) and its accesses are the unguarded builtins. When
         such tests exist, their conjunction becomes the condition and the body is lowered again,
-        as without versioning (per-access tests and per-lane fallbacks), into the else-branch.
+        as without versioning (per-access tests and per-lane fallbacks) but with the reads of those
+        surfaces per-lane only (`slow_copy`), into the else-branch.
         Otherwise the single copy is moved out of the `scf.if` (the output is as without
         versioning). docs/spirv.md, "Surfaces the lowering cannot prove valid"."""
         ops = [o.operation for o in old_entry.operations]
@@ -215,9 +218,13 @@ class KernelLowering(MemoryLowering, BlockIOLowering, DpasLowering, ScatteredLow
                     cond = arith.AndIOp(cond, c).result
             ver.operation.operands[0] = cond
             self.info.surface_tests = len(sv.conds)
-            with ir.InsertionPoint(ver.else_block):
-                self.lower_list(ops)
-                scf.YieldOp([])
+            self.slow_copy = True
+            try:
+                with ir.InsertionPoint(ver.else_block):
+                    self.lower_list(ops)
+                    scf.YieldOp([])
+            finally:
+                self.slow_copy = False
         else:
             fast = [o.operation for o in ver.then_block.operations][:-1]
             for child in fast:
