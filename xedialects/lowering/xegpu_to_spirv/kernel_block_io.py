@@ -126,7 +126,8 @@ class BlockIOLowering:
                 return [pairs]
             blk = bi.block_read(bits_of(elt), d.plan.block[0], d.plan.block[1], vnni is not None, transpose,
                                 dpas_a=bits_of(elt) == 32 and feeds_tf32_dpas_a_only(op.results[0]))
-            ok = self.surface_check(d) if blk is not None else False
+            # the slow copy reads such a surface per lane: no test to build
+            ok = self.surface_check(d, build=not self.slow_copy) if blk is not None else False
             if ok is True and blk.kind == "transform" and blk.count == 1:
                 group, wide = self.merge_vnni_loads(op, d, blk)
                 if group:
@@ -151,11 +152,11 @@ class BlockIOLowering:
         blk = bi.pair_transpose(16, d.plan.block[0], d.plan.block[1], vnni is not None)
         if blk is None:
             return None
-        ok = self.surface_check(d)
+        ok = self.surface_check(d, build=not self.slow_copy)
         col = static_int(d.col)
         if ok is False or (col is not None and col % 2):
             return None
-        if col is None and known_pow2(d.col) % 2:
+        if ok is not None and col is None and known_pow2(d.col) % 2:
             L = self.lanes
             odd = arith.AndIOp(L.to_i32(d.col), L.i32(1)).result
             even = arith.CmpIOp(arith.CmpIPredicate.eq, odd, L.i32(0)).result
@@ -298,13 +299,13 @@ class BlockIOLowering:
             return sum(k * b for k, (_, b) in zip(exact, parts))
         return Multiple(min(known_pow2(x) * b for x, b in parts))
 
-    def surface_check(self, d: NdDesc):
+    def surface_check(self, d: NdDesc, build: bool = True):
         """Whether the surface of `d` obeys the 2D block surface rules of the architecture
         (`self.surface`): True / False when known at compile time, else an i1 Value testing them
-        at run time (only the parts not known statically). In the fast copy of a versioned kernel
-        (`self.surface_versions`, see `kernel_lowering.lower_kernel_body`) a surface computed from
-        values available at the function entry is tested there instead, once, and taken as valid
-        here (True)."""
+        at run time (only the parts not known statically; None without `build`: no test is built).
+        In the fast copy of a versioned kernel (`self.surface_versions`, see
+        `kernel_lowering.lower_kernel_body`) a surface computed from values available at the
+        function entry is tested there instead, once, and taken as valid here (True)."""
         tests = self.surface_tests(d.plan)
         if any(v is False for v, _ in tests):
             return False
@@ -313,7 +314,7 @@ class BlockIOLowering:
             return True
         if self.surface_versions is not None and self.hoist_surface_test(d.plan):
             return True
-        return _all([build() for build in dynamic])
+        return _all([test() for test in dynamic]) if build else None
 
     def surface_tests(self, p: NdPlan):
         """[(static verdict or None, builder of the i1 run-time test)] of the surface rules for `p`;
@@ -505,7 +506,8 @@ class BlockIOLowering:
     def block_read(self, d: NdDesc, blk: bi.Block2D, shape, rows, cols, ok=True) -> DVal:
         """The builtin's result in its lane layout; with `ok` an i1 Value (the surface rules
         tested at run time), the builtin when it holds, else per-lane loads into the same
-        variable."""
+        variable; with `ok` None (a surface the slow copy of a versioned body would test), the
+        per-lane loads only (`gather_words`)."""
         L = self.lanes
         elt = d.plan.elt
         lane, vi, part = blk.lane_of(rows, cols)
@@ -517,7 +519,7 @@ class BlockIOLowering:
         ebits = bits_of(elt)
         if ok is True:
             self.call_reads(blk, d, var)
-        elif self.slow_copy:    # the slow copy of a versioned body: per-lane loads only
+        elif ok is None:        # the slow copy of a versioned body: per-lane loads only
             self.gather_words(d, lay, rows, cols, blk, var)
         else:                   # decided at run time: the builtin or per-lane loads into `var`
             if_op = scf.IfOp(ok, [], has_else=True)
