@@ -493,7 +493,7 @@ class BlockIOLowering:
         x = L.to_i32(L.add(d.col, coff))
         if pairs:
             x = arith.ShRSIOp(x, L.i32(1)).result
-        y = L.to_i32(L.add(d.row, roff) if roff else d.row)
+        y = L.to_i32(L.add(d.row, roff))
         coord = ir.Operation.create("vector.from_elements", results=[ir.VectorType.get([2], ir.IntegerType.get_signless(32))],
                                     operands=[x, y]).results[0]
         args = [base, width, height, pitch, coord]
@@ -508,15 +508,11 @@ class BlockIOLowering:
         tested at run time), the builtin when it holds, else per-lane loads into the same
         variable; with `ok` None (a surface the slow copy of a versioned body would test), the
         per-lane loads only (`gather_words`)."""
-        L = self.lanes
         elt = d.plan.elt
         lane, vi, part = blk.lane_of(rows, cols)
         lay = Layout(shape, lane, vi * blk.pack + part)
         n = blk.values_per_lane
         var = self.variable(blk.lane_type, n)
-        lt = ir.Type.parse(bi.spirv_type(blk.lane_type))
-        st = storage_type(elt)
-        ebits = bits_of(elt)
         if ok is True:
             self.call_reads(blk, d, var)
         elif ok is None:        # the slow copy of a versioned body: per-lane loads only
@@ -637,13 +633,9 @@ class BlockIOLowering:
             w = ir.Operation.create("spirv.Load", results=[lt],
                                     operands=[self.var_elem(var, blk.lane_type, first + i)]).results[0]
             if isinstance(blk, bi.PairTranspose) and not blk.vnni:
-                it = ir.IntegerType.get_signless(ebits)
-                pair = ir.Operation.create("spirv.Bitcast", results=[ir.VectorType.get([2], it)], operands=[w]).results[0]
-                for k in range(2):
+                for k, x in enumerate(L.split(w, ir.IntegerType.get_signless(ebits), 2)):
                     if i * 2 + k < lay.nslots:
-                        x = ir.Operation.create("spirv.CompositeExtract", results=[it], operands=[pair], attributes={
-                            "indices": ir.ArrayAttr.get([ir.IntegerAttr.get(ir.IntegerType.get_signless(32), k)])}).results[0]
-                        vals[i * 2 + k] = x if str(st) == str(it) else arith.BitcastOp(st, x).result
+                        vals[i * 2 + k] = x if str(st) == str(x.type) else arith.BitcastOp(st, x).result
                 continue
             for k in range(blk.pack):
                 s = i * blk.pack + k

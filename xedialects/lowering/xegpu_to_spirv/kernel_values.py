@@ -163,15 +163,19 @@ def known_pow2(v, depth: int = 16) -> int:
     if o.name == "arith.constant":
         c = static_int(v)
         return 1 if c is None else known_pow2(c)
-    args = [known_pow2(x, depth - 1) for x in o.operands[:2]] if o.name.startswith("arith.") else []
+
+    def of(i):                  # only the operands a rule reads are followed
+        return known_pow2(o.operands[i], depth - 1)
+
     if o.name in ("arith.addi", "arith.subi"):
-        return min(args)
+        return min(of(0), of(1))
     if o.name == "arith.muli":
-        return min(args[0] * args[1], _MAX_POW2)
-    if o.name == "arith.shli" and static_int(o.operands[1]) is not None:
-        return min(args[0] << static_int(o.operands[1]), _MAX_POW2)
+        return min(of(0) * of(1), _MAX_POW2)
+    shift = static_int(o.operands[1]) if o.name == "arith.shli" else None
+    if shift is not None:
+        return min(of(0) << shift, _MAX_POW2)
     if o.name in ("arith.index_cast", "arith.index_castui", "arith.extsi", "arith.extui", "arith.trunci"):
-        return args[0]
+        return of(0)
     return 1
 
 

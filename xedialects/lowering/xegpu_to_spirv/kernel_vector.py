@@ -164,23 +164,16 @@ class VectorLowering:
         a, b = bits_of(src.elt), bits_of(elt)
         if min(a, b) < 8 or "index" in (src.elt, elt):
             raise LoweringError(op, f"vector.bitcast of {src.elt} to {elt} is not supported by convert-xegpu-to-spirv")
-        i32 = ir.IntegerType.get_signless(32)
 
         def spv(name, t, operands, **attrs):
             return ir.Operation.create(name, results=[t], operands=operands, attributes=attrs).results[0]
         lanes, slots = src.layout.lanes.reshape(-1), src.layout.slots.reshape(-1)
         if a >= b:
             r = a // b
-            vt = ir.VectorType.get([r], storage_type(elt)) if r > 1 else storage_type(elt)
             vals = [None] * (src.layout.nslots * r)
             for sl, v in enumerate(src.vals):
-                if v is None:
-                    continue
-                w = spv("spirv.Bitcast", vt, [v])
-                for k in range(r):
-                    vals[sl * r + k] = w if r == 1 else spv(
-                        "spirv.CompositeExtract", storage_type(elt), [w],
-                        indices=ir.ArrayAttr.get([ir.IntegerAttr.get(i32, k)]))
+                if v is not None:
+                    vals[sl * r:(sl + 1) * r] = self.lanes.split(v, storage_type(elt), r)
             lay = Layout(shape, np.repeat(lanes, r), (slots[:, None] * r + np.arange(r)).reshape(-1))
             return [DVal(lay, vals, elt)]
         n = b // a

@@ -288,6 +288,16 @@ class Lanes(IndexArith):
         v = dv.vals[sl] if dv.vals[sl] is not None else self.zero(dv.elt)
         return self.shuffle(v, ln)
 
+    def split(self, v, t: ir.Type, r: int) -> list:
+        """The `r` values of type `t` register `v` holds, lowest bits first (spirv.Bitcast to an
+        r-vector, components extracted; r = 1: the bitcast)."""
+        if r == 1:
+            return [ir.Operation.create("spirv.Bitcast", results=[t], operands=[v]).results[0]]
+        w = ir.Operation.create("spirv.Bitcast", results=[ir.VectorType.get([r], t)], operands=[v]).results[0]
+        i32 = ir.IntegerType.get_signless(32)
+        return [ir.Operation.create("spirv.CompositeExtract", results=[t], operands=[w], attributes={
+            "indices": ir.ArrayAttr.get([ir.IntegerAttr.get(i32, k)])}).results[0] for k in range(r)]
+
     # ---- bf16 / tf32 conversions -----------------------------------------------------------------
     def bf16_to_f32(self, x):
         i32 = ir.IntegerType.get_signless(32)
