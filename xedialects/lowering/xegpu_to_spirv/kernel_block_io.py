@@ -652,12 +652,15 @@ class BlockIOLowering:
         return DVal(lay, vals, elt)
 
     def block_write(self, d: NdDesc, blk: bi.Block2D, v: DVal):
+        """`v` written by `blk`, one call per `blk.width` columns (`spirv_builtins.block_write`):
+        the pieces' values side by side in one array, as `blk.lane_of` numbers them."""
         elt = d.plan.elt
         rows, cols = np.indices(v.shape)
         lane, vi, part = blk.lane_of(rows, cols)
         lay = Layout(v.shape, lane, vi * blk.pack + part)
         v = self.lanes.relayout(v, lay)
-        n = blk.values_per_lane
+        pieces = v.shape[1] // blk.width
+        n = blk.values_per_lane * pieces
         var = self.variable(blk.lane_type, n)
         lt = ir.Type.parse(bi.spirv_type(blk.lane_type))
         for i in range(n):
@@ -665,7 +668,8 @@ class BlockIOLowering:
             if str(x.type) != str(lt):
                 x = arith.BitcastOp(lt, x).result
             ir.Operation.create("spirv.Store", operands=[self.var_elem(var, blk.lane_type, i), x])
-        self.call_block(blk, d, 0, var)
+        for i in range(pieces):
+            self.call_block(blk, d, i * blk.width, var, first=i * blk.values_per_lane)
 
 
 # ops that may lie between VNNI loads merged into one read: they neither write memory nor branch

@@ -316,7 +316,11 @@ def pair_transpose(bits: int, h: int, w: int, vnni: bool) -> PairTranspose | Non
 
 
 def block_write(bits: int, h: int, w: int) -> Block2D | None:
-    if h in (1, 2, 4, 8) and w == 16 and bits in (16, 32):
+    """The write builtin for an h x w block, or None: the builtins write 16 columns (and have no
+    block count), so a wider block whose width is a multiple of 16 is written by w / 16 calls of it
+    side by side (a 16-bit 8 x 32 C tile: two 8 x 16 writes, as upstream's route stores it; before,
+    such a tile was 16 per-lane stores per lane)."""
+    if h in (1, 2, 4, 8) and w % 16 == 0 and 0 < w <= 64 and bits in (16, 32):
         return Block2D("write", bits, h, 16, 1)
     return None
 
