@@ -426,6 +426,19 @@ class BlockIOLowering:
             return False
         return len(op.regions) == 0 and all(self.entry_computable(v) for v in op.operands)
 
+    def lane_invariant(self, x) -> bool:
+        """`x` (an int or a lowered Value) is the same in every lane: a function argument, or
+        computed from such values by the ops of `_HOISTABLE` (constants, integer arithmetic, the
+        work-group / subgroup ids; never the lane id, a load or a loop-carried value)."""
+        if isinstance(x, int):
+            return True
+        if isinstance(x, ir.BlockArgument):
+            return x.owner == self.new.regions[0].blocks[0]
+        op = _operation(x.owner)
+        if op.name not in _HOISTABLE and op.name not in _HOISTABLE_DIVISIONS:
+            return False
+        return len(op.regions) == 0 and all(self.lane_invariant(v) for v in op.operands)
+
     def at_entry(self, x):
         """The value of `x` (`entry_computable`) at the function entry: ops of the body it depends
         on are cloned before the versioned body (`self.surface_versions.ip`, the current insertion

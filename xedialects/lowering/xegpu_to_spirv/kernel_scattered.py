@@ -33,9 +33,11 @@ class ScatteredLowering:
         vals = [None if x is None else arith.AddIOp(x, y).result for x, y in zip(d.offs.vals, delta.vals)]
         return [ScDesc(d.ptr, d.elt, d.chunk, DVal(d.offs.layout, vals, "index"))]
 
-    def scatter_slots(self, d: ScDesc, mask: DVal, shape, transpose=False):
+    def scatter_slots(self, d: ScDesc, mask: DVal, shape, transpose=False, read=False):
         """For each register of a scattered value: (slot, lanes, address, mask value) -- lane i
-        accesses offset[i] + c for chunk element c."""
+        accesses offset[i] + c for chunk element c. `read`: a register of fewer lanes whose address
+        and mask are the same in every lane (`lane_invariant`: a bias element at a subgroup-uniform
+        row) is read by every lane, with no lane test: a uniform branch, not a divergent one."""
         L = self.lanes
         n = d.offs.shape[0]
         lay = Layout.canonical(shape, 1 if transpose else 0)
@@ -53,7 +55,7 @@ class ScatteredLowering:
             c = int(chunk_c.reshape(-1)[es[0]])
             addr = L.add(d.offs.vals[i0], c)
             mv = m.vals[i0] if m is not None else L.const(ir.IntegerType.get_signless(1), 1)
-            if len(el) < LANES:
+            if len(el) < LANES and not (read and self.lane_invariant(addr) and self.lane_invariant(mv)):
                 mv = arith.AndIOp(mv, L.lane_in(el)).result
             out.append((s, el, addr, mv))
         return lay, out
@@ -62,7 +64,7 @@ class ScatteredLowering:
         d = self.get(op.operands[0])
         mask = self.dval(op.operands[1])
         shape = vector_shape(op.results[0].type)
-        lay, slots = self.scatter_slots(d, mask, shape, "transpose" in op.attributes)
+        lay, slots = self.scatter_slots(d, mask, shape, "transpose" in op.attributes, read=True)
         st = storage_type(d.elt)
         vals = [None if addr is None else self.load_elem(d.ptr, st, addr, mv) for _s, _el, addr, mv in slots]
         return [DVal(lay, vals, d.elt)]
