@@ -259,6 +259,17 @@ def _narrowest_float(types):
     return min(floats, key=lambda d: ml_dtypes.finfo(d).nmant, default=None)
 
 
+def _tolerance_type(dtype, rounded):
+    """The output type whose tolerance a float result is checked with: its own, or the narrower type
+    an attention program rounds its probabilities to (`rounded`, docs/attention.md "Numerics")."""
+    import ml_dtypes
+
+    if rounded is None or dtype is None or np.dtype(dtype).kind != "f":
+        return dtype
+    narrow = ml_dtypes.bfloat16 if rounded == "bf16" else np.float16
+    return rounded if ml_dtypes.finfo(narrow).nmant < ml_dtypes.finfo(dtype).nmant else dtype
+
+
 def load_inputs(path, names, types):
     data = np.load(path)
     arrays = []
@@ -371,10 +382,13 @@ def run(argv=None) -> int:
         print(f"xe-run: error: --check compiles @{entry} for the CPU, but the program launches GPU kernels "
               f"itself (gpu.launch_func); a whole program checks its own results: {how}", file=sys.stderr)
         return 1
+    rounded = None
     if args.check:
+        from ..lowering.linalg_to_xetile.attention_match import rounded_probabilities
         from ..lowering.linalg_to_xetile.loop_sizes import check_module
 
         check_module(module.operation)      # its CPU code would write out of bounds
+        rounded = rounded_probabilities(module.operation)   # attention: P's rounding sets the tolerance
         t0 = time.perf_counter()
         try:      # compiled before the pipeline changes the module; run after the kernels
             reference_program = prepare(reference_program, entry)
@@ -459,7 +473,7 @@ def run(argv=None) -> int:
                 lines.append(f"  {lab}: not written by the sampled work-groups, not checked")
                 continue
             got, want = np.asarray(got).reshape(-1)[m], np.asarray(want).reshape(-1)[m]
-        ok, mx, rel = compare(got, want, _narrowest_float(types) or t.dtype, t.dtype, k=k)
+        ok, mx, rel = compare(got, want, _narrowest_float(types) or t.dtype, _tolerance_type(t.dtype, rounded), k=k)
         ok_all &= ok
         count = "" if masks is None else f" ({got.size} of {m.size} elements)"
         lines.append(f"  {who}{lab}: max abs error {mx:.3g}, max rel error {rel:.3g}{count}  "

@@ -1,0 +1,117 @@
+// Attention chains fused into one flash-attention kernel: one launch replaces the chain, S and P
+// are never allocated, and the kernel streams K/V blocks through one scf.for (two for a causal
+// mask: unmasked blocks, then the blocks crossing the diagonal), with the online softmax.
+// RUN: xe-opt %s --split-input-file --xe-linalg-to-xetile | FileCheck %s
+// RUN: xe-opt %s --split-input-file --xe-linalg-to-xetile --xe-print-plan 2>&1 >/dev/null | FileCheck %s --check-prefix=PLAN
+
+// PLAN: attention plan [pvc]: 2 x softmax(Q[64x64 f16] . K^T[64x64] * 0.125) . V[64x64] -> f32
+// PLAN: query block      : 64 rows (8 subgroups as 8x1, 8 whole rows each)
+// PLAN: K/V block        : 32 rows per loop step, prefetched one step ahead
+
+// CHECK-LABEL: func.func @plain(
+// CHECK-NOT:     memref.alloc() {{.*}}x64x64xf16
+// CHECK:         gpu.launch_func @plain_kernels::@plain_attention_0 blocks in (%{{.*}}, %{{.*}}, %{{.*}}) threads in (%c128
+// CHECK-NOT:     linalg.
+// CHECK:         return
+// CHECK:       gpu.func @plain_attention_0(
+// CHECK-SAME:    xe.grf_mode = "large"
+// CHECK:         memref.transpose
+// CHECK:         xetile.load_tile {{.*}} -> vector<64x64xf16>
+// CHECK-COUNT-2: xetile.prefetch_tile
+// CHECK:         scf.for
+// CHECK:           xetile.tile_mma {{.*}} : vector<64x64xf16>, vector<64x32xf16>, vector<64x32xf32> -> vector<64x32xf32>
+// CHECK:           arith.mulf
+// CHECK:           xetile.tile_reduce <maximumf>
+// CHECK:           math.exp
+// CHECK:           xetile.tile_reduce <add>
+// CHECK:           arith.truncf {{.*}} to vector<64x32xf16>
+// CHECK:           xetile.tile_mma {{.*}} : vector<64x32xf16>, vector<32x64xf16>, vector<64x64xf32> -> vector<64x64xf32>
+// CHECK:           scf.yield
+// CHECK:         arith.divf
+// CHECK:         xetile.store_tile
+#q = affine_map<(b, m, n, k) -> (b, m, k)>
+#k = affine_map<(b, m, n, k) -> (b, n, k)>
+#s = affine_map<(b, m, n, k) -> (b, m, n)>
+#id = affine_map<(b, m, n) -> (b, m, n)>
+func.func @plain(%Q: memref<2x64x64xf16>, %K: memref<2x64x64xf16>, %V: memref<2x64x64xf16>, %O: memref<2x64x64xf32>) {
+  %z = arith.constant 0.0 : f32
+  %c = arith.constant 0.125 : f32
+  %S = memref.alloc() : memref<2x64x64xf32>
+  %P = memref.alloc() : memref<2x64x64xf32>
+  %Ph = memref.alloc() : memref<2x64x64xf16>
+  linalg.fill ins(%z : f32) outs(%S : memref<2x64x64xf32>)
+  linalg.batch_matmul indexing_maps = [#q, #k, #s] ins(%Q, %K : memref<2x64x64xf16>, memref<2x64x64xf16>) outs(%S : memref<2x64x64xf32>)
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel"]} ins(%S : memref<2x64x64xf32>) outs(%S : memref<2x64x64xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %y = arith.mulf %c, %x : f32
+    linalg.yield %y : f32
+  }
+  linalg.softmax dimension(2) ins(%S : memref<2x64x64xf32>) outs(%P : memref<2x64x64xf32>)
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel"]} ins(%P : memref<2x64x64xf32>) outs(%Ph : memref<2x64x64xf16>) {
+  ^bb0(%x: f32, %o: f16):
+    %t = arith.truncf %x : f32 to f16
+    linalg.yield %t : f16
+  }
+  linalg.fill ins(%z : f32) outs(%O : memref<2x64x64xf32>)
+  linalg.batch_matmul ins(%Ph, %V : memref<2x64x64xf16>, memref<2x64x64xf16>) outs(%O : memref<2x64x64xf32>)
+  memref.dealloc %S : memref<2x64x64xf32>
+  memref.dealloc %P : memref<2x64x64xf32>
+  memref.dealloc %Ph : memref<2x64x64xf16>
+  return
+}
+
+// -----
+
+// A causal mask (column > row to -inf, written as i < j with index casts) through a
+// linalg.transpose feeding a plain batch_matmul: the key loop ends at the work-group's last row,
+// and the blocks from its first row on run in a second loop with the mask table (c - r) from a
+// host constant.
+// CHECK-LABEL: func.func @causal(
+// CHECK:         %[[D:.*]] = memref.get_global @__xe_attention_diag_64x32 : memref<64x32xf32>
+// CHECK:         gpu.launch_func @causal_kernels::@causal_attention_0 {{.*}} args({{.*}}, %[[D]] : memref<64x32xf32>)
+// CHECK:       gpu.func @causal_attention_0(
+// CHECK:         arith.minui
+// CHECK:         scf.for
+// CHECK-NOT:       arith.sitofp
+// CHECK:           scf.yield
+// CHECK:         scf.for
+// CHECK:           arith.sitofp
+// CHECK:           arith.maximumf
+// CHECK:           scf.yield
+#id2 = affine_map<(b, m, n) -> (b, m, n)>
+func.func @causal(%Q: memref<2x64x64xf16>, %K: memref<2x64x64xf16>, %V: memref<2x64x64xf16>, %O: memref<2x64x64xf16>) {
+  %z = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %Kt = memref.alloc() : memref<2x64x64xf16>
+  %S = memref.alloc() : memref<2x64x64xf32>
+  %P = memref.alloc() : memref<2x64x64xf32>
+  %Ph = memref.alloc() : memref<2x64x64xf16>
+  %O32 = memref.alloc() : memref<2x64x64xf32>
+  linalg.transpose ins(%K : memref<2x64x64xf16>) outs(%Kt : memref<2x64x64xf16>) permutation = [0, 2, 1]
+  linalg.fill ins(%z : f32) outs(%S : memref<2x64x64xf32>)
+  linalg.batch_matmul ins(%Q, %Kt : memref<2x64x64xf16>, memref<2x64x64xf16>) outs(%S : memref<2x64x64xf32>)
+  linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%S : memref<2x64x64xf32>) outs(%S : memref<2x64x64xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %i = linalg.index 1 : index
+    %j = linalg.index 2 : index
+    %i64 = arith.index_cast %i : index to i64
+    %j64 = arith.index_cast %j : index to i64
+    %lt = arith.cmpi slt, %i64, %j64 : i64
+    %r = arith.select %lt, %ninf, %x : f32
+    linalg.yield %r : f32
+  }
+  linalg.softmax dimension(2) ins(%S : memref<2x64x64xf32>) outs(%P : memref<2x64x64xf32>)
+  linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%P : memref<2x64x64xf32>) outs(%Ph : memref<2x64x64xf16>) {
+  ^bb0(%x: f32, %o: f16):
+    %t = arith.truncf %x : f32 to f16
+    linalg.yield %t : f16
+  }
+  linalg.fill ins(%z : f32) outs(%O32 : memref<2x64x64xf32>)
+  linalg.batch_matmul ins(%Ph, %V : memref<2x64x64xf16>, memref<2x64x64xf16>) outs(%O32 : memref<2x64x64xf32>)
+  linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel", "parallel"]} ins(%O32 : memref<2x64x64xf32>) outs(%O : memref<2x64x64xf16>) {
+  ^bb0(%x: f32, %o: f16):
+    %t = arith.truncf %x : f32 to f16
+    linalg.yield %t : f16
+  }
+  return
+}

@@ -1,0 +1,244 @@
+"""Write the fused flash-attention kernel (FlashAttention-2 form) of an `AttentionForm` under its
+`AttentionPlan` as one gpu.func of work-group XeTile (stage 1), and the launch replacing the chain.
+
+A work-group owns `block_m` query rows of one (batch, head); its subgroups are stacked
+(`sg_layout = [R, 1]`) and own whole rows, so the row max and row sum (`tile_reduce` /
+`tile_broadcast`) stay inside a subgroup. K and V blocks stream through one scf.for with a
+prefetch one step ahead; S = Q.K^T and P = exp(S - m) live only in registers; the accumulator is
+rescaled by exp(m_old - m_new) each step and divided by the row sum once at the end. Causal: the
+loop stops at the work-group's last row; the blocks crossing the diagonal run in a second loop
+that adds -inf above it (docs/attention.md "Lowering")."""
+from __future__ import annotations
+
+from mlir import ir
+from mlir.dialects import memref
+
+from ...passes.analysis.registers import GRF_MODE_ATTR
+from .attention_match import AttentionForm
+from .attention_plan import AttentionPlan
+from .launch import index_const, launch_func
+
+_NEG_INF = "0xFF800000"
+
+
+def _wg(layout, data):
+    return f"#xetile.wg_map<sg_layout = [{layout[0]}, {layout[1]}], sg_data = [{data[0]}, {data[1]}]>"
+
+
+def _tile(shape, elt, layout, data, order=None):
+    o = f"order = [{order[0]}, {order[1]}], " if order else ""
+    return (f"!xetile.tile<{shape[0]}x{shape[1]}x{elt}, #xetile.tile_attr<{o}wg_map = <sg_layout = "
+            f"[{layout[0]}, {layout[1]}], sg_data = [{data[0]}, {data[1]}]>>>")
+
+
+def _prefetch_maps(d: int, bn: int, sgs: int, eb: int):
+    """Cooperative prefetch maps of the K^T (d x bn) and V (bn x d) blocks: pieces at most 64 bytes
+    wide along memory rows (K's and V's rows hold d elements), the subgroups spread over both."""
+    nd = max(1, min(sgs, d * eb // 64))
+    while sgs % nd or d % nd:
+        nd //= 2
+    nb = sgs // nd
+    while bn % nb:
+        nb //= 2
+    k = ((nd, nb), (d // nd, bn // nb))
+    v = ((nb, nd), (bn // nb, d // nd))
+    return k, v
+
+
+def kernel_text(form: AttentionForm, plan: AttentionPlan, kname: str) -> str:
+    T, D, LQ, LK = form.elt, form.d, form.lq, form.lk
+    R, rows, BN, BM = plan.num_subgroups, plan.sg_rows, plan.block_n, plan.block_m
+    eb = 2
+    lay = (R, 1)
+    q_t = _tile((BM, D), T, lay, (rows, D))
+    k_t = _tile((D, BN), T, lay, (D, BN), order=(0, 1))
+    v_t = _tile((BN, D), T, lay, (BN, D))
+    (pkl, pkd), (pvl, pvd) = _prefetch_maps(D, BN, R, eb)
+    kp_t = _tile((D, BN), T, pkl, pkd, order=(0, 1))
+    vp_t = _tile((BN, D), T, pvl, pvd)
+    o_t = _tile((BM, D), form.out_elt, lay, (rows, D))
+    s_wg, a_wg, r_wg = _wg(lay, (rows, BN)), _wg(lay, (rows, D)), _wg(lay, (rows, 1))
+    s_v, a_v, r_v = f"vector<{BM}x{BN}xf32>", f"vector<{BM}x{D}xf32>", f"vector<{BM}x1xf32>"
+    p_v, q_v = f"vector<{BM}x{BN}x{T}>", f"vector<{BM}x{D}x{T}>"
+    kv_v, vv_v = f"vector<{D}x{BN}x{T}>", f"vector<{BN}x{D}x{T}>"
+    view = lambda r, c: f"memref<{r}x{c}x{T}, strided<[{c}, 1], offset: ?>>"  # noqa: E731
+    L = []
+    w = L.append
+    cnt = [0]
+
+    def fresh(p="v"):
+        cnt[0] += 1
+        return f"%{p}{cnt[0]}"
+
+    def op(text, ind):
+        r = fresh()
+        w(f"{ind}{r} = {text}")
+        return r
+
+    def bcast(r, vt, wgm, ind):
+        return op(f"xetile.tile_broadcast {r} [1] {{wg_map = {wgm}}} : {r_v} -> {vt}", ind)
+
+    def ew(name, a, b, vt, wgm, ind):
+        return op(f"{name} {a}, {b} {{wg_map = {wgm}}} : {vt}", ind)
+
+    def exp(a, vt, wgm, ind):
+        return op(f"math.exp {a} {{wg_map = {wgm}}} : {vt}", ind)
+
+    def step(acc, m, l, kt, vt, kp, vp, j, ind, masked):
+        """One K/V block: returns the values the loop yields."""
+        k = op(f"xetile.load_tile {kt} : {k_t} -> {kv_v}", ind)
+        w(f"{ind}xetile.prefetch_tile {kp} : {kp_t}")
+        w(f"{ind}xetile.prefetch_tile {vp} : {vp_t}")
+        s = op(f"xetile.tile_mma %q, {k}, %zs {{wg_map_a = {_wg(lay, (rows, D))}, wg_map_b = {_wg(lay, (D, BN))}, "
+               f"wg_map_c = {s_wg}}} : {q_v}, {kv_v}, {s_v} -> {s_v}", ind)
+        if form.scale != 1.0:
+            s = ew("arith.mulf", s, "%scale", s_v, s_wg, ind)
+        if masked:
+            s = _mask(s, j, ind)
+        mc = op(f"xetile.tile_reduce <maximumf> {s} [1] {{wg_map = {r_wg}}} : {s_v} -> {r_v}", ind)
+        mn = ew("arith.maximumf", m, mc, r_v, r_wg, ind)
+        corr = exp(ew("arith.subf", m, mn, r_v, r_wg, ind), r_v, r_wg, ind)
+        p = exp(ew("arith.subf", s, bcast(mn, s_v, s_wg, ind), s_v, s_wg, ind), s_v, s_wg, ind)
+        ps = op(f"xetile.tile_reduce <add> {p} [1] {{wg_map = {r_wg}}} : {s_v} -> {r_v}", ind)
+        ln = ew("arith.addf", ew("arith.mulf", l, corr, r_v, r_wg, ind), ps, r_v, r_wg, ind)
+        p16 = op(f"arith.truncf {p} {{wg_map = {s_wg}}} : {s_v} to {p_v}", ind)
+        accs = ew("arith.mulf", acc, bcast(corr, a_v, a_wg, ind), a_v, a_wg, ind)
+        v = op(f"xetile.load_tile {vt} : {v_t} -> {vv_v}", ind)
+        accn = op(f"xetile.tile_mma {p16}, {v}, {accs} {{wg_map_a = {s_wg}, wg_map_b = {_wg(lay, (BN, D))}, "
+                  f"wg_map_c = {a_wg}}} : {p_v}, {vv_v}, {a_v} -> {a_v}", ind)
+        nxt = [op(f"xetile.update_tile_offset {t}, [{off}] : {tt}", ind)
+               for t, tt, off in ((kt, k_t, "%c0, %cbn"), (vt, v_t, "%cbn, %c0"),
+                                  (kp, kp_t, "%c0, %cbn"), (vp, vp_t, "%cbn, %c0"))]
+        return [accn, mn, ln] + nxt
+
+    def _mask(s, j, ind):
+        """S + (-inf where key j + c > query r0 + r): -inf * max(0, (j - r0) + (c - r)) in f32,
+        with c - r from the `%diag` tile (docs/attention.md "Causal mask")."""
+        dj = op(f"arith.subi {j}, %r0 : index", ind)
+        di = op(f"arith.index_cast {dj} : index to i32", ind)
+        df = op(f"arith.sitofp {di} : i32 to f32", ind)
+        dv = op(f"vector.broadcast {df} {{wg_map = {s_wg}}} : f32 to {s_v}", ind)
+        over = ew("arith.addf", "%diag", dv, s_v, s_wg, ind)
+        pos = ew("arith.maximumf", over, "%zs", s_v, s_wg, ind)
+        pen = ew("arith.mulf", pos, "%ninf_big", s_v, s_wg, ind)
+        return ew("arith.addf", s, pen, s_v, s_wg, ind)
+
+    iter_types = [a_v, r_v, r_v, k_t, v_t, kp_t, vp_t]
+    qt, kt_, vt_, ot = (str(x.type) for x in (form.q, form.k, form.v, form.out))
+    diag_arg = f", %Dg: memref<{BM}x{BN}xf32>" if form.causal else ""
+    w(f"  gpu.func @{kname}(%Q: {qt}, %K: {kt_}, %V: {vt_}, %O: {ot}{diag_arg}) kernel attributes "
+      f"{{known_block_size = array<i32: {R * 16}, 1, 1>, {GRF_MODE_ATTR} = \"{plan.grf_mode}\", "
+      f"xe.subgroup_size = 16 : i32}} {{")
+    ind = "    "
+    w(f"{ind}%c0 = arith.constant 0 : index")
+    w(f"{ind}%cbm = arith.constant {BM} : index")
+    w(f"{ind}%cbn = arith.constant {BN} : index")
+    w(f"{ind}%clk = arith.constant {LK} : index")
+    w(f"{ind}%bx = gpu.block_id x")
+    w(f"{ind}%bz = gpu.block_id z")
+    w(f"{ind}%r0 = arith.muli %bx, %cbm : index")
+    if len(form.batch) == 2:
+        w(f"{ind}%ch = arith.constant {form.batch[1]} : index")
+        w(f"{ind}%bb = arith.divui %bz, %ch : index")
+        w(f"{ind}%bh = arith.remui %bz, %ch : index")
+        lead, ones, strides1 = "%bb, %bh, ", "1, 1, ", "1, 1, "
+    else:
+        lead, ones, strides1 = "%bz, ", "1, ", "1, "
+    for name, src, ty, r in (("%Qs", "%Q", qt, LQ), ("%Ks", "%K", kt_, LK), ("%Vs", "%V", vt_, LK),
+                             ("%Os", "%O", ot, LQ)):
+        vt = view(r, D) if name != "%Os" else view(r, D).replace(f"x{T},", f"x{form.out_elt},")
+        w(f"{ind}{name} = memref.subview {src}[{lead}0, 0] [{ones}{r}, {D}] [{strides1}1, 1] : {ty} to {vt}")
+    w(f"{ind}%Kt = memref.transpose %Ks (d0, d1) -> (d1, d0) : {view(LK, D)} to "
+      f"memref<{D}x{LK}x{T}, strided<[1, {D}], offset: ?>>")
+    kview = f"memref<{D}x{LK}x{T}, strided<[1, {D}], offset: ?>>"
+    w(f"{ind}%qt = xetile.init_tile %Qs[%r0, %c0] : {view(LQ, D)} -> {q_t}")
+    w(f"{ind}%q = xetile.load_tile %qt : {q_t} -> {q_v}")
+    w(f"{ind}%kt0 = xetile.init_tile %Kt[%c0, %c0] : {kview} -> {k_t}")
+    w(f"{ind}%vt0 = xetile.init_tile %Vs[%c0, %c0] : {view(LK, D)} -> {v_t}")
+    w(f"{ind}%kp0 = xetile.init_tile %Kt[%c0, %c0] : {kview} -> {kp_t}")
+    w(f"{ind}%vp0 = xetile.init_tile %Vs[%c0, %c0] : {view(LK, D)} -> {vp_t}")
+    w(f"{ind}xetile.prefetch_tile %kp0 : {kp_t}")
+    w(f"{ind}xetile.prefetch_tile %vp0 : {vp_t}")
+    w(f"{ind}%kp1 = xetile.update_tile_offset %kp0, [%c0, %cbn] : {kp_t}")
+    w(f"{ind}%vp1 = xetile.update_tile_offset %vp0, [%cbn, %c0] : {vp_t}")
+    w(f"{ind}%zs = arith.constant {{wg_map = {s_wg}}} dense<0.0> : {s_v}")
+    w(f"{ind}%acc0 = arith.constant {{wg_map = {a_wg}}} dense<0.0> : {a_v}")
+    w(f"{ind}%m0 = arith.constant {{wg_map = {r_wg}}} dense<{_NEG_INF}> : {r_v}")
+    w(f"{ind}%l0 = arith.constant {{wg_map = {r_wg}}} dense<0.0> : {r_v}")
+    if form.scale != 1.0:
+        w(f"{ind}%scale = arith.constant {{wg_map = {s_wg}}} dense<{form.scale!r}> : {s_v}")
+    loops = []
+    if form.causal:
+        w(f"{ind}%ninf_big = arith.constant {{wg_map = {s_wg}}} dense<-1.0e+30> : {s_v}")
+        d_t = _tile((BM, BN), "f32", lay, (rows, BN))
+        w(f"{ind}%dgt = xetile.init_tile %Dg[%c0, %c0] : memref<{BM}x{BN}xf32> -> {d_t}")
+        w(f"{ind}%diag = xetile.load_tile %dgt : {d_t} -> {s_v}")
+        w(f"{ind}%rend = arith.addi %r0, %cbm : index")
+        w(f"{ind}%cend = arith.minui %rend, %clk : index")
+        w(f"{ind}%uend = arith.minui %r0, %cend : index")
+        loops = [("%c0", "%uend", False), ("%uend", "%cend", True)]
+    else:
+        loops = [("%c0", "%clk", False)]
+    state = ["%acc0", "%m0", "%l0", "%kt0", "%vt0", "%kp1", "%vp1"]
+    for n, (lo, hi, masked) in enumerate(loops):
+        args = [f"%a{n}_{i}" for i in range(7)]
+        res = f"%loop{n}"
+        w(f"{ind}{res}:7 = scf.for %j{n} = {lo} to {hi} step %cbn iter_args("
+          + ", ".join(f"{a} = {s}" for a, s in zip(args, state)) + f") -> ({', '.join(iter_types)}) {{")
+        out = step(*args, f"%j{n}", ind + "  ", masked)
+        w(f"{ind}  scf.yield {', '.join(out)} : {', '.join(iter_types)}")
+        w(f"{ind}}}")
+        state = [f"{res}#{i}" for i in range(7)]
+    o = ew("arith.divf", state[0], bcast(state[2], a_v, a_wg, ind), a_v, a_wg, ind)
+    if form.out_elt != "f32":
+        o = op(f"arith.truncf {o} {{wg_map = {a_wg}}} : {a_v} to vector<{BM}x{D}x{form.out_elt}>", ind)
+    oview = view(LQ, D).replace(f"x{T},", f"x{form.out_elt},")
+    w(f"{ind}%ot = xetile.init_tile %Os[%r0, %c0] : {oview} -> {o_t}")
+    w(f"{ind}xetile.store_tile {o}, %ot : vector<{BM}x{D}x{form.out_elt}>, {o_t}")
+    w(f"{ind}gpu.return")
+    w("  }")
+    return "\n".join(L)
+
+
+def diag_table(bm: int, bn: int) -> str:
+    """The dense literal of the causal kernel's column-minus-row table (c - r of a bm x bn block)."""
+    rows = ", ".join("[" + ", ".join(f"{float(c - r)}" for c in range(bn)) + "]" for r in range(bm))
+    return f"dense<[{rows}]> : tensor<{bm}x{bn}xf32>"
+
+
+def _diag_global(module_op, bm: int, bn: int):
+    """The host module's constant memref.global holding `diag_table` (created once per size)."""
+    name = f"__xe_attention_diag_{bm}x{bn}"
+    body = module_op.regions[0].blocks[0]
+    for op in body.operations:
+        if op.operation.name == "memref.global" and ir.StringAttr(op.operation.attributes["sym_name"]).value == name:
+            return name
+    g = ir.Operation.parse(f'memref.global "private" constant @{name} : memref<{bm}x{bn}xf32> = '
+                           f'{diag_table(bm, bn).replace(f" : tensor<{bm}x{bn}xf32>", "")}')
+    ir.InsertionPoint(body.operations[0].operation).insert(g)
+    return name
+
+
+def emit_launch(form: AttentionForm, plan: AttentionPlan, mod_name: str, kname: str):
+    """Replace the chain with the kernel's launch (placed at its last op, where every input is defined)
+    and erase the chain and its temporaries."""
+    pv = form.ops[-1]
+    args = [form.q, form.k, form.v, form.out]
+    with pv.context, ir.InsertionPoint(pv), pv.location:
+        if form.causal:
+            module_op = pv.parent
+            while module_op.name != "builtin.module":
+                module_op = module_op.parent
+            name = _diag_global(module_op, plan.block_m, plan.block_n)
+            t = ir.MemRefType.get([plan.block_m, plan.block_n], ir.F32Type.get())
+            args.append(memref.GetGlobalOp(t, name).result)
+        gx, gy, gz = (index_const(g) for g in plan.groups)
+        one = index_const(1)
+        launch = launch_func(mod_name, kname, (gx, gy, gz), (index_const(plan.num_subgroups * 16), one, one), args)
+    for o in reversed(form.ops):
+        o.erase()
+    for t in form.temps:
+        for u in list(t.uses):
+            u.owner.operation.erase() if hasattr(u.owner, "operation") else u.owner.erase()
+        t.owner.operation.erase() if hasattr(t.owner, "operation") else t.owner.erase()
+    return launch

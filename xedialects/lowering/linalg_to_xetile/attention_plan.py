@@ -1,0 +1,100 @@
+"""The flash-attention planner (stage 1): query rows per work-group and per subgroup, the K/V
+block streamed per loop step, the register-file mode and the grid, each with its reason
+(`--xe-print-plan`). Hardware numbers come from the `XeArch` table; the rules are in
+docs/attention.md "Plan"."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ...arch import XeArch
+from .attention_match import AttentionForm, NotAttention
+
+_BYTES = {"f16": 2, "bf16": 2, "f32": 4}
+
+
+@dataclass
+class AttentionPlan:
+    arch: str
+    sg_rows: int          # query rows per subgroup (DPAS repeat count)
+    num_subgroups: int    # subgroups of a work-group, stacked (sg_layout [num_subgroups, 1])
+    block_n: int          # K/V rows per loop step
+    grf_mode: str
+    groups: tuple         # grid (x: query blocks, y: 1, z: batch x heads)
+    reg_bytes: int        # estimated live registers per subgroup
+    reasons: list = field(default_factory=list)
+    form: AttentionForm | None = None
+
+    @property
+    def block_m(self) -> int:
+        return self.sg_rows * self.num_subgroups
+
+    def describe(self) -> str:
+        f = self.form
+        gx, gy, gz = self.groups
+        shape = "x".join(str(b) for b in f.batch)
+        lines = [f"attention plan [{self.arch}]: {shape} x softmax({'causal ' if f.causal else ''}Q[{f.lq}x{f.d} "
+                 f"{f.elt}] . K^T[{f.d}x{f.lk}] * {f.scale:g}) . V[{f.lk}x{f.d}] -> {f.out_elt}",
+                 f"  query block      : {self.block_m} rows ({self.num_subgroups} subgroups as "
+                 f"{self.num_subgroups}x1, {self.sg_rows} whole rows each)",
+                 f"  K/V block        : {self.block_n} rows per loop step, prefetched one step ahead",
+                 f"  registers        : {self.grf_mode} GRF mode, ~{self.reg_bytes} B live per subgroup",
+                 f"  grid             : x={gx} (query blocks) z={gz} (batch x heads) = {gx * gy * gz} work-groups",
+                 "  reasons:"]
+        lines += [f"    - {r}" for r in self.reasons]
+        return "\n".join(lines)
+
+
+def _regs(d: int, bn: int, rows: int, elt: str) -> int:
+    """Live bytes per subgroup inside the loop: Q rows, the accumulator, one S/P block, and one K or V
+    block (each subgroup holds the whole block: its rows need every key; K is dead once S is made,
+    before V is loaded)."""
+    e = _BYTES[elt]
+    return rows * d * e + rows * d * 4 + rows * bn * (4 + e) + bn * d * e + 2 * rows * 4
+
+
+def plan_attention(form: AttentionForm, hw: XeArch) -> AttentionPlan:
+    reasons = []
+    _, _, dk = hw.dpas_shape(form.elt, form.elt, "f32")
+    m_rep = hw.dpas.max_repeat_count
+    if form.d % dk or form.d > 256:
+        raise NotAttention(f"head dimension {form.d} is not a multiple of {dk} (the DPAS K of {form.elt}) up to 256")
+    rows = min(8, m_rep)
+    reasons.append(f"{rows} query rows per subgroup: one DPAS row block (repeat count <= {m_rep}); a subgroup "
+                   "owns whole rows, so the row max and row sum never leave it")
+    sgs = 8
+    while sgs > 1 and (sgs // 2) * rows >= form.lq:
+        sgs //= 2
+    reasons.append(f"{sgs} subgroups stacked: {sgs * rows} query rows per work-group "
+                   + ("(the largest of 8 subgroups x 8 rows)" if sgs == 8 else f"(Lq = {form.lq} needs no more)"))
+    large = hw.grf_file_bytes(True)
+    budget = int(large * 0.75)
+    bn = None
+    for cand in (64, 32, 16):
+        if form.lk % cand:
+            continue
+        if form.causal and (sgs * rows) % cand:
+            continue
+        if _regs(form.d, cand, rows, form.elt) <= budget:
+            bn = cand
+            break
+    if bn is None:
+        raise NotAttention(f"no K/V block of 64, 32 or 16 rows divides Lk = {form.lk}"
+                           + (" and the query block" if form.causal else "")
+                           + f" and fits {budget} B of registers at head dimension {form.d}")
+    reasons.append(f"K/V block {bn}: the largest of 64/32/16 dividing Lk = {form.lk}"
+                   + (f" and the {sgs * rows}-row query block (causal: blocks left of the diagonal block are "
+                      "unmasked)" if form.causal else "")
+                   + f" whose K, V, S, P, Q and accumulator fit 3/4 of the large register file ({budget} B)")
+    reg = _regs(form.d, bn, rows, form.elt)
+    grf = "large" if reg > hw.grf_file_bytes(False) // 2 else "default"
+    reasons.append(f"{grf} GRF mode: ~{reg} B live per subgroup vs {hw.grf_file_bytes(False)} B (default) / "
+                   f"{large} B (large)")
+    gx = -(-form.lq // (sgs * rows))
+    gz = 1
+    for b in form.batch:
+        gz *= b
+    reasons.append(f"grid {gx} x {gz}: one work-group per query block of one (batch, head)")
+    if form.causal:
+        reasons.append("causal: the K/V loop stops at the work-group's last query row (blocks above the "
+                       "diagonal are never read); the blocks crossing the diagonal run in a second loop that masks")
+    return AttentionPlan(hw.name, rows, sgs, bn, grf, (gx, 1, gz), reg, reasons, form)
