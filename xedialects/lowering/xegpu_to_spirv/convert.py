@@ -156,8 +156,10 @@ def convert_gpu_module(gm, target: str, ctx, arch: XeArch | str = "pvc") -> bool
             ok = False
     if not ok:
         return False
-    # math-to-spirv first: convert-gpu-to-spirv has no math patterns (tanh, erf, ... -> spirv.CL.*)
-    pipeline = ("builtin.module(gpu.module(gpu.func(canonicalize, cse, convert-math-to-spirv)), "
+    # math-to-spirv first: convert-gpu-to-spirv has no math patterns (erf, exp, ... -> spirv.CL.*); tanh
+    # expanded before it, as upstream's XeVM route does (exp and a division: IGC's spirv.CL.tanh was ~4x
+    # the instructions; error bound in docs/numerics.md "tanh")
+    pipeline = ("builtin.module(gpu.module(gpu.func(canonicalize, cse, math-expand-ops{ops=tanh}, convert-math-to-spirv)), "
                 "convert-gpu-to-spirv{use-64bit-index=true}, "
                 "gpu.module(spirv.module(spirv-lower-abi-attrs, spirv-update-vce, spirv.func(cse))))")
     pm = passmanager.PassManager.parse(pipeline, context)
