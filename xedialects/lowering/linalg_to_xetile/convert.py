@@ -15,6 +15,7 @@ Named pipelines: `xe-bufferize` (one-shot bufferization for tensor programs) and
 from __future__ import annotations
 
 import contextlib
+import math
 import sys
 
 from mlir import ir
@@ -25,8 +26,7 @@ from ...diagnostics import DiagnosticError
 from ...passes.registry import Option, register_pass, register_pipeline
 from ...passes.utils.arch_option import arch_option, pass_arch, record_told_arch
 from ...passes.utils.ir_walk import walk
-from . import gemv, ger
-from .attention_fuse import emit_attention, fuse_attention
+from . import dequant, gemv, ger
 from .gemm_epilogue import Fusion, KernelIO, plan_fusion, rewrite_host
 from .gemm_kernel import kernel_text
 from . import col_major, loop_sizes
@@ -117,10 +117,11 @@ def _host_funcs(module_op):
             yield op.operation
 
 
-def _plan_with_fusion(spec, fusion, options, hw: XeArch):
+def _plan_with_fusion(spec, fusion, options, hw: XeArch, extra: dict | None = None):
     """The plan for `spec`; split-K (atomic partial sums) and a fused fill/epilogue exclude each
     other: an explicit k-slices > 1 drops the fusion, otherwise the plan keeps K whole."""
-    plan = plan_for(spec, options, hw)
+    extra = extra or {}
+    plan = plan_for(spec, options, hw, extra)
     if not fusion.fused or plan.k_slices <= 1:
         return plan, fusion
     if (options["k-slices"] or 0) > 1:
@@ -128,7 +129,7 @@ def _plan_with_fusion(spec, fusion, options, hw: XeArch):
         dropped.notes = fusion.notes + [(spec.op, f"fill/epilogue not fused: k-slices={plan.k_slices} adds partial "
                                                   "results atomically, the fused ops need the complete sum")]
         return plan, dropped
-    plan = plan_for(spec, options, hw, {"k_slices": 1})
+    plan = plan_for(spec, options, hw, {**extra, "k_slices": 1})
     plan.overrides.pop("k_slices", None)
     plan.reasons = [r for r in plan.reasons if not r.startswith("k_slices 1: override")]
     plan.reasons.append("no split-K: the fused fill/epilogue needs the complete sum in one work-group "
@@ -155,9 +156,10 @@ def convert_linalg_to_xetile(module_op, options, ctx):
         claimed = set()
         mb = MemoryBound(fname, hw, ctx, report, printing)
         empty = []
-        attention = fuse_attention(func, fname, hw, ctx, printing, claimed)
-        for op in [o for o in walk(func) if o.name in col_major.MATMUL_NAMES and o not in claimed]:
+        for op in [o for o in walk(func) if o.name in col_major.MATMUL_NAMES]:
             col_major.normalize(op)        # column-major operands read through transposed views
+        dequants = _dequant_producers(func, ctx)
+        claimed.update(dq.op for dq in dequants.values())
         for op in list(walk(func)):
             if not op.name.startswith("linalg.") or op in claimed:
                 continue
@@ -185,8 +187,16 @@ def convert_linalg_to_xetile(module_op, options, ctx):
                     mb.consider(op, len(launches) + len(mb.kernels))
                 continue
             fusion = plan_fusion(spec)
+            fusion.dequant = dequants.get(op)
             try:
                 plan, fusion = _plan_with_fusion(spec, fusion, options, hw)
+                ks = _group_k_step(plan, fusion.dequant, options)
+                if ks:
+                    plan, fusion = _plan_with_fusion(spec, fusion, options, hw, {"k_step": ks})
+                    plan.overrides.pop("k_step", None)
+                    plan.reasons = [r for r in plan.reasons if r != f"k_step {ks}: override"]
+                    plan.reasons.append(f"k_step {ks}: divides the dequantization group {fusion.dequant.group} "
+                                        "(one scale row per K step)")
             except ValueError as e:
                 ctx.error(op, f"GEMM plan: {e}")
                 continue
@@ -194,7 +204,7 @@ def convert_linalg_to_xetile(module_op, options, ctx):
                 ctx.remark(where, msg)
                 mb.noted.add(where)
             if printing:
-                extra = fusion.describe()
+                extra = "\n".join(x for x in (fusion.describe(), fusion.dequant and fusion.dequant.describe()) if x)
                 model = plan_model_line(plan, hw)
                 print(f"// GEMM plan for {op.name} at {op.location}\n{plan.describe()}"
                       + (f"\n{extra}" if extra else "") + (f"\n{model}" if model else ""), file=sys.stderr)
@@ -209,15 +219,15 @@ def convert_linalg_to_xetile(module_op, options, ctx):
                 claimed.add(fusion.fill)
         for op in empty:
             op.erase()
-        if not launches and not mb.kernels and not attention:
+        if not launches and not mb.kernels:
             continue
         mod_name = f"{fname}_kernels"
-        kernels_text += [k.text for k in mb.kernels] + [a[3] for a in attention]
+        kernels_text += [k.text for k in mb.kernels]
         text = f"gpu.module @{mod_name} {{\n" + "\n".join(kernels_text) + "\n}\n"
         try:
             kmod = parse_source(text, f"<xetile kernels of @{fname}>", module_op.context)
         except DiagnosticError as e:  # a planner/generator bug: report it at the matmul
-            where = launches[0][0].op if launches else mb.kernels[0].op if mb.kernels else attention[0][0].qk
+            where = launches[0][0].op if launches else mb.kernels[0].op
             ctx.error(where, "internal error: generated kernel does not verify:\n" + str(e))
             return
         gpu_mod = kmod.body.operations[0].operation
@@ -226,12 +236,44 @@ def convert_linalg_to_xetile(module_op, options, ctx):
         for spec, plan, kname, io in launches:
             launch = _emit_launch(spec, plan, mod_name, kname, io)
             rewrite_host(io.fusion, launch, io.host_args)
+            if io.fusion.dequant is not None:
+                dequant.erase_host(io.fusion.dequant)
             converted += 1
         converted += mb.emit(mod_name)
-        converted += emit_attention(attention, mod_name)
     if converted:
         module_op.attributes["gpu.container_module"] = ir.UnitAttr.get(module_op.context)
     record_told_arch(module_op, options, hw)
+
+
+def _group_k_step(plan, dq, options) -> int | None:
+    """A per-group dequantization reads one scale row per K step: the K step to plan with when the
+    planner's does not divide the group (None: it does)."""
+    if dq is None or not dq.group or dq.group % plan.k_step == 0:
+        return None
+    if options["k-step"]:
+        raise ValueError(f"k-step {plan.k_step} does not divide the dequantization group {dq.group} (one scale "
+                         "row per K step)")
+    return math.gcd(dq.group, plan.k_step)
+
+
+def _dequant_producers(func, ctx) -> dict:
+    """matmul op -> the dequant.Dequant fused into its B path; a dequantizing producer that is not in the
+    fused form gets a remark (it keeps its own kernel)."""
+    out = {}
+    for op in walk(func):
+        if op.name not in col_major.MATMUL_NAMES:
+            continue
+        try:
+            spec = match_matmul(op)
+            dq = dequant.recognize(spec)
+        except NotAMatmul:
+            continue
+        except dequant.NotDequant as e:
+            ctx.remark(dequant.producer(spec), f"dequantization not fused into the GEMM: {e.reason}")
+            continue
+        if dq is not None:
+            out[op] = dq
+    return out
 
 
 def _empty_iteration_space(op) -> bool:

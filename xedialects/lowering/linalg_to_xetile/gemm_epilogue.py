@@ -236,6 +236,7 @@ class Fusion:
     read: list = field(default_factory=list)      # host buffers read from memory (besides A, B)
     notes: list = field(default_factory=list)     # why fusion stopped (remarks)
     anchor: object = None                         # host op before which the launch goes
+    dequant: object = None                        # dequant.Dequant fused into the B path (or None)
 
     @classmethod
     def unfused(cls, spec) -> "Fusion":
@@ -486,9 +487,12 @@ class KernelIO:
         self.params: list = []
         self.host_args: list = []
         self._add(spec.a, "%A")
-        self._add(spec.b, "%B")
+        dq = self.fusion.dequant
+        self._add(spec.b if dq is None else dq.weights, "%B")
         if self.has_c:
             self._add(spec.c, "%C")
+        for v in dq.params if dq is not None else []:
+            self._add(v)
         if f.fill is not None and not _is_constant(f.fill_value):
             self._add(f.fill_value)
         for e in f.ops:

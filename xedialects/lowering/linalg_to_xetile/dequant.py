@@ -1,0 +1,196 @@
+"""Recognize a weight-dequantizing `linalg.generic` feeding a GEMM's B operand (W8A16 / W4A16) so that
+`convert-linalg-to-xetile` fuses it into the GEMM kernel's B path (docs/quantized-gemm.md).
+
+The host form (after bufferization): a temporary K x N f16/bf16 buffer written only by an all-parallel 2D
+`linalg.generic` whose inputs are the integer weights (identity map), scales and optional zero points
+per column (`(d1)`) or per group of K rows (`(d0 floordiv G, d1)`), and read by the matmul as B. The kernel
+side is `dequant_kernel.py`. A producer that dequantizes but is not in this form gets a remark and keeps
+its own kernel.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from mlir import ir
+
+from ...core.typeinfo import memref_info
+from .gemm_epilogue import _block_ops, _defining, _neutral, _users_in
+from .linalg_match import identity_layout
+
+WEIGHT_TYPES = ("i8", "i4")
+OUT_TYPES = ("f16", "bf16")
+PARAM_TYPES = ("f16", "bf16", "f32", "i8")
+BODY_OPS = ("arith.sitofp", "arith.extsi", "arith.extf", "arith.truncf", "arith.subf", "arith.mulf",
+            "arith.addf", "arith.subi", "arith.constant")
+_GROUP = re.compile(r"d0 floordiv (\d+)")
+
+
+class NotDequant(Exception):
+    """A producer of B that dequantizes but is not fused; `reason` becomes a remark at it."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+
+@dataclass
+class DqInput:
+    value: object   # host memref (or scalar)
+    kind: str       # "weights" | "col" | "group" | "scalar"
+
+
+@dataclass
+class Dequant:
+    op: object            # the linalg.generic
+    buffer: object        # the K x N temporary it writes (the matmul's B)
+    weights: object       # the K x N integer memref
+    wtype: str            # "i8" | "i4"
+    out_type: str         # "f16" | "bf16"
+    inputs: list          # DqInput per block argument, in operand order
+    block: object
+    group: int | None     # G of the per-group inputs (None: per column only)
+
+    @property
+    def params(self) -> list:
+        """Host memrefs the kernel reads besides A and the weights (scales, zero points)."""
+        return [i.value for i in self.inputs if i.kind in ("col", "group")]
+
+    def describe(self) -> str:
+        per = f"per group of {self.group} K rows" if self.group else "per column"
+        kinds = ", ".join(f"{i.kind} {memref_info(i.value)[1]}" for i in self.inputs if i.kind != "weights")
+        return (f"  B prologue       : {self.wtype} weights dequantized to {self.out_type} in registers ({per}; "
+                f"{kinds}); the {self.out_type} B is never written")
+
+
+def _is_int_weights(v) -> bool:
+    info = memref_info(v)
+    return info is not None and info[1] in WEIGHT_TYPES
+
+
+def producer(spec):
+    """The linalg.generic writing the matmul's B just before it (same block), or None."""
+    block = spec.op.block
+    ops = _block_ops(block)
+    pos = {o: i for i, o in enumerate(ops)}
+    writers = [u for u in _users_in(spec.b, block)
+               if u is not None and u.name == "linalg.generic" and pos[u] < pos[spec.op]]
+    if not writers:
+        return None
+    gen = max(writers, key=pos.get)
+    ins = list(gen.operands)
+    if ins[-1] != spec.b or not any(_is_int_weights(v) for v in ins[:-1]):
+        return None
+    return gen
+
+
+def recognize(spec) -> Dequant | None:
+    """The Dequant of `spec`'s B, None when B has no integer-weight producer, NotDequant when it has one
+    this lowering does not fuse."""
+    gen = producer(spec)
+    if gen is None:
+        return None
+    if spec.batch is not None or spec.transpose_b:
+        raise NotDequant("only a 2D matmul reading B as K x N (not transposed, not batched) fuses the dequantization")
+    if spec.dynamic:
+        raise NotDequant("dynamic shapes: the fused dequantization needs static M, N, K")
+    block = spec.op.block
+    ops = _block_ops(block)
+    pos = {o: i for i, o in enumerate(ops)}
+    d = _defining(spec.b)
+    if d is None or d.name != "memref.alloc" or not identity_layout(spec.b):
+        raise NotDequant("B is not a temporary (memref.alloc with the identity layout)")
+    for u in _users_in(spec.b, block):
+        if u not in (gen, spec.op) and (u is None or u.name != "memref.dealloc"):
+            raise NotDequant(f"the dequantized B is also used by '{u.name if u else 'a nested op'}' (it must stay "
+                             "a temporary only the matmul reads)")
+    for op in ops[pos[gen] + 1:pos[spec.op]]:
+        if not _neutral(op) and not (op.name == "linalg.fill" and op.operands[-1] == spec.c):
+            raise NotDequant(f"'{op.name}' sits between the dequantization and the matmul")
+    iters = [str(x) for x in ir.ArrayAttr(gen.attributes["iterator_types"])]
+    if len(iters) != 2 or any("parallel" not in s for s in iters):
+        raise NotDequant("the dequantizing linalg.generic is not 2D all-parallel")
+    maps = [ir.AffineMapAttr(a).value for a in ir.ArrayAttr(gen.attributes["indexing_maps"])]
+    operands = list(gen.operands)
+    if [str(e) for e in maps[-1].results] != ["d0", "d1"]:
+        raise NotDequant("the dequantizing linalg.generic does not write B with the identity map")
+    out_type = memref_info(spec.b)[1]
+    if out_type not in OUT_TYPES:
+        raise NotDequant(f"dequantized type {out_type} (fused: {', '.join(OUT_TYPES)})")
+    K, N = spec.k, spec.n
+    inputs, weights, groups = [], None, set()
+    for i, (v, amap) in enumerate(zip(operands[:-1], maps[:-1])):
+        res = [str(e) for e in amap.results]
+        info = memref_info(v)
+        what = f"input {i} ({v.type})"
+        if info is None:
+            if res:
+                raise NotDequant(f"{what} is not a memref")
+            inputs.append(DqInput(v, "scalar"))
+            continue
+        shape, elt, strides, space = info
+        if space not in (None, "0", "0 : i64", "0 : i32"):
+            raise NotDequant(f"{what} is not in global memory")
+        if not identity_layout(v):
+            raise NotDequant(f"{what} needs the identity layout")
+        if res == ["d0", "d1"] and elt in WEIGHT_TYPES and weights is None:
+            if tuple(shape) != (K, N):
+                raise NotDequant(f"{what}: the weights must be K x N = {K}x{N}")
+            weights = DqInput(v, "weights")
+            inputs.append(weights)
+            continue
+        if elt not in PARAM_TYPES:
+            raise NotDequant(f"{what}: scales and zero points are {', '.join(PARAM_TYPES)}")
+        if res == ["d1"] and tuple(shape) == (N,):
+            inputs.append(DqInput(v, "col"))
+            continue
+        m = _GROUP.fullmatch(res[0]) if len(res) == 2 and res[1] == "d1" else None
+        if m is not None:
+            g = int(m.group(1))
+            if g % 16:
+                raise NotDequant(f"{what}: group {g} is not a multiple of 16 (the K step of the fused kernel divides "
+                                 "the group and is a multiple of DPAS K = 16)")
+            if K % g or tuple(shape) != (K // g, N):
+                raise NotDequant(f"{what}: per-group parameters of group {g} must be {K // g if K % g == 0 else '?'}"
+                                 f"x{N} with G dividing K = {K}")
+            groups.add(g)
+            inputs.append(DqInput(v, "group"))
+            continue
+        raise NotDequant(f"{what} has the map ({', '.join(res)}) (fused: the weights (d0, d1), per-column (d1), "
+                         "per-group (d0 floordiv G, d1))")
+    if weights is None:
+        raise NotDequant("no K x N integer weights input with the identity map")
+    if len(groups) > 1:
+        raise NotDequant(f"per-group parameters with different group sizes {sorted(groups)}")
+    block_ = gen.regions[0].blocks[0]
+    body = [o.operation for o in block_.operations]
+    for bop in body[:-1]:
+        if bop.name not in BODY_OPS or len(bop.results) != 1:
+            raise NotDequant(f"'{bop.name}' in the dequantization body (fused: {', '.join(BODY_OPS)})")
+    for v in _captured(block_):
+        d = _defining(v)
+        if d is None or d.name != "arith.constant":
+            raise NotDequant("the dequantization body uses a value from outside that is not a constant")
+    if len(list(block_.arguments[-1].uses)):
+        raise NotDequant("the dequantization body reads its output")
+    group = groups.pop() if groups else None
+    return Dequant(gen, spec.b, weights.value, memref_info(weights.value)[1], out_type, inputs, block_, group)
+
+
+def _captured(block):
+    inside = set(block.arguments)
+    out = []
+    for bop in block.operations:
+        bop = bop.operation
+        out += [v for v in bop.operands if v not in inside and v not in out]
+        inside.update(bop.results)
+    return out
+
+
+def erase_host(dq: Dequant) -> None:
+    """After the fused launch: the dequantizing generic, its temporary and the temporary's deallocs go."""
+    dq.op.erase()
+    for u in list(dq.buffer.uses):
+        owner = u.owner.operation if hasattr(u.owner, "operation") else u.owner
+        owner.erase()
+    _defining(dq.buffer).erase()

@@ -1,0 +1,95 @@
+"""The B path of a fused weight-only quantized GEMM kernel (docs/quantized-gemm.md): the integer weights'
+K-step tile is loaded with the GEMM's B tile, the scales / zero points with 1 x N tiles (per column once,
+per group at row k / G each K step), broadcast with `xetile.tile_broadcast`, and the dequantizing body
+replayed on the work-group vectors with B's `wg_map`; its result feeds `tile_mma` as B.
+"""
+from __future__ import annotations
+
+from mlir import ir
+
+from ...core.typeinfo import memref_info
+from .dequant import Dequant
+from .gemm_epilogue import _attr_name, _attrs
+from .wg_map_rule import map_text
+
+
+class DequantB:
+    def __init__(self, dq: Dequant, names: dict, ks: int, wn: int, b_map, w):
+        self.dq, self.names, self.ks, self.wn, self.w = dq, names, ks, wn, w
+        self.layout, self.data = b_map
+        self.wg = map_text(b_map)
+        self.rows: dict = {}      # host value -> (1 x wn vector name, elt), loaded before the loop
+        self.n = 0
+
+    def fresh(self):
+        self.n += 1
+        return f"%dq{self.n}"
+
+    def vt(self, elt) -> str:
+        return f"vector<{self.ks}x{self.wn}x{elt}>"
+
+    def _row_tile(self, view, view_t, row, elt):
+        t = (f"!xetile.tile<1x{self.wn}x{elt}, #xetile.tile_attr<wg_map = <sg_layout = [{self.layout[0]}, "
+             f"{self.layout[1]}], sg_data = [1, {self.data[1]}]>>>")
+        tile, v = self.fresh(), self.fresh()
+        self.w(f"    {tile} = xetile.init_tile {view}[{row}, %n] : {view_t} -> {t}")
+        self.w(f"    {v} = xetile.load_tile {tile} : {t} -> vector<1x{self.wn}x{elt}>")
+        return v
+
+    def setup(self) -> None:
+        """Before the K loop: the per-column parameters' rows."""
+        for inp in self.dq.inputs:
+            if inp.kind != "col":
+                continue
+            (size,), elt = memref_info(inp.value)[:2]
+            mt = f"memref<1x{size}x{elt}>"
+            view = self.fresh()
+            self.w(f"    {view} = memref.expand_shape {self.names[inp.value]} [[0, 1]] output_shape [1, {size}] : "
+                   f"{inp.value.type} into {mt}")
+            self.rows[inp.value] = (self._row_tile(view, mt, "%c0", elt), elt)
+
+    def apply(self, vb: str, k: str) -> str:
+        """Inside the K loop at offset `k`: the dequantized B vector from the loaded weights `vb`."""
+        w, dq = self.w, self.dq
+        vals = {}
+        group_row = None
+        for arg, inp in zip(dq.block.arguments, dq.inputs):
+            if inp.kind == "weights":
+                vals[arg] = (vb, dq.wtype)
+                continue
+            if inp.kind == "scalar":
+                continue
+            elt = memref_info(inp.value)[1]
+            if inp.kind == "col":
+                small = self.rows[inp.value][0]
+            else:
+                if group_row is None:
+                    group_row = self.fresh()
+                    w(f"    {group_row}c = arith.constant {dq.group} : index")
+                    w(f"    {group_row} = arith.divui {k}, {group_row}c : index")
+                small = self._row_tile(self.names[inp.value], str(inp.value.type), group_row, elt)
+            r = self.fresh()
+            w(f"    {r} = xetile.tile_broadcast {small} [0] {{wg_map = {self.wg}}} : vector<1x{self.wn}x{elt}> -> "
+              f"{self.vt(elt)}")
+            vals[arg] = (r, elt)
+        body = [o.operation for o in dq.block.operations]
+        for bop in body[:-1]:
+            res = bop.results[0]
+            r = self.fresh()
+            if bop.name == "arith.constant":
+                vals[res] = (self._splat(bop), str(res.type))
+                continue
+            ops = [vals[v] if v in vals else (self._splat(v.owner.operation), str(v.type)) for v in bop.operands]
+            attrs = [f"{_attr_name(k_)} = {a}" for k_, a in _attrs(bop).items()] + [f"wg_map = {self.wg}"]
+            w(f'    {r} = "{bop.name}"({", ".join(n for n, _ in ops)}) {{{", ".join(attrs)}}} : '
+              f'({", ".join(self.vt(t) for _, t in ops)}) -> {self.vt(res.type)}')
+            vals[res] = (r, str(res.type))
+        return vals[body[-1].operands[0]][0]
+
+    def _splat(self, const_op) -> str:
+        res = const_op.results[0]
+        vt = ir.VectorType.get([self.ks, self.wn], res.type)
+        dense = str(ir.DenseElementsAttr.get_splat(vt, const_op.attributes["value"])).split(" : ")[0]
+        r = self.fresh()
+        self.w(f'    {r} = "arith.constant"() {{value = {dense} : {vt}, wg_map = {self.wg}}} : () -> {vt}')
+        return r
