@@ -100,3 +100,28 @@ def test_opencl_and_pvc_emulation_match(tmp_path, capsys, pipeline):
     assert xe_run([_write(tmp_path, "per_group_bf16"), f"--pipeline={pipeline}", "--backend=both", "--check"]) == 0
     out = capsys.readouterr().out
     assert "backends agree" in out and out.rstrip().endswith("PASS"), out
+
+
+def test_model_counts_the_weights_bytes():
+    """The plan's performance model reads B at the weights' width: a W8A16 decode GEMM (M = 1, 4096 x 4096)
+    moves about half the bytes of its f16 counterpart and is bandwidth-bound."""
+    from xedialects.arch import get_arch
+    from xedialects.lowering.linalg_to_xetile.convert import plan_recording
+    from xedialects.passes.analysis.perf_model import predict, work_from_plan
+
+    src = PROGRAMS["per_column_f16"]
+    for a, b in (("40x96", "1x4096"), ("96x80", "4096x4096"), ("40x80", "1x4096"), ("x80x", "x4096x"),
+                 ("<80x", "<4096x")):
+        src = src.replace(a, b)
+    m = xedialects.parse(src, "w8_decode.mlir")
+    with plan_recording() as plans:
+        run(m, "builtin.module(convert-linalg-to-xetile)")
+    (plan,) = plans.values()
+    assert plan.b_storage_type == "i8"
+    pvc = get_arch("pvc")
+    quant = work_from_plan(plan, pvc)
+    plan.b_storage_type = None
+    dense = work_from_plan(plan, pvc)
+    assert 4096 * 4096 <= quant.bytes_hbm < 0.55 * dense.bytes_hbm, (quant.bytes_hbm, dense.bytes_hbm)
+    assert any("B read as i8" in n for n in quant.assumptions)
+    assert predict(pvc, quant).bound == "HBM"

@@ -197,6 +197,8 @@ def convert_linalg_to_xetile(module_op, options, ctx):
                     plan.reasons = [r for r in plan.reasons if r != f"k_step {ks}: override"]
                     plan.reasons.append(f"k_step {ks}: divides the dequantization group {fusion.dequant.group} "
                                         "(one scale row per K step)")
+                if fusion.dequant is not None:
+                    plan.b_storage_type = fusion.dequant.wtype     # the model counts the weights' bytes
             except ValueError as e:
                 ctx.error(op, f"GEMM plan: {e}")
                 continue

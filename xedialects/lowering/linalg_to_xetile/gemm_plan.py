@@ -124,6 +124,7 @@ class GemmPlan:
     overrides: dict = field(default_factory=dict)
     reasons: list[str] = field(default_factory=list)
     local_k_slices: int = 1               # subgroup groups splitting K inside a work-group (SLM reduce)
+    b_storage_type: str | None = None     # B's element type in memory when the kernel dequantizes it (i8)
 
     # ---- derived views -----------------------------------------------------------------------
     @property

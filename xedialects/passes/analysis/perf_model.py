@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from ...arch import XeArch, canonical_type, elem_bytes
+from ...arch import XeArch, canonical_type, elem_bits, elem_bytes
 
 __all__ = ["KernelWork", "Prediction", "predict", "work_from_plan", "work_from_report", "with_isa",
            "format_prediction", "launches"]
@@ -190,7 +190,8 @@ def work_from_plan(plan, arch: XeArch) -> KernelWork:
     traffic when A + B fit in `arch`'s L2."""
     m, n, k = plan.planned_mnk
     ks = max(1, plan.k_slices)
-    a_eb, b_eb, c_eb = elem_bytes(plan.a_type), elem_bytes(plan.b_type), elem_bytes(plan.c_type)
+    stored_b = getattr(plan, "b_storage_type", None) or plan.b_type   # quantized weights: their bytes
+    a_eb, b_eb, c_eb = elem_bytes(plan.a_type), elem_bits(stored_b) / 8, elem_bytes(plan.c_type)
     wg_m, wg_n = plan.wg_tile
     k_slice = _cdiv(k, ks)
     wgs = plan.num_work_groups
@@ -202,10 +203,12 @@ def work_from_plan(plan, arch: XeArch) -> KernelWork:
     batch = max(1, plan.batch)
     c_bytes = m * n * c_eb * batch
     c_traffic = 2 * c_bytes * ks          # C read + written once per K slice (atomic RMW for split-K)
-    l2 = wgs * (wg_m * k_slice * a_eb + k_slice * wg_n * b_eb) + c_traffic
-    operands = (m * k * a_eb + k * n * b_eb) * batch
+    l2 = int(wgs * (wg_m * k_slice * a_eb + k_slice * wg_n * b_eb) + c_traffic)
+    operands = int((m * k * a_eb + k * n * b_eb) * batch)
     hbm, hbm_note = _plan_hbm_bytes(plan, operands, c_traffic, l2, arch.l2_bytes)
     notes = [hbm_note]
+    if stored_b != plan.b_type:
+        notes.append(f"B read as {stored_b} and dequantized to {plan.b_type} in registers (scales not counted)")
     if ks > 1:
         notes.append(f"split-K: {ks} slices, C read-modify-written once per slice")
     slm = slm_traffic = 0
