@@ -27,6 +27,7 @@ from ...passes.registry import Option, register_pass, register_pipeline
 from ...passes.utils.arch_option import arch_option, pass_arch, record_told_arch
 from ...passes.utils.ir_walk import walk
 from . import dequant, gemv, ger
+from .attention_fuse import emit_attention, fuse_attention
 from .gemm_epilogue import Fusion, KernelIO, plan_fusion, rewrite_host
 from .gemm_kernel import kernel_text
 from . import col_major, loop_sizes
@@ -156,7 +157,8 @@ def convert_linalg_to_xetile(module_op, options, ctx):
         claimed = set()
         mb = MemoryBound(fname, hw, ctx, report, printing)
         empty = []
-        for op in [o for o in walk(func) if o.name in col_major.MATMUL_NAMES]:
+        attention = fuse_attention(func, fname, hw, ctx, printing, claimed)
+        for op in [o for o in walk(func) if o.name in col_major.MATMUL_NAMES and o not in claimed]:
             col_major.normalize(op)        # column-major operands read through transposed views
         dequants = _dequant_producers(func, ctx)
         claimed.update(dq.op for dq in dequants.values())
@@ -221,15 +223,15 @@ def convert_linalg_to_xetile(module_op, options, ctx):
                 claimed.add(fusion.fill)
         for op in empty:
             op.erase()
-        if not launches and not mb.kernels:
+        if not launches and not mb.kernels and not attention:
             continue
         mod_name = f"{fname}_kernels"
-        kernels_text += [k.text for k in mb.kernels]
+        kernels_text += [k.text for k in mb.kernels] + [a[3] for a in attention]
         text = f"gpu.module @{mod_name} {{\n" + "\n".join(kernels_text) + "\n}\n"
         try:
             kmod = parse_source(text, f"<xetile kernels of @{fname}>", module_op.context)
         except DiagnosticError as e:  # a planner/generator bug: report it at the matmul
-            where = launches[0][0].op if launches else mb.kernels[0].op
+            where = launches[0][0].op if launches else mb.kernels[0].op if mb.kernels else attention[0][0].qk
             ctx.error(where, "internal error: generated kernel does not verify:\n" + str(e))
             return
         gpu_mod = kmod.body.operations[0].operation
@@ -242,6 +244,7 @@ def convert_linalg_to_xetile(module_op, options, ctx):
                 dequant.erase_host(io.fusion.dequant)
             converted += 1
         converted += mb.emit(mod_name)
+        converted += emit_attention(attention, mod_name)
     if converted:
         module_op.attributes["gpu.container_module"] = ir.UnitAttr.get(module_op.context)
     record_told_arch(module_op, options, hw)
