@@ -174,6 +174,19 @@ def _view_of_memref(m: MemRef, what: str) -> _View:
     return _View(m.buf.data, m.dtype, offset, sizes, strides)
 
 
+def _view_of_address(sim, address, what: str) -> _View:
+    """The bytes a raw pointer argument (`!llvm.ptr<1>`, the simulator's address into a buffer) points
+    at, to the end of its buffer."""
+    buf, off = sim.memory.decode(np.asarray(address, np.int64).reshape(-1)[:1])
+    if buf is None:
+        raise OpenCLError(f"{what}: the pointer does not address a device buffer")
+    if buf.space != "global":
+        raise OpenCLError(f"{what}: a pointer into a {buf.space} buffer cannot be a kernel argument")
+    raw = buf.data.reshape(-1).view(np.uint8)
+    off = int(off[0])
+    return _View(raw, np.dtype(np.uint8), off, (raw.size - off,), (1,))
+
+
 def _view_of_array(a: np.ndarray, what: str) -> _View:
     if not isinstance(a, np.ndarray) or not a.flags.c_contiguous or not a.flags.writeable:
         raise OpenCLError(f"{what}: buffers are passed as writeable C-contiguous numpy arrays")
@@ -204,11 +217,14 @@ class Launcher:
     # the simulator's launch hook ---------------------------------------------------------------
     def __call__(self, sim, loc, kernel_ref: str, kernel_op, grid, block, args):
         name = kernel_ref.split("::")[-1].strip().lstrip("@")
+        kinds = [a["kind"] for a in self.program.kernels.get(name, {}).get("args", [])
+                 if "dim_of" not in a and "stride_of" not in a]
         values = []
         for i, a in enumerate(args):
-            if isinstance(a, MemRef):
+            if isinstance(a, MemRef) or (i < len(kinds) and kinds[i] == "pointer"):
                 try:
-                    values.append(_view_of_memref(a, f"argument {i}"))
+                    values.append(_view_of_memref(a, f"argument {i}") if isinstance(a, MemRef)
+                                  else _view_of_address(sim, a, f"argument {i}"))
                 except OpenCLError as e:
                     fail(loc, f"OpenCL launch of @{name}: {e}")
             else:
@@ -268,11 +284,13 @@ class Launcher:
         device_bufs, out, args = {}, [], []
         for i, (spec, v) in enumerate(zip(primary, values)):
             what = f"argument {i} ({spec.get('name', i)})"
-            if spec["kind"] == "buffer":
+            if spec["kind"] in ("buffer", "pointer"):      # a pointer: the bytes from where it points
                 if not isinstance(v, _View):
                     raise OpenCLError(f"{what}: the kernel takes a buffer, got {type(v).__name__}")
-                _check_view(v, spec, i, strided, what)
-                key = id(v.host)
+                if spec["kind"] == "buffer":
+                    _check_view(v, spec, i, strided, what)
+                # one device buffer per host memory (views of one gpu.alloc share it)
+                key = (v.host.__array_interface__["data"][0], v.host.nbytes)
                 if key not in device_bufs:
                     host = v.host.view(np.uint8)
                     if host.nbytes == 0:

@@ -28,3 +28,26 @@ def lane_coords(shape, wi_layout, wi_data, subgroup_size: int = SUBGROUP_SIZE):
     cols = (j // dx) * ux + (lane % lx) * dx + j % dx
     rows, cols = np.broadcast_arrays(rows, cols)
     return rows.astype(np.int64), cols.astype(np.int64)
+
+
+def vnni_pack(x: np.ndarray, axis: int, f: int) -> np.ndarray:
+    """VNNI transform of the last two dimensions (R, C) of `x`: axis 0 -> (R/f, C, f) (f consecutive
+    rows of a column together), axis 1 -> (R, C/f, f)."""
+    *lead, R, C = x.shape
+    if axis == 0:
+        return x.reshape(*lead, R // f, f, C).swapaxes(-1, -2)
+    return x.reshape(*lead, R, C // f, f)
+
+
+def fragment_coords(shape, wi_layout, wi_data, transpose=False, vnni_axis=None, f: int = 1,
+                    subgroup_size: int = SUBGROUP_SIZE):
+    """(rows, cols), each (subgroup_size, n): the block coordinates of the elements of each
+    work-item's fragment of a SIMT load_nd, in fragment order -- its sg_map share of the memory
+    block (`lane_coords`), transposed in the work-item when `transpose`, then VNNI-packed along
+    `vnni_axis` by `f` (the simulator's SIMT load_nd; the SPIR-V lowering's lane-level kernels)."""
+    rows, cols = lane_coords(shape, wi_layout, wi_data, subgroup_size)
+    if transpose:
+        rows, cols = rows.transpose(0, 2, 1), cols.transpose(0, 2, 1)
+    if vnni_axis is not None and f > 1:
+        rows, cols = vnni_pack(rows, vnni_axis, f), vnni_pack(cols, vnni_axis, f)
+    return rows.reshape(subgroup_size, -1), cols.reshape(subgroup_size, -1)

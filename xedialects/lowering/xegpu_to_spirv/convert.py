@@ -39,6 +39,7 @@ from ...passes.registry import Option, register_pass, register_pipeline
 from ...passes.utils.arch_option import arch_option, pass_arch, record_told_arch
 from .spirv_lanes import LoweringError
 from .kernel_lowering import KernelLowering
+from .kernel_simt import LaneKernelLowering, is_lane_level
 
 TARGETS = ("pvc", "portable")
 
@@ -148,7 +149,8 @@ def convert_gpu_module(gm, target: str, ctx, arch: XeArch | str = "pvc") -> bool
             del f.attributes[GRF_MODE_ATTR]      # recorded in the ABI; not a SPIR-V attribute
         try:
             with f.location:
-                _new, info = KernelLowering(f, target, declare, surface).run()
+                lowering = LaneKernelLowering if is_lane_level(f) else KernelLowering
+                _new, info = lowering(f, target, declare, surface).run()
             info.grf_mode, info.grf_count = grf
             infos.append(info)
         except LoweringError as e:

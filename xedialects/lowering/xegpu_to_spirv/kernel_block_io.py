@@ -111,19 +111,26 @@ class BlockIOLowering:
 
     def h_xegpu_load_nd(self, op):
         d = self.get(op.operands[0])
-        shape = vector_shape(op.results[0].type)
-        elt = d.plan.elt
+        return [self.load_block(op, d, vector_shape(op.results[0].type))]
+
+    @staticmethod
+    def load_form(op, elt: str):
+        """(vnni_axis or None, transpose, VNNI factor) of a load_nd."""
         vnni = ir.IntegerAttr(op.attributes["vnni_axis"]).value if "vnni_axis" in op.attributes else None
-        transpose = "transpose" in op.attributes
-        f = max(1, 32 // bits_of(elt)) if vnni is not None else 1
+        return vnni, "transpose" in op.attributes, max(1, 32 // bits_of(elt)) if vnni is not None else 1
+
+    def load_block(self, op, d: NdDesc, shape) -> DVal:
+        """The subgroup's block of load_nd `op` as a value of `shape` (its VC-mode result shape)."""
+        elt = d.plan.elt
+        vnni, transpose, f = self.load_form(op, elt)
         rows, cols = self.load_coords(shape, vnni, transpose, f)
         merged = self.merged_loads.pop(op.results[0], None)
         if merged is not None:          # read by an earlier load_nd's builtin (merge_vnni_loads)
-            return [merged]
+            return merged
         if self.intel_builtins and not is_slm_ptr(d.plan.ptr):
             pairs = self.pair_transpose_read(op, d, shape, vnni, transpose, rows, cols)
             if pairs is not None:
-                return [pairs]
+                return pairs
             blk = bi.block_read(bits_of(elt), d.plan.block[0], d.plan.block[1], vnni is not None, transpose,
                                 dpas_a=bits_of(elt) == 32 and feeds_tf32_dpas_a_only(op.results[0]))
             # the slow copy reads such a surface per lane: no test to build
@@ -131,12 +138,12 @@ class BlockIOLowering:
             if ok is True and blk.kind == "transform" and blk.count == 1:
                 group, wide = self.merge_vnni_loads(op, d, blk)
                 if group:
-                    return [self.block_read_merged(group, blk, wide, shape, rows, cols)]
+                    return self.block_read_merged(group, blk, wide, shape, rows, cols)
             if ok is not False:
-                return [self.block_read(d, blk, shape, rows, cols, ok)]
+                return self.block_read(d, blk, shape, rows, cols, ok)
         lane_dim = 1 if len(shape) >= 2 else 0
         lay = Layout.canonical(shape, lane_dim)
-        return [self.gather_rows(d, lay, rows, cols)]
+        return self.gather_rows(d, lay, rows, cols)
 
     def pair_transpose_read(self, op, d: NdDesc, shape, vnni, transpose, rows, cols) -> DVal | None:
         """A 16-bit load read transposed as 32-bit pairs (`spirv_builtins.PairTranspose`), or None:
@@ -225,8 +232,11 @@ class BlockIOLowering:
         return ok
 
     def h_xegpu_store_nd(self, op):
-        v = self.dval(op.operands[0])
-        d = self.get(op.operands[1])
+        self.store_block(self.get(op.operands[1]), self.dval(op.operands[0]))
+        return []
+
+    def store_block(self, d: NdDesc, v: DVal) -> None:
+        """Store the subgroup's block `v` (the descriptor's block shape) at `d`."""
         p = d.plan
         if self.intel_builtins and not is_slm_ptr(p.ptr):
             blk = bi.block_write(bits_of(p.elt), p.block[0], p.block[1])
@@ -234,7 +244,7 @@ class BlockIOLowering:
                 ok = self.surface_check(d)
                 if ok is True:
                     self.block_write(d, blk, v)
-                    return []
+                    return
                 if ok is not False:         # decided at run time: the builtin or per-lane stores
                     if_op = scf.IfOp(ok, [], has_else=True)
                     with ir.InsertionPoint(if_op.then_block):
@@ -243,9 +253,9 @@ class BlockIOLowering:
                     with ir.InsertionPoint(if_op.else_block):
                         self.scatter_rows(d, v)
                         scf.YieldOp([])
-                    return []
+                    return
         self.scatter_rows(d, v)
-        return []
+        return
 
     def scatter_rows(self, d: NdDesc, v: DVal):
         """Per-lane stores of the block elements (those outside the surface dropped)."""

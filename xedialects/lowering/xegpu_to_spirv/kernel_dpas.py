@@ -24,8 +24,11 @@ class DpasLowering:
         a = self.dval(op.operands[0])
         b = self.dval(op.operands[1])
         acc = self.dval(op.operands[2]) if len(op.operands) > 2 else None
-        rs = vector_shape(op.results[0].type)
-        er = elt_name(op.results[0].type)
+        return [self.dpas_values(a, b, acc, vector_shape(op.results[0].type), elt_name(op.results[0].type))]
+
+    def dpas_values(self, a: DVal, b: DVal, acc: DVal | None, rs, er: str) -> DVal:
+        """The subgroup DPAS of A (M x K, or M x K/f x f), B (K x N, or K/f x N x f) and the
+        accumulator: the result (M x N, element type `er`)."""
         M, N = rs
         # logical (m, k) of A elements, (k, n) of B elements
         if len(a.shape) == 3:
@@ -50,8 +53,8 @@ class DpasLowering:
         if self.intel_builtins:
             out = self.dpas_builtin(a2, b2, c, M, N, K, er)
             if out is not None:
-                return [out]
-        return [self.dpas_expand(a2, b2, c, M, N, K, er)]
+                return out
+        return self.dpas_expand(a2, b2, c, M, N, K, er)
 
     def dpas_expand(self, a: DVal, b: DVal, c: DVal, M, N, K, er) -> DVal:
         """Subgroup multiply-add: lane n computes column n, products and sums in f32 (i32), in K

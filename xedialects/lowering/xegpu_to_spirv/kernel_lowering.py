@@ -32,15 +32,12 @@ from .kernel_printf import PrintfLowering
 from .kernel_reduction import ReductionLowering
 from .kernel_scattered import ScatteredLowering
 from .kernel_sync import SyncLowering
-from .kernel_values import (CROSS_WORKGROUP_PTR, KernelInfo, MemArg, NdDesc, ScDesc, i64_type, is_vector_type,
-                            mixed_indices, static_int)
+from .kernel_values import (CROSS_WORKGROUP_PTR, MODELESS, KernelInfo, MemArg, NdDesc, ScDesc, i64_type,
+                            is_vector_type, mixed_indices, static_int)
 from .kernel_vector import VectorLowering
 from . import spirv_builtins as bi
 from .spirv_lanes import DVal, Lanes, LoweringError, storage_type
 
-# XeGPU ops that have no mode attribute (barriers, fences)
-_MODELESS = ("xegpu.alloc_nbarrier", "xegpu.create_nbarrier", "xegpu.nbarrier_arrive", "xegpu.nbarrier_wait",
-             "xegpu.mfence", "xegpu.compile_hint", "xegpu.init_nbarrier")
 
 
 class KernelLowering(MemoryLowering, BlockIOLowering, DpasLowering, ScatteredLowering, VectorLowering,
@@ -65,6 +62,8 @@ class KernelLowering(MemoryLowering, BlockIOLowering, DpasLowering, ScatteredLow
         self.surface_versions: SurfaceVersions | None = None
         # while the slow copy of a surface-versioned body is lowered: guarded reads are per-lane only
         self.slow_copy = False
+        # lane-level kernels (kernel_simt): every vector value is one work-item's own, in lane 0's registers
+        self.lane_private = False
 
     # ---- entry --------------------------------------------------------------------------------
     def run(self):
@@ -159,12 +158,16 @@ class KernelLowering(MemoryLowering, BlockIOLowering, DpasLowering, ScatteredLow
             in_types.append(i64_type())
             self.info.args.append({"name": f"arg{i}", "kind": "scalar", "element_type": "i64", "source_type": ts})
             return ("int", ts)
+        if ts == "!llvm.ptr<1>":     # a raw global pointer (XeVM-level kernels): bytes from where it points
+            in_types.append(ir.Type.parse(CROSS_WORKGROUP_PTR.format("i8")))
+            self.info.args.append({"name": f"arg{i}", "kind": "pointer", "element_type": "i8"})
+            return ("pointer", ts)
         if ts in ("f16", "f32", "f64", "bf16"):
             in_types.append(storage_type(ts))
             self.info.args.append({"name": f"arg{i}", "kind": "scalar", "element_type": ts})
             return ("float", ts)
-        raise LoweringError(self.old, f"kernel argument {i} of type {ts} is not supported (buffers, integer and "
-                                      "float scalars only)")
+        raise LoweringError(self.old, f"kernel argument {i} of type {ts} is not supported (buffers, "
+                                      "!llvm.ptr<1>, integer and float scalars only)")
 
     def bind_arg(self, i, spec, arg, dims):
         kind, x = spec
@@ -251,13 +254,19 @@ class KernelLowering(MemoryLowering, BlockIOLowering, DpasLowering, ScatteredLow
                 except ir.MLIRError as e:
                     raise LoweringError(op, f"internal: {e}") from e
 
+    def check_mode(self, op):
+        """A SIMT-mode XeGPU op in a subgroup-level (VC-mode) kernel is an error (a kernel with no VC-mode
+        XeGPU op is lowered by `kernel_simt.LaneKernelLowering`)."""
+        name = op.name
+        if name.startswith("xegpu.") and name not in MODELESS and \
+                not ("mode" in op.attributes and "vc" in str(op.attributes["mode"])):
+            raise LoweringError(op, f"'{name}' is SIMT-mode XeGPU in a kernel whose other XeGPU ops are VC mode: "
+                                    "convert-xegpu-to-spirv lowers a kernel at one level (VC mode, the output of "
+                                    "convert-xetile-to-xegpu, or SIMT mode, the output of xegpu-simt-distribute)")
+
     def lower_op(self, op):
         name = op.name
-        if name.startswith("xegpu.") and name not in _MODELESS and \
-                not ("mode" in op.attributes and "vc" in str(op.attributes["mode"])):
-            raise LoweringError(op, f"'{name}' is SIMT-mode XeGPU; convert-xegpu-to-spirv lowers VC-mode XeGPU "
-                                    f"({{mode = vc}}, the output of convert-xetile-to-xegpu) and does its own "
-                                    f"per-lane distribution: run it before xegpu-simt-distribute")
+        self.check_mode(op)
         h = getattr(self, "h_" + name.replace(".", "_"), None)
         if h is not None:
             res = h(op)

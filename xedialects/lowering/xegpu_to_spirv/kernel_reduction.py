@@ -107,7 +107,8 @@ class ReductionLowering:
                 p = None
                 for sl in sls:
                     p = comb(p, reg(sl))
-                return L.shuffle(p, ln)
+                # a lane-level kernel's value is the work-item's own: no broadcast from the holding lane
+                return p if self.lane_private else L.shuffle(p, ln)
             return group(masked_partial(lanes_slots))
 
         if not isinstance(acc, DVal):            # a scalar result

@@ -18,6 +18,10 @@ from .spirv_lanes import DVal
 
 CROSS_WORKGROUP_PTR = "!spirv.ptr<{}, CrossWorkgroup>"
 
+# XeGPU ops that have no mode attribute (barriers, fences)
+MODELESS = ("xegpu.alloc_nbarrier", "xegpu.create_nbarrier", "xegpu.nbarrier_arrive", "xegpu.nbarrier_wait",
+            "xegpu.mfence", "xegpu.compile_hint", "xegpu.init_nbarrier")
+
 
 @dataclass
 class MemArg:

@@ -9,7 +9,7 @@ import numpy as np
 
 from ..core import SUBGROUP_SIZE, ExecState, FuncCompiler, NBarState, OpInfo, SimError, handler
 from ..memory import MemRef
-from ...xegpu.distribution import lane_coords
+from ...xegpu.distribution import fragment_coords, lane_coords, vnni_pack
 from ..numerics import multiply_accumulate, operand
 from ..typeinfo import SgMap, elem_bits, vnni_factor
 from .descriptors import (NdDesc, ScatterDesc, addr_source, make_nd, mask_full, memref_source, nd_load, nd_store,
@@ -67,10 +67,7 @@ def lane_tables(shape, sg: SgMap, what="sg_map"):
 
 def _vnni(x: np.ndarray, axis: int, f: int) -> np.ndarray:
     """VNNI transform of (..., R, C): axis 0 -> (..., R/f, C, f); axis 1 -> (..., R, C/f, f)."""
-    *lead, R, C = x.shape
-    if axis == 0:
-        return x.reshape(*lead, R // f, f, C).swapaxes(-1, -2)
-    return x.reshape(*lead, R, C // f, f)
+    return vnni_pack(x, axis, f)
 
 
 def _load_shape(shape, perm, vnni_axis, f):
@@ -239,13 +236,13 @@ def _simt_layout_of(c: FuncCompiler, slot, default: tuple):
 def _flat_coords(shape2d, layout):
     """(rows, cols) (16, n) of each lane's flattened fragment for a 2D operand."""
     sg, perm, va, mshape = layout[:4]
-    rows, cols = lane_tables(mshape, sg)
-    if perm is not None:  # matrix coordinates are of the transposed block
-        rows, cols = cols.transpose(0, 2, 1), rows.transpose(0, 2, 1)
-    if va is not None:
-        f = vnni_factor_from_layout(layout)
-        rows, cols = _vnni(rows, va, f), _vnni(cols, va, f)
-    return rows.reshape(SUBGROUP_SIZE, -1), cols.reshape(SUBGROUP_SIZE, -1)
+    try:
+        rows, cols = fragment_coords(mshape, sg.wi_layout, sg.wi_data, perm is not None, va,
+                                     vnni_factor_from_layout(layout))
+    except ValueError as e:
+        raise ValueError(f"sg_map: {e}") from None
+    # matrix coordinates are of the transposed block
+    return (cols, rows) if perm is not None else (rows, cols)
 
 
 def vnni_factor_from_layout(layout):

@@ -3,7 +3,8 @@
 // REQUIRES: opencl
 // RUN: xe-run %S/run-sg.mlir -e main --entry-point-result=void --backend=opencl | FileCheck %S/run-sg.mlir
 // RUN: xe-run %S/run-wg.mlir -e main --entry-point-result=void --backend=opencl | FileCheck %S/run-wg.mlir
-// SIMT-mode kernels do not lower to SPIR-V (convert-xegpu-to-spirv takes VC mode): the error is located
-// at the upstream op in the user's file (the import keeps each op's location on its translation).
-// RUN: not xe-run %S/run-sg.mlir -e main --entry-point-result=void --pipeline=xegpu-simt-distribute --backend=opencl 2>&1 | FileCheck %s --check-prefix=SIMT
-// SIMT: run-sg.mlir:14:13: error: 'xegpu.create_nd_tdesc' is SIMT-mode XeGPU; convert-xegpu-to-spirv lowers VC-mode XeGPU
+// Lane-level kernels run too (convert-xegpu-to-spirv lowers SIMT mode: a work-item is a lane): the
+// subgroup program through our xegpu-simt-distribute, and the imported lane-level program, on the
+// portable target and as pvc binaries (Intel's 2D block and DPAS builtins, emulated on the CPU).
+// RUN: xe-run %S/run-sg.mlir -e main --entry-point-result=void --pipeline=xegpu-simt-distribute --backend=opencl | FileCheck %S/run-sg.mlir
+// RUN: xe-run %S/run-simt.mlir -e main --entry-point-result=void --pipeline=convert-xegpu-to-spirv --backend=opencl | FileCheck %S/run-simt.mlir
