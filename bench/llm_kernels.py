@@ -1,0 +1,88 @@
+"""The kernels LLM inference spends its time in (issue 33), lowered by convert-linalg-to-xetile from
+upstream linalg and priced by the performance model (docs/perf-model.md): for each Llama-like shape the
+plan, the predicted time, TFLOP/s or GB/s and the bound.
+
+    python bench/llm_kernels.py [--arch pvc|bmg]
+
+Quantized GEMM (docs/quantized-gemm.md): W8A16 and W4A16 linear layers of a 7B Llama (K = 4096; N = 4096
+for the attention projections, 11008 for the MLP), M = 1 and 16 (decode) and 512 (prefill), per-group f16
+scales (G = 128). W8A16 is lowered (one fused kernel; the plan's model reads the weights at 1 byte). W4A16
+is not lowered yet (the i4 unpack is missing): its row is the model's projection of the W8A16 plan with the
+weights at half a byte, marked as such.
+
+Published figures: no per-GEMM W4A16 / W8A16 time for these shapes on PVC or BMG was found. Searched: Intel
+Extension for PyTorch's INT4 GPU tutorial (intel.github.io/intel-extension-for-pytorch/xpu/2.1.10+xpu/
+tutorials/features/int4.html: INT4 weight-only operators, no kernel times), Intel's "Weight-only
+Quantization in LLM Inference" article (intel.com/content/www/us/en/developer/articles/technical/
+weight-only-quantization-in-llm-inference.html: Core Ultra iGPU, end-to-end latency only), llama.cpp's
+SYCL backend guide (github.com/ggml-org/llama.cpp docs/backend/SYCL.md: end-to-end tokens/s per model).
+For decode the reference is the bound itself: the GB/s column against the arch's HBM bandwidth.
+"""
+import argparse
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import xedialects  # noqa: E402
+from xedialects.arch import get_arch  # noqa: E402
+from xedialects.lowering.linalg_to_xetile.convert import plan_recording  # noqa: E402
+from xedialects.passes import run  # noqa: E402
+from xedialects.passes.analysis.perf_model import predict, work_from_plan  # noqa: E402
+from quantized_source import quantized_gemm_source  # noqa: E402
+
+QUANT_SHAPES = [(m, n, 4096) for n in (4096, 11008) for m in (1, 16, 512)]
+
+
+# ---- attention -------------------------------------------------------------------------------------
+# (the attention section goes here: bench/attention_source.py's programs, planned and predicted)
+
+
+# ---- quantized GEMM --------------------------------------------------------------------------------
+
+def quantized_plan(m, n, k, arch: str, wtype="i8"):
+    """The GEMM plan convert-linalg-to-xetile makes for the fused W8A16 program (b_storage_type = i8)."""
+    mod = xedialects.parse(quantized_gemm_source(m, n, k, wtype), f"qgemm_{m}x{n}x{k}.mlir")
+    with plan_recording() as plans:
+        run(mod, f"builtin.module(convert-linalg-to-xetile{{arch={arch}}})")
+    (plan,) = plans.values()
+    return plan
+
+
+def quantized_rows(arch: str):
+    hw = get_arch(arch)
+    rows = []
+    for m, n, k in QUANT_SHAPES:
+        plan = quantized_plan(m, n, k, arch)
+        for wtype, lowered in (("i8", True), ("i4", False)):
+            plan.b_storage_type = wtype
+            work = work_from_plan(plan, hw)
+            p = predict(hw, work)
+            rows.append((f"W{8 if wtype == 'i8' else 4}A16", m, n, k, plan, work, p, lowered))
+    return rows
+
+
+def print_quantized(arch: str):
+    print(f"## Quantized GEMM [{arch}] (f16 activations, f32 result, scales per 128 rows of K)")
+    print(f"{'kernel':<7} {'M':>4} {'N':>6} {'K':>5}  {'plan (wg tile, sg layout, k_step, grid)':<38} "
+          f"{'time':>10} {'TFLOP/s':>8} {'GB/s':>7}  bound")
+    for name, m, n, k, plan, work, p, lowered in quantized_rows(arch):
+        gx, gy, gz = plan.grid
+        desc = (f"{plan.wg_tile[0]}x{plan.wg_tile[1]}, {plan.sg_layout[0]}x{plan.sg_layout[1]}, "
+                f"k{plan.k_step}, {gx}x{gy}x{gz}")
+        t = p.time_s
+        ts = f"{t * 1e6:.1f} us" if t < 1e-3 else f"{t * 1e3:.3f} ms"
+        note = "" if lowered else "   (projection: W4A16 not lowered yet)"
+        print(f"{name:<7} {m:>4} {n:>6} {k:>5}  {desc:<38} {ts:>10} {p.tflops:>8.2f} "
+              f"{work.bytes_hbm / t / 1e9:>7.0f}  {p.bound}{note}")
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--arch", default="pvc", choices=["pvc", "bmg"])
+    args = ap.parse_args(argv)
+    print_quantized(args.arch)
+
+
+if __name__ == "__main__":
+    main()
