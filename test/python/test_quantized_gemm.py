@@ -125,3 +125,11 @@ def test_model_counts_the_weights_bytes():
     assert 4096 * 4096 <= quant.bytes_hbm < 0.55 * dense.bytes_hbm, (quant.bytes_hbm, dense.bytes_hbm)
     assert any("B read as i8" in n for n in quant.assumptions)
     assert predict(pvc, quant).bound == "HBM"
+
+
+def test_split_k_keeps_the_dequantization(tmp_path, capsys):
+    """An explicit k-slices > 1 (atomic partial sums) changes nothing on the B path: still one kernel, the
+    per-group scale row is k / G of the absolute k."""
+    path = _write(tmp_path, "per_group_f16")
+    assert xe_run([path, "--pipeline=xe-gemm-to-spirv{k-slices=2}", "--check"]) == 0
+    assert capsys.readouterr().out.rstrip().endswith("PASS")

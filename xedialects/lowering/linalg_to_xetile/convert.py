@@ -127,6 +127,7 @@ def _plan_with_fusion(spec, fusion, options, hw: XeArch, extra: dict | None = No
         return plan, fusion
     if (options["k-slices"] or 0) > 1:
         dropped = Fusion.unfused(spec)
+        dropped.dequant = fusion.dequant       # the B path keeps its dequantization (split-K does not touch B)
         dropped.notes = fusion.notes + [(spec.op, f"fill/epilogue not fused: k-slices={plan.k_slices} adds partial "
                                                   "results atomically, the fused ops need the complete sum")]
         return plan, dropped
