@@ -2,7 +2,10 @@
 upstream linalg and priced by the performance model (docs/perf-model.md): for each Llama-like shape the
 plan, the predicted time, TFLOP/s or GB/s and the bound.
 
-    python bench/llm_kernels.py [--arch pvc|bmg]
+    python bench/llm_kernels.py [--arch pvc|bmg] [--plans]
+
+Attention (docs/attention.md): prefill with a causal mask, 32 heads x head dim 128, sequence 1k-8k, and
+decode (one query row, 4k-32k of K/V), bf16; published XeTLA figures beside them (ATTENTION_PUBLISHED).
 
 Quantized GEMM (docs/quantized-gemm.md): W8A16 and W4A16 linear layers of a 7B Llama (K = 4096; N = 4096
 for the attention projections, 11008 for the MLP), M = 1 and 16 (decode) and 512 (prefill), per-group f16
@@ -35,7 +38,57 @@ QUANT_SHAPES = [(m, n, 4096) for n in (4096, 11008) for m in (1, 16, 512)]
 
 
 # ---- attention -------------------------------------------------------------------------------------
-# (the attention section goes here: bench/attention_source.py's programs, planned and predicted)
+# docs/attention.md: one fused flash-attention kernel per program of bench/attention_source.py
+
+HEADS, HEAD_DIM = 32, 128                     # Llama-2-7B / Llama-3-8B query heads and head size
+PREFILL_SEQ = (1024, 2048, 4096, 8192)
+DECODE_KV = (4096, 8192, 16384, 32768)
+# Published forward-attention figures on Intel GPUs (TFLOP/s as their authors count them; other shapes)
+ATTENTION_PUBLISHED = [
+    ("XeTLA FMHA fwd, GPU Max 1550, 4 x 48 heads, seq 1024, d 64, non-causal: 88 TFLOP/s",
+     "github.com/intel/intel-xpu-backend-for-triton/issues/773 (comment of 2024-05-13)"),
+    ("XeTLA FMHA fwd, GPU Max 1100, 4 x 48 heads, seq 1024, d 64: 65 TFLOP/s non-causal, 110 causal "
+     "(full-matrix FLOP count)", "github.com/intel/intel-xpu-backend-for-triton/issues/773"),
+    ("sycl-tla counts causal FLOPs as half the matrix, as the rows below do (kept (query, key) pairs only)",
+     "github.com/intel/sycl-tla/pull/322"),
+]
+
+
+def attention_plan(arch: str, **shape):
+    """The plan convert-linalg-to-xetile makes for attention_source(**shape)."""
+    from xedialects.lowering.linalg_to_xetile.attention_match import match_attention
+    from xedialects.lowering.linalg_to_xetile.attention_plan import plan_attention
+    from xedialects.passes.utils.ir_walk import walk
+    from attention_source import attention_source
+
+    mod = xedialects.parse(attention_source(**shape), "attention.mlir")
+    run(mod, "builtin.module(xe-bufferize)")
+    first = next(o for o in walk(mod.operation) if o.name == "linalg.generic")
+    return plan_attention(match_attention(first), get_arch(arch))
+
+
+def print_attention(arch: str, show_plans: bool = False):
+    from xedialects.lowering.linalg_to_xetile.attention_plan import predict_attention
+
+    print(f"## Attention [{arch}] ({HEADS} heads, head dim {HEAD_DIM}, bf16, one fused flash-attention kernel)")
+    print(f"{'form':<9} {'Lq':>6} {'Lk':>6} {'block':>9} {'WGs':>6} {'time':>10} {'TFLOP/s':>8} {'GB/s':>7}  bound")
+    cases = [("prefill c", s, s, True) for s in PREFILL_SEQ] + [("decode", 1, kv, False) for kv in DECODE_KV]
+    for form, lq, lk, causal in cases:
+        plan = attention_plan(arch, batch=(1, HEADS), lq=lq, lk=lk, d=HEAD_DIM, elt="bf16", out="bf16",
+                              causal=causal, scale=HEAD_DIM ** -0.5)
+        p = predict_attention(plan)
+        t = p.time_s
+        ts = f"{t * 1e6:.1f} us" if t < 1e-3 else f"{t * 1e3:.3f} ms"
+        print(f"{form:<9} {lq:>6} {lk:>6} {plan.block_m:>4}x{plan.block_n:<4} {plan.groups[0] * plan.groups[2]:>6} "
+              f"{ts:>10} {p.tflops:>8.2f} {p.gbs:>7.0f}  {p.bound}")
+        if show_plans:
+            print("\n".join("    " + x for x in plan.describe().splitlines()))
+    print("decode (Lq = 1) runs the prefill kernel: one 8-row subgroup per head, 32 work-groups each streaming all "
+          "of K/V (flash-decoding, K/V split over work-groups and combined, is not implemented)")
+    print("published, for scale:")
+    for what, src in ATTENTION_PUBLISHED:
+        print(f"  {what}\n    {src}")
+    print()
 
 
 # ---- quantized GEMM --------------------------------------------------------------------------------
@@ -80,7 +133,9 @@ def print_quantized(arch: str):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--arch", default="pvc", choices=["pvc", "bmg"])
+    ap.add_argument("--plans", action="store_true", help="print each attention kernel's plan with its reasons")
     args = ap.parse_args(argv)
+    print_attention(args.arch, args.plans)
     print_quantized(args.arch)
 
 

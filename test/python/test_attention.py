@@ -71,3 +71,17 @@ def test_plan_rules():
     assert p.num_subgroups == 2 and p.block_n == 32       # 16 query rows need 2 subgroups of 8
     with pytest.raises(NotAttention, match="Lk = 40"):
         plan_attention(_form(lq=16, lk=40, d=64), hw)
+
+
+def test_model_counts_only_kept_pairs_and_skipped_blocks():
+    from xedialects.lowering.linalg_to_xetile.attention_plan import key_blocks, predict_attention, useful_flops
+
+    hw = get_arch("pvc")
+    full = plan_attention(_form(lq=256, lk=256, d=64), hw)
+    causal = plan_attention(_form(lq=256, lk=256, d=64, causal=True), hw)
+    assert key_blocks(full) == [8, 8, 8, 8] and key_blocks(causal) == [2, 4, 6, 8]    # 32-row K/V blocks
+    assert useful_flops(full.form) == 4 * 64 * 256 * 256 * 2
+    assert useful_flops(causal.form) == 4 * 64 * (256 * 257 // 2) * 2
+    p, pc = predict_attention(full), predict_attention(causal)
+    assert 0 < pc.time_s < p.time_s and pc.flops < p.flops
+    assert "model [pvc]" in causal.describe()

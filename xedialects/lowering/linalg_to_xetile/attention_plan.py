@@ -41,6 +41,10 @@ class AttentionPlan:
                  f"  grid             : x={gx} (query blocks) z={gz} (batch x heads) = {gx * gy * gz} work-groups",
                  "  reasons:"]
         lines += [f"    - {r}" for r in self.reasons]
+        p = predict_attention(self)
+        if p is not None:
+            lines.append(f"  model [{self.arch}]      : predicted {p.time_s * 1e6:.3f} us, {p.tflops:.2f} TFLOP/s "
+                         f"(useful), bound: {p.bound}")
         return "\n".join(lines)
 
 
@@ -98,3 +102,59 @@ def plan_attention(form: AttentionForm, hw: XeArch) -> AttentionPlan:
         reasons.append("causal: the K/V loop stops at the work-group's last query row (blocks above the "
                        "diagonal are never read); the blocks crossing the diagonal run in a second loop that masks")
     return AttentionPlan(hw.name, rows, sgs, bn, grf, (gx, 1, gz), reg, reasons, form)
+
+
+def key_blocks(plan: AttentionPlan) -> list[int]:
+    """K/V blocks each query block of one (batch, head) reads: all of Lk, or (causal) up to its last row."""
+    f, bm, bn = plan.form, plan.block_m, plan.block_n
+    gx = plan.groups[0]
+    if not f.causal:
+        return [f.lk // bn] * gx
+    return [-(-min(f.lk, (i + 1) * bm) // bn) for i in range(gx)]
+
+
+def useful_flops(form: AttentionForm) -> int:
+    """2 x 2 x d per (query, key) pair the program keeps: every pair, or (causal) key <= query."""
+    heads = 1
+    for b in form.batch:
+        heads *= b
+    pairs = form.lq * form.lk if not form.causal else sum(min(q + 1, form.lk) for q in range(form.lq))
+    return 4 * form.d * pairs * heads
+
+
+def model_work(plan: AttentionPlan, hw: XeArch):
+    """The perf model's `KernelWork` of the fused kernel (docs/attention.md "Model"): per subgroup and
+    K/V step two DPAS products of sg_rows x block_n x d, ~10 vector operations per S element and one
+    rescale per accumulator element; HBM reads Q, K, V once and writes O once (one head's K and V fit
+    L2), L2 serves every work-group's K/V blocks."""
+    from ...passes.analysis.perf_model import KernelWork
+
+    f, rows, bn, d = plan.form, plan.sg_rows, plan.block_n, plan.form.d
+    eb = _BYTES[f.elt]
+    blocks = key_blocks(plan)
+    heads = plan.groups[2]
+    mean = sum(blocks) / len(blocks)
+    steps = -(-sum(blocks) // len(blocks))     # causal: work-groups of all lengths share the Xe-cores
+    vec = int(mean * (rows * bn * (10 + (4 if f.causal else 0)) + rows * d))
+    qo = f.lq * d * (eb + _BYTES[f.out_elt]) * heads
+    kv = 2 * f.lk * d * eb * heads
+    l2 = int(qo + heads * sum(blocks) * 2 * bn * d * eb)
+    return KernelWork(
+        work_groups=plan.groups[0] * heads, subgroups_per_wg=plan.num_subgroups, k_steps=steps,
+        dpas_ops_per_step=4 * rows * bn * d, dpas_type=f.elt, vector_elems_per_sg=vec,
+        bytes_hbm=qo + kv, bytes_l2=l2, large_grf=plan.grf_mode == "large", prefetch_distance=1,
+        flops=useful_flops(f),
+        assumptions=("HBM: Q, K, V read and O written once (one head's K and V fit L2)",
+                     "vector work: ~10 operations per S element (scale, max, subtract, exp, sum, round), "
+                     "+4 with the mask, 1 per accumulator element per step"))
+
+
+def predict_attention(plan: AttentionPlan):
+    """The perf model's prediction for the fused kernel, or None without performance facts."""
+    from ...arch import get_arch
+    from ...passes.analysis.perf_model import predict
+
+    hw = get_arch(plan.arch)
+    if hw.perf is None:
+        return None
+    return predict(hw, model_work(plan, hw))
