@@ -125,6 +125,7 @@ def test_model_counts_the_weights_bytes():
     assert 4096 * 4096 <= quant.bytes_hbm < 0.55 * dense.bytes_hbm, (quant.bytes_hbm, dense.bytes_hbm)
     assert any("B read as i8" in n for n in quant.assumptions)
     assert predict(pvc, quant).bound == "HBM"
+    assert any(r.startswith("decode shape (M = 1 <= 32): DPAS kept, the model's compute term") for r in plan.reasons)
 
 
 def test_split_k_keeps_the_dequantization(tmp_path, capsys):

@@ -202,6 +202,9 @@ def convert_linalg_to_xetile(module_op, options, ctx):
                                         "(one scale row per K step)")
                 if fusion.dequant is not None:
                     plan.b_storage_type = fusion.dequant.wtype     # the model counts the weights' bytes
+                    why = dequant.decode_reason(plan, hw)
+                    if why:
+                        plan.reasons.append(why)
             except ValueError as e:
                 ctx.error(op, f"GEMM plan: {e}")
                 continue
@@ -267,6 +270,11 @@ def _dequant_producers(func, ctx) -> dict:
     fused form gets a remark (it keeps its own kernel)."""
     out = {}
     for op in walk(func):
+        gen = dequant.gemv_producer(op)
+        if gen is not None:
+            ctx.remark(gen, f"dequantization not fused into '{op.name}': the gemv kernels take no dequantizing "
+                            "prologue (the fused form is a linalg.matmul reading the weights as K x N, M = 1 for "
+                            "decode; docs/quantized-gemm.md)")
         if op.name not in col_major.MATMUL_NAMES:
             continue
         try:

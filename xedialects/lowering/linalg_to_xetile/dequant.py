@@ -18,7 +18,8 @@ from ...core.typeinfo import memref_info
 from .gemm_epilogue import _block_ops, _defining, _neutral, _users_in
 from .linalg_match import identity_layout
 
-WEIGHT_TYPES = ("i8", "i4")
+WEIGHT_TYPES = ("i8", "i4")          # integer weights recognized as a dequantization
+FUSED_WEIGHT_TYPES = ("i8",)         # ... and fused into the GEMM's B path
 OUT_TYPES = ("f16", "bf16")
 PARAM_TYPES = ("f16", "bf16", "f32", "i8")
 BODY_OPS = ("arith.sitofp", "arith.extsi", "arith.extf", "arith.truncf", "arith.subf", "arith.mulf",
@@ -70,16 +71,31 @@ def _is_int_weights(v) -> bool:
 
 def producer(spec):
     """The linalg.generic writing the matmul's B just before it (same block), or None."""
-    block = spec.op.block
+    return _int_producer(spec.b, spec.op)
+
+
+GEMV_MATRIX = {"linalg.matvec": 0, "linalg.vecmat": 1}   # which operand of a gemv is the weight matrix
+
+
+def gemv_producer(op):
+    """The dequantizing generic writing the matrix of a linalg.matvec / vecmat, or None: such gemvs keep
+    their own kernel (the remark says how to get the fused one)."""
+    i = GEMV_MATRIX.get(op.name)
+    return None if i is None else _int_producer(op.operands[i], op)
+
+
+def _int_producer(value, user):
+    """The last linalg.generic before `user` in its block that writes `value` from an integer input."""
+    block = user.block
     ops = _block_ops(block)
     pos = {o: i for i, o in enumerate(ops)}
-    writers = [u for u in _users_in(spec.b, block)
-               if u is not None and u.name == "linalg.generic" and pos[u] < pos[spec.op]]
+    writers = [u for u in _users_in(value, block)
+               if u is not None and u.name == "linalg.generic" and pos[u] < pos[user]]
     if not writers:
         return None
     gen = max(writers, key=pos.get)
     ins = list(gen.operands)
-    if ins[-1] != spec.b or not any(_is_int_weights(v) for v in ins[:-1]):
+    if ins[-1] != value or not any(_is_int_weights(v) for v in ins[:-1]):
         return None
     return gen
 
@@ -134,6 +150,9 @@ def recognize(spec) -> Dequant | None:
         if not identity_layout(v):
             raise NotDequant(f"{what} needs the identity layout")
         if res == ["d0", "d1"] and elt in WEIGHT_TYPES and weights is None:
+            if elt not in FUSED_WEIGHT_TYPES:
+                raise NotDequant(f"{what}: {elt} weights (packed two per byte) are not fused yet: the kernel has no "
+                                 "nibble unpack (docs/quantized-gemm.md 'Not yet: W4A16')")
             if tuple(shape) != (K, N):
                 raise NotDequant(f"{what}: the weights must be K x N = {K}x{N}")
             weights = DqInput(v, "weights")
@@ -175,6 +194,28 @@ def recognize(spec) -> Dequant | None:
         raise NotDequant("the dequantization body reads its output")
     group = groups.pop() if groups else None
     return Dequant(gen, spec.b, weights.value, memref_info(weights.value)[1], out_type, inputs, block_, group)
+
+
+DECODE_M = 32   # M up to this is a decode shape (docs/quantized-gemm.md "Decode shapes")
+
+
+def decode_reason(plan, hw) -> str | None:
+    """The plan's reason for keeping DPAS at a decode shape, from the performance model's terms (None
+    above DECODE_M rows or without perf facts)."""
+    from ...passes.analysis.perf_model import predict, work_from_plan
+
+    m = plan.planned_mnk[0]
+    if m > DECODE_M or hw.perf is None:
+        return None
+    p = predict(hw, work_from_plan(plan, hw))
+    comp, mem = p.terms.get("compute", 0.0), p.terms.get("hbm", 0.0)
+    us = lambda t: f"{t * 1e6:.2f} us"  # noqa: E731
+    if comp <= mem:
+        return (f"decode shape (M = {m} <= {DECODE_M}): DPAS kept, the model's compute term {us(comp)} is below "
+                f"its HBM term {us(mem)} (weights read as {plan.b_storage_type}); vector FMAs would not shorten "
+                f"a kernel bound by {p.bound}")
+    return (f"decode shape (M = {m} <= {DECODE_M}): DPAS kept; the model's compute term {us(comp)} exceeds its HBM "
+            f"term {us(mem)}, and vector FMAs have a lower peak than DPAS")
 
 
 def _captured(block):

@@ -92,3 +92,46 @@ func.func @group_of_8(%A: memref<32x64xf16>, %W: memref<64x64xi8>, %S: memref<8x
   linalg.matmul ins(%A, %Bd : memref<32x64xf16>, memref<64x64xf16>) outs(%C : memref<32x64xf32>)
   return
 }
+
+// -----
+// i4 weights are recognized but not fused yet (no nibble unpack in the kernel); the generic stays on the host
+// with the element-wise lowering's remark, the GEMM is lowered.
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#col = affine_map<(d0, d1) -> (d1)>
+// CHECK-LABEL: func.func @int4(
+// CHECK:       linalg.generic
+// CHECK:       gpu.launch_func @int4_kernels::@int4_0
+func.func @int4(%A: memref<32x64xf16>, %W: memref<64x64xi4>, %S: memref<64xf16>, %C: memref<32x64xf32>) {
+  %Bd = memref.alloc() : memref<64x64xf16>
+  // expected-remark @+2 {{dequantization not fused into the GEMM: input 0 (memref<64x64xi4>): i4 weights (packed two per byte) are not fused yet}}
+  // expected-remark @+1 {{not lowered to XeTile: input 0 of 'linalg.generic' has element type i4}}
+  linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%W, %S : memref<64x64xi4>, memref<64xf16>) outs(%Bd : memref<64x64xf16>) {
+  ^bb0(%w: i4, %s: f16, %o: f16):
+    %f = arith.sitofp %w : i4 to f16
+    %r = arith.mulf %f, %s : f16
+    linalg.yield %r : f16
+  }
+  linalg.matmul ins(%A, %Bd : memref<32x64xf16>, memref<64x64xf16>) outs(%C : memref<32x64xf32>)
+  return
+}
+
+// -----
+// A dequantized matrix feeding a gemv (linalg.matvec): the gemv kernels take no prologue; two kernels.
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+// CHECK-LABEL: func.func @matvec(
+// CHECK-COUNT-2: gpu.launch_func
+func.func @matvec(%W: memref<64x128xi8>, %S: memref<64xf16>, %x: memref<128xf16>, %y: memref<64xf16>) {
+  %Bd = memref.alloc() : memref<64x128xf16>
+  // expected-remark @+1 {{dequantization not fused into 'linalg.matvec': the gemv kernels take no dequantizing prologue}}
+  linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%W, %S : memref<64x128xi8>, memref<64xf16>) outs(%Bd : memref<64x128xf16>) {
+  ^bb0(%w: i8, %s: f16, %o: f16):
+    %f = arith.sitofp %w : i8 to f16
+    %r = arith.mulf %f, %s : f16
+    linalg.yield %r : f16
+  }
+  linalg.matvec ins(%Bd, %x : memref<64x128xf16>, memref<128xf16>) outs(%y : memref<64xf16>)
+  return
+}
