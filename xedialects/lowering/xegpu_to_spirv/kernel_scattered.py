@@ -89,33 +89,42 @@ class ScatteredLowering:
                 "ori": "spirv.AtomicOr", "assign": "spirv.AtomicExchange", "addf": "spirv.EXT.AtomicFAdd"}
 
     def h_xegpu_atomic_rmw(self, op):
-        kind = str_attr(op, "kind")
         v = self.dval(op.operands[0])
         d = self.get(op.operands[1])
         mask = self.dval(op.operands[2])
+        spv = self.atomic_instruction(op, d)
+        lay, slots = self.scatter_slots(d, mask, v.shape)
+        v = self.lanes.relayout(v, lay)
+        olds = []
+        for s, _el, addr, mv in slots:
+            if addr is None or v.vals[s] is None:
+                olds.append(None)
+                continue
+            olds.append(self.atomic_elem(spv, d, addr, v.vals[s], mv))
+        return [DVal(lay, olds, d.elt)]
+
+    def atomic_instruction(self, op, d: ScDesc) -> str:
+        """The SPIR-V atomic instruction of atomic_rmw `op` on `d`'s elements (a located error if none)."""
+        kind = str_attr(op, "kind")
         spv = self._ATOMICS.get(kind)
         if spv is None:
             raise LoweringError(op, f"atomic_rmw kind {kind} has no single SPIR-V atomic instruction; supported: "
                                     f"{', '.join(sorted(self._ATOMICS))}")
         if kind == "addf" and d.elt != "f32":
             raise LoweringError(op, f"atomic addf on {d.elt}: only f32 float atomics are supported")
-        lay, slots = self.scatter_slots(d, mask, v.shape)
-        v = self.lanes.relayout(v, lay)
+        return spv
+
+    def atomic_elem(self, spv: str, d: ScDesc, addr, value, mask):
+        """The old value of element `addr` of `d` after atomic `spv` with `value` where `mask` (i1), else 0."""
         st = storage_type(d.elt)
-        olds = []
-        for s, _el, addr, mv in slots:
-            if addr is None or v.vals[s] is None:
-                olds.append(None)
-                continue
-            if_op = scf.IfOp(mv, [st], has_else=True)
-            with ir.InsertionPoint(if_op.then_block):
-                p = self.elem_ptr(d.ptr, st, addr)
-                scope = "Workgroup" if is_slm_ptr(d.ptr) else "Device"
-                attrs = {"memory_scope": ir.Attribute.parse(f"#spirv.scope<{scope}>"),
-                         "semantics": ir.Attribute.parse("#spirv.memory_semantics<None>")}
-                r = ir.Operation.create(spv, results=[st], operands=[p, v.vals[s]], attributes=attrs).results[0]
-                scf.YieldOp([r])
-            with ir.InsertionPoint(if_op.else_block):
-                scf.YieldOp([self.lanes.zero(st)])
-            olds.append(if_op.results[0])
-        return [DVal(lay, olds, d.elt)]
+        if_op = scf.IfOp(mask, [st], has_else=True)
+        with ir.InsertionPoint(if_op.then_block):
+            p = self.elem_ptr(d.ptr, st, addr)
+            scope = "Workgroup" if is_slm_ptr(d.ptr) else "Device"
+            attrs = {"memory_scope": ir.Attribute.parse(f"#spirv.scope<{scope}>"),
+                     "semantics": ir.Attribute.parse("#spirv.memory_semantics<None>")}
+            r = ir.Operation.create(spv, results=[st], operands=[p, value], attributes=attrs).results[0]
+            scf.YieldOp([r])
+        with ir.InsertionPoint(if_op.else_block):
+            scf.YieldOp([self.lanes.zero(st)])
+        return if_op.results[0]

@@ -60,6 +60,11 @@ def _vnni_factor(elt: str) -> int:
     return max(1, 32 // bits_of(elt))
 
 
+def _is_constant(v) -> bool:
+    o = owner_op(v)
+    return o is not None and o.name in ("arith.constant", "spirv.Constant")
+
+
 def _known_true(v) -> bool:
     o = owner_op(v)
     return o is not None and o.name == "arith.constant" and str(o.attributes["value"]) == "true"
@@ -71,6 +76,10 @@ class LaneKernelLowering(KernelLowering):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.lane_private = True
+        # register -> (subgroup block, (16,) flat block element it holds in each lane): where a loaded
+        # fragment's registers came from, so a DPAS operand made of them is taken from the block as it
+        # was read (the fragment's reorder then has no user left and canonicalize drops it)
+        self.origin: dict = {}
 
     def check_mode(self, op):
         if op.name.startswith("xegpu.") and "mode" in op.attributes and "vc" in str(op.attributes["mode"]):
@@ -206,11 +215,11 @@ class LaneKernelLowering(KernelLowering):
         return [DVal(private(shape), vals, "i1")]
 
     # ---- subgroup operations ---------------------------------------------------------------------
-    _SHUFFLES = {"xor": "spirv.GroupNonUniformShuffleXor", "up": "spirv.GroupNonUniformShuffleUp",
-                 "down": "spirv.GroupNonUniformShuffleDown"}
-
     def h_gpu_shuffle(self, op):
-        """gpu.shuffle of a scalar or, per register, of a work-item's vector (width 16: the subgroup)."""
+        """gpu.shuffle of a scalar or, per register, of a work-item's vector (width 16: the subgroup):
+        every mode is a `GroupNonUniformShuffle` from the lane it names (idx: the operand, xor / up /
+        down: computed from the lane id); a lane outside the subgroup gives the work-item's own value,
+        as in the simulator, and a false valid flag."""
         mode = str(op.attributes["mode"]).rsplit(" ", 1)[-1].rstrip(">")
         width = self.const_int(op.operands[2])
         if width != LANES:
@@ -218,25 +227,12 @@ class LaneKernelLowering(KernelLowering):
                                     f"the SPIR-V kernels shuffle over the whole subgroup ({LANES} lanes)")
         L = self.lanes
         x = L.to_i32(self.scalar(op.operands[1], op))
-        out = []
-        for r in self.regs(op.operands[0]):
-            if mode == "idx":
-                out.append(L.shuffle(r, x))
-                continue
-            t = str(r.type)
-            v = arith.ExtUIOp(ir.IntegerType.get_signless(8), r).result if t == "i1" else \
-                arith.IndexCastOp(ir.IntegerType.get_signless(64), r).result if t == "index" else r
-            s = ir.Operation.create(self._SHUFFLES[mode], results=[v.type], operands=[v, x], attributes={
-                "execution_scope": ir.Attribute.parse("#spirv.scope<Subgroup>")}).results[0]
-            if t == "i1":
-                s = arith.CmpIOp(arith.CmpIPredicate.ne, s, L.const(s.type, 0)).result
-            elif t == "index":
-                s = arith.IndexCastOp(ir.IndexType.get(), s).result
-            out.append(s)
-        src = L.lane_i32                 # the lane read from, and whether it is in the subgroup
-        target = x if mode == "idx" else arith.XOrIOp(src, x).result if mode == "xor" else \
-            arith.SubIOp(src, x).result if mode == "up" else arith.AddIOp(src, x).result
-        valid = arith.CmpIOp(arith.CmpIPredicate.ult, target, L.i32(LANES)).result
+        own = L.lane_i32
+        src = x if mode == "idx" else arith.XOrIOp(own, x).result if mode == "xor" else \
+            arith.SubIOp(own, x).result if mode == "up" else arith.AddIOp(own, x).result
+        valid = arith.CmpIOp(arith.CmpIPredicate.ult, src, L.i32(LANES)).result
+        src = arith.SelectOp(valid, src, own).result
+        out = [L.shuffle(r, src) for r in self.regs(op.operands[0])]
         return [self.fragment(out, op.results[0].type, elt_name(op.results[0].type)), valid]
 
     def h_gpu_subgroup_reduce(self, op):
@@ -283,7 +279,11 @@ class LaneKernelLowering(KernelLowering):
         e = vc_of[rows * W + cols]                        # (16, n): the block element of lane l's p-th
         lay = self.block_layout((H * W,), e)
         lay = Layout(shape, lay.lanes.reshape(shape), lay.slots.reshape(shape))
-        return [self.own(block, lay, op.results[0].type)]
+        frag = self.own(block, lay, op.results[0].type)
+        for p, r in enumerate(frag.vals if isinstance(frag, DVal) else [frag]):
+            if r is not None and not _is_constant(r):
+                self.origin[r] = (block, e[:, p])
+        return [frag]
 
     def h_xegpu_store_nd(self, op):
         td, wl, wd = _sg_map(op, op.operands[1].type, "it says which elements each work-item stores")
@@ -316,6 +316,20 @@ class LaneKernelLowering(KernelLowering):
         wl, wd, va = default
         return fragment_coords(mshape, wl, wd, False, va, f)
 
+    def operand_block(self, regs, shape, coords, elt: str) -> DVal:
+        """The subgroup matrix of `shape` whose element coords[.][l, p] lane l's register p holds: the
+        block those registers were loaded from, when they all come from one (`origin`), else the
+        registers themselves."""
+        src = [self.origin.get(r) for r in regs]
+        flat = np.ravel_multi_index(coords, shape)          # (16, n)
+        if src and all(x is not None and x[0] is src[0][0] and x[0].elt == elt for x in src):
+            idx = np.full(int(np.prod(shape)), -1, np.int64)
+            for p, (_block, col) in enumerate(src):
+                idx[flat[:, p]] = col
+            if (idx >= 0).all():
+                return self.move(src[0][0], shape, idx)
+        return DVal(self.block_layout(shape, *coords), regs, elt)
+
     def h_xegpu_dpas(self, op):
         """The subgroup DPAS of the lanes' fragments: A, B and the accumulator put together in the
         layouts the SIMT dpas takes them in, the VC rule (matrix-mad builtins or the k loop), and
@@ -337,9 +351,9 @@ class LaneKernelLowering(KernelLowering):
                 if len(op.operands) > 2 else None
         except ValueError as e:
             raise LoweringError(op, f"SIMT dpas: {e}") from None
-        a = DVal(self.block_layout((M, K), *a_rc), ra_, ea)
-        b = DVal(self.block_layout((K, N), *b_rc), rb_, eb)
-        acc = DVal(self.block_layout((M, N), *acc_rc), self.regs(op.operands[2]), elt_name(op.operands[2].type)) \
+        a = self.operand_block(ra_, (M, K), a_rc, ea)
+        b = self.operand_block(rb_, (K, N), b_rc, eb)
+        acc = self.operand_block(self.regs(op.operands[2]), (M, N), acc_rc, elt_name(op.operands[2].type)) \
             if acc_rc is not None else None
         res = self.dpas_values(a, b, acc, (M, N), er)
         return [self.own(res, self.block_layout((M, N), *c_rc), op.results[0].type)]
@@ -383,5 +397,9 @@ class LaneKernelLowering(KernelLowering):
         return []
 
     def h_xegpu_atomic_rmw(self, op):
-        raise LoweringError(op, "SIMT-mode xegpu.atomic_rmw is not lowered to SPIR-V (lane-level kernels); "
-                                "lower the VC-mode kernel instead")
+        d = self.get(op.operands[1])
+        spv = self.atomic_instruction(op, d)
+        true = self.lanes.const(ir.IntegerType.get_signless(1), 1)
+        olds = [self.atomic_elem(spv, d, lin, v, true if ok is None else ok)
+                for (lin, ok), v in zip(self.scattered_elements(d, op.operands[2]), self.regs(op.operands[0]))]
+        return [self.fragment(olds, op.results[0].type, d.elt)]

@@ -26,13 +26,17 @@
 // PORT:         spirv.Return
 
 // PVC-LABEL: spirv.func @parts(%arg0: !spirv.ptr<i8, CrossWorkgroup>, %arg1: !spirv.ptr<f32, CrossWorkgroup>)
-// PVC:         %[[P:.*]] = spirv.ConvertPtrToU %arg0 : !spirv.ptr<i8, CrossWorkgroup> to i64
 // PVC:         %[[LANE:.*]] = spirv.Load "Input" %__builtin__SubgroupLocalInvocationId___addr : i32
 // PVC:         %[[L64:.*]] = spirv.UConvert %[[LANE]] : i32 to i64
+// PVC:         %[[L32:.*]] = spirv.SConvert %[[L64]] : i64 to i32
+// PVC:         %[[P:.*]] = spirv.ConvertPtrToU %arg0 : !spirv.ptr<i8, CrossWorkgroup> to i64
 // PVC:         %[[Q:.*]] = spirv.ConvertUToPtr %[[P]] : i64 to !spirv.ptr<f32, CrossWorkgroup>
 // PVC:         %[[A:.*]] = spirv.PtrAccessChain %[[Q]][%[[L64]]]
 // PVC:         %[[X:.*]] = spirv.Load "CrossWorkgroup" %[[A]] ["Aligned", 4] : f32
-// PVC:         %[[Y:.*]] = spirv.GroupNonUniformShuffleXor <Subgroup> %[[X]], %{{.*}} : f32, i32
+// PVC:         %[[XOR:.*]] = spirv.BitwiseXor %[[L32]], %{{.*}} : i32
+// PVC:         %[[OK:.*]] = spirv.ULessThan %[[XOR]], %{{.*}} : i32
+// PVC:         %[[SRC:.*]] = spirv.Select %[[OK]], %[[XOR]], %[[L32]] : i1, i32
+// PVC:         %[[Y:.*]] = spirv.GroupNonUniformShuffle <Subgroup> %[[X]], %[[SRC]] : f32, i32
 // PVC:         %[[S:.*]] = spirv.GroupNonUniformFAdd <Subgroup> <Reduce> %[[Y]] : f32 -> f32
 // PVC:         %[[I:.*]] = spirv.UMod %[[L64]], %{{.*}} : i64
 // PVC:         %[[E1:.*]] = spirv.Select %{{.*}}, %[[Y]], %[[X]] : i1, f32
