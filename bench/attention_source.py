@@ -4,10 +4,11 @@ linalg.generic (3D and 4D alike), the mask linalg.index + arith.cmpi + arith.sel
 
 
 def attention_source(batch=(2,), lq=64, lk=64, d=64, elt="f16", causal=False, scale=None, out=None,
-                     transpose_op=False) -> str:
+                     transpose_op=False, mask=None) -> str:
     """@attention(Q, K, V) -> O on tensors: batch dims `batch` ((B*H,) or (B, H)), Lq x d queries, Lk x d
     keys and values of `elt`; optional scale and causal mask (one element-wise generic), P rounded to
-    `elt`, O in f32 or `out`. `transpose_op`: K^T by linalg.transpose and a plain contraction."""
+    `elt`, O in f32 or `out`. `transpose_op`: K^T by linalg.transpose and a plain contraction. `mask`:
+    an additive mask argument %M of that element type, "full" ([batch.., Lq, Lk]) or "shared" ([Lq, Lk])."""
     r = len(batch) + 2
     dims = [f"d{i}" for i in range(r + 1)]
     bd = dims[:len(batch)]
@@ -20,7 +21,10 @@ def attention_source(batch=(2,), lq=64, lk=64, d=64, elt="f16", causal=False, sc
     par = ", ".join(['"parallel"'] * r)
     red = ", ".join(['"parallel"'] * r + ['"reduction"'])
     out = out or "f32"
-    L = [f"func.func @attention(%Q: {t(lq, d, elt)}, %K: {t(lk, d, elt)}, %V: {t(lk, d, elt)}) -> {t(lq, d, out)} {{",
+    mask_t = None if mask is None else t(lq, lk, "f32") if mask == "full" else f"tensor<{lq}x{lk}xf32>"
+    margs = f", %M: {mask_t}" if mask else ""
+    L = [f"func.func @attention(%Q: {t(lq, d, elt)}, %K: {t(lk, d, elt)}, %V: {t(lk, d, elt)}{margs}) -> "
+         f"{t(lq, d, out)} {{",
          "  %z = arith.constant 0.0 : f32", "  %ninf = arith.constant 0xFF800000 : f32"]
     w = L.append
     def contraction(name, a, b, at, bt, ct, maps, res):
@@ -66,6 +70,16 @@ def attention_source(batch=(2,), lq=64, lk=64, d=64, elt="f16", causal=False, sc
         body.append(f"linalg.yield {y} : f32")
         ew("sm", cur, st, st, body, "f32")
         cur = "%sm"
+    if mask:
+        mmap = ident if mask == "full" else f"affine_map<({', '.join(dims[:r])}) -> ({', '.join(dims[r - 2:r])})>"
+        w(f"  %ame = tensor.empty() : {st}")
+        w(f"  %am = linalg.generic {{indexing_maps = [{ident}, {mmap}, {ident}], iterator_types = [{par}]}} "
+          f"ins({cur}, %M : {st}, {mask_t}) outs(%ame : {st}) {{")
+        w("  ^bb0(%x: f32, %mv: f32, %out_: f32):")
+        w("    %amr = arith.addf %x, %mv : f32")
+        w("    linalg.yield %amr : f32")
+        w(f"  }} -> {st}")
+        cur = "%am"
     w(f"  %pe = tensor.empty() : {st}")
     w(f"  %p = linalg.softmax dimension({r - 1}) ins({cur} : {st}) outs(%pe : {st}) -> {st}")
     ew("ph", "%p", st, t(lq, lk, elt), ["%pr = arith.truncf %x : f32 to " + elt, f"linalg.yield %pr : {elt}"], elt)

@@ -1,6 +1,7 @@
 """Fused flash attention (docs/attention.md): the recogniser's forms, the plan's rules, and the one
 kernel against the unfused CPU reference of the same linalg program (xe-run --check) on the
-simulator for f16/bf16, head dim 64/128, causal or not, 3D and 4D, through XeGPU and SPIR-V."""
+simulator for f16/bf16, head dim 64/128, causal or not, additive masks, 3D and 4D, through XeGPU and
+SPIR-V."""
 import os
 import sys
 
@@ -30,7 +31,10 @@ def _run(tmp_path, capsys, pipeline, **kw):
     dict(batch=(2,), lq=48, lk=96, d=64, elt="f16", scale=0.125, transpose_op=True),
     dict(batch=(1, 2), lq=64, lk=64, d=128, elt="bf16", out="bf16", causal=True, scale=0.088),
     dict(batch=(2,), lq=96, lk=96, d=64, elt="f16", out="f16", causal=True),
-], ids=["f16-3d-d64", "unaligned-q-transpose-op", "bf16-4d-d128-causal", "f16-causal-2-loops"])
+    dict(batch=(2,), lq=64, lk=64, d=64, elt="f16", scale=0.125, mask="full"),
+    dict(batch=(2, 2), lq=96, lk=96, d=64, elt="bf16", causal=True, mask="shared"),
+], ids=["f16-3d-d64", "unaligned-q-transpose-op", "bf16-4d-d128-causal", "f16-causal-2-loops", "additive-mask",
+        "shared-mask-causal-4d"])
 def test_fused_attention_matches_reference(tmp_path, capsys, kw):
     out = _run(tmp_path, capsys, "xe-gemm-to-xegpu", **kw)
     assert "PASS" in out.out

@@ -18,7 +18,9 @@ from .attention_match import AttentionForm
 from .attention_plan import AttentionPlan
 from .launch import index_const, launch_func
 
-_NEG_INF = "0xFF800000"
+# the running row max starts at -1e30, not -inf: a row whose first blocks an additive mask sets to -inf
+# keeps exp(m - m') = 1 and exp(S - m') = 0 instead of NaN (docs/attention.md "Lowering")
+_M0 = "-1.0e+30"
 
 
 def _wg(layout, data):
@@ -62,6 +64,13 @@ def kernel_text(form: AttentionForm, plan: AttentionPlan, kname: str) -> str:
     p_v, q_v = f"vector<{BM}x{BN}x{T}>", f"vector<{BM}x{D}x{T}>"
     kv_v, vv_v = f"vector<{D}x{BN}x{T}>", f"vector<{BN}x{D}x{T}>"
     view = lambda r, c: f"memref<{r}x{c}x{T}, strided<[{c}, 1], offset: ?>>"  # noqa: E731
+    has_mask = form.mask is not None
+    if has_mask:
+        mask_elt = str(ir.MemRefType(form.mask.type).element_type)
+        mk_t = _tile((BM, BN), mask_elt, lay, (rows, BN))
+        mk_v = f"vector<{BM}x{BN}x{mask_elt}>"
+        mk_view = (str(form.mask.type) if len(form.mask.type.shape) == 2
+                   else f"memref<{LQ}x{LK}x{mask_elt}, strided<[{LK}, 1], offset: ?>>")
     L = []
     w = L.append
     cnt = [0]
@@ -84,8 +93,9 @@ def kernel_text(form: AttentionForm, plan: AttentionPlan, kname: str) -> str:
     def exp(a, vt, wgm, ind):
         return op(f"math.exp {a} {{wg_map = {wgm}}} : {vt}", ind)
 
-    def step(acc, m, l, kt, vt, kp, vp, j, ind, masked):
-        """One K/V block: returns the values the loop yields."""
+    def step(acc, m, l, kt, vt, kp, vp, *rest, ind, masked):
+        """One K/V block at key offset j (with the additive mask's tile mt): the values the loop yields."""
+        (mt, j) = rest if has_mask else (None, rest[0])
         k = op(f"xetile.load_tile {kt} : {k_t} -> {kv_v}", ind)
         w(f"{ind}xetile.prefetch_tile {kp} : {kp_t}")
         w(f"{ind}xetile.prefetch_tile {vp} : {vp_t}")
@@ -95,6 +105,11 @@ def kernel_text(form: AttentionForm, plan: AttentionPlan, kname: str) -> str:
             s = ew("arith.mulf", s, "%scale", s_v, s_wg, ind)
         if masked:
             s = _mask(s, j, ind)
+        if has_mask:
+            mv = op(f"xetile.load_tile {mt} : {mk_t} -> {mk_v}", ind)
+            if mask_elt != "f32":
+                mv = op(f"arith.extf {mv} {{wg_map = {s_wg}}} : {mk_v} to {s_v}", ind)
+            s = ew("arith.addf", s, mv, s_v, s_wg, ind)
         mc = op(f"xetile.tile_reduce <maximumf> {s} [1] {{wg_map = {r_wg}}} : {s_v} -> {r_v}", ind)
         mn = ew("arith.maximumf", m, mc, r_v, r_wg, ind)
         corr = exp(ew("arith.subf", m, mn, r_v, r_wg, ind), r_v, r_wg, ind)
@@ -109,6 +124,8 @@ def kernel_text(form: AttentionForm, plan: AttentionPlan, kname: str) -> str:
         nxt = [op(f"xetile.update_tile_offset {t}, [{off}] : {tt}", ind)
                for t, tt, off in ((kt, k_t, "%c0, %cbn"), (vt, v_t, "%cbn, %c0"),
                                   (kp, kp_t, "%c0, %cbn"), (vp, vp_t, "%cbn, %c0"))]
+        if has_mask:
+            nxt.append(op(f"xetile.update_tile_offset {mt}, [%c0, %cbn] : {mk_t}", ind))
         return [accn, mn, ln] + nxt
 
     def _mask(s, j, ind):
@@ -123,10 +140,12 @@ def kernel_text(form: AttentionForm, plan: AttentionPlan, kname: str) -> str:
         pen = ew("arith.mulf", pos, "%ninf_big", s_v, s_wg, ind)
         return ew("arith.addf", s, pen, s_v, s_wg, ind)
 
-    iter_types = [a_v, r_v, r_v, k_t, v_t, kp_t, vp_t]
+    iter_types = [a_v, r_v, r_v, k_t, v_t, kp_t, vp_t] + ([mk_t] if has_mask else [])
+    n_iter = len(iter_types)
     qt, kt_, vt_, ot = (str(x.type) for x in (form.q, form.k, form.v, form.out))
     diag_arg = f", %Dg: memref<{BM}x{BN}xf32>" if form.causal else ""
-    w(f"  gpu.func @{kname}(%Q: {qt}, %K: {kt_}, %V: {vt_}, %O: {ot}{diag_arg}) kernel attributes "
+    mask_arg = f", %Mk: {form.mask.type}" if has_mask else ""
+    w(f"  gpu.func @{kname}(%Q: {qt}, %K: {kt_}, %V: {vt_}, %O: {ot}{diag_arg}{mask_arg}) kernel attributes "
       f"{{known_block_size = array<i32: {R * 16}, 1, 1>, {GRF_MODE_ATTR} = \"{plan.grf_mode}\", "
       f"xe.subgroup_size = 16 : i32}} {{")
     ind = "    "
@@ -163,7 +182,7 @@ def kernel_text(form: AttentionForm, plan: AttentionPlan, kname: str) -> str:
     w(f"{ind}%vp1 = xetile.update_tile_offset %vp0, [%cbn, %c0] : {vp_t}")
     w(f"{ind}%zs = arith.constant {{wg_map = {s_wg}}} dense<0.0> : {s_v}")
     w(f"{ind}%acc0 = arith.constant {{wg_map = {a_wg}}} dense<0.0> : {a_v}")
-    w(f"{ind}%m0 = arith.constant {{wg_map = {r_wg}}} dense<{_NEG_INF}> : {r_v}")
+    w(f"{ind}%m0 = arith.constant {{wg_map = {r_wg}}} dense<{_M0}> : {r_v}")
     w(f"{ind}%l0 = arith.constant {{wg_map = {r_wg}}} dense<0.0> : {r_v}")
     if form.scale != 1.0:
         w(f"{ind}%scale = arith.constant {{wg_map = {s_wg}}} dense<{form.scale!r}> : {s_v}")
@@ -180,15 +199,22 @@ def kernel_text(form: AttentionForm, plan: AttentionPlan, kname: str) -> str:
     else:
         loops = [("%c0", "%clk", False)]
     state = ["%acc0", "%m0", "%l0", "%kt0", "%vt0", "%kp1", "%vp1"]
+    if has_mask:
+        if len(form.mask.type.shape) != 2:
+            w(f"{ind}%Mv = memref.subview %Mk[{lead}0, 0] [{ones}{LQ}, {LK}] [{strides1}1, 1] : {form.mask.type} to "
+              f"{mk_view}")
+        base = "%Mk" if len(form.mask.type.shape) == 2 else "%Mv"
+        w(f"{ind}%mt0 = xetile.init_tile {base}[%r0, %c0] : {mk_view} -> {mk_t}")
+        state.append("%mt0")
     for n, (lo, hi, masked) in enumerate(loops):
-        args = [f"%a{n}_{i}" for i in range(7)]
+        args = [f"%a{n}_{i}" for i in range(n_iter)]
         res = f"%loop{n}"
-        w(f"{ind}{res}:7 = scf.for %j{n} = {lo} to {hi} step %cbn iter_args("
+        w(f"{ind}{res}:{n_iter} = scf.for %j{n} = {lo} to {hi} step %cbn iter_args("
           + ", ".join(f"{a} = {s}" for a, s in zip(args, state)) + f") -> ({', '.join(iter_types)}) {{")
-        out = step(*args, f"%j{n}", ind + "  ", masked)
+        out = step(*args, f"%j{n}", ind=ind + "  ", masked=masked)
         w(f"{ind}  scf.yield {', '.join(out)} : {', '.join(iter_types)}")
         w(f"{ind}}}")
-        state = [f"{res}#{i}" for i in range(7)]
+        state = [f"{res}#{i}" for i in range(n_iter)]
     o = ew("arith.divf", state[0], bcast(state[2], a_v, a_wg, ind), a_v, a_wg, ind)
     if form.out_elt != "f32":
         o = op(f"arith.truncf {o} {{wg_map = {a_wg}}} : {a_v} to vector<{BM}x{D}x{form.out_elt}>", ind)
@@ -232,6 +258,8 @@ def emit_launch(form: AttentionForm, plan: AttentionPlan, mod_name: str, kname: 
             name = _diag_global(module_op, plan.block_m, plan.block_n)
             t = ir.MemRefType.get([plan.block_m, plan.block_n], ir.F32Type.get())
             args.append(memref.GetGlobalOp(t, name).result)
+        if form.mask is not None:
+            args.append(form.mask)
         gx, gy, gz = (index_const(g) for g in plan.groups)
         one = index_const(1)
         launch = launch_func(mod_name, kname, (gx, gy, gz), (index_const(plan.num_subgroups * 16), one, one), args)

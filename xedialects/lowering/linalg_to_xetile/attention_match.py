@@ -37,6 +37,7 @@ class AttentionForm:
     out_elt: str               # O type (f32, or the inputs' type)
     scale: float = 1.0
     causal: bool = False
+    mask: object = None        # an additive mask operand: [batch.., Lq, Lk] or [Lq, Lk] (shared by the batch)
     ops: list = field(default_factory=list)      # every op of the chain (fills and transposes included)
     temps: list = field(default_factory=list)    # buffers only the chain uses (S, P, ...), erased with it
 
@@ -170,11 +171,42 @@ _PROBE_X = (1.0, -2.5, 3.25)
 _PROBE_IJ = [(i, j) for i in range(4) for j in range(4)] + [(100, 37), (37, 100), (64, 65), (65, 64)]
 
 
+def _additive_step(op, cur, rank):
+    """(scale, mask operand) of a two-input element-wise generic x, m -> c * x + m with m an additive mask
+    read at [batch.., i, j] or [i, j], or NotAttention."""
+    ins = _ins(op)
+    if cur not in ins:
+        raise NotAttention("the two-input element-wise step on S does not read S")
+    si = ins.index(cur)
+    mask = ins[1 - si]
+    maps = [_results(m) for m in _maps(op)]
+    ident = [f"d{i}" for i in range(rank)]
+    if maps[si] != ident or maps[2] != ident or maps[1 - si] not in (ident, ident[-2:]):
+        raise NotAttention("an additive mask must be read at [batch.., row, column] or [row, column] (maps "
+                           f"{maps})")
+    info = memref_info(mask)
+    if info is None or info[1] not in ("f32", "f16", "bf16") or not identity_layout(mask):
+        raise NotAttention(f"the additive mask {mask.type} is not an f32/f16/bf16 memref with the identity layout")
+    body = _Body(op)
+    scale = None
+    for x in _PROBE_X:
+        for mv in (0.0, 0.5, -3.0):
+            args = [x, mv, 0.0] if si == 0 else [mv, x, 0.0]
+            (y,) = body(args, [1] * rank)
+            c = (y - mv) / x
+            if scale is None:
+                scale = c
+            elif not math.isclose(c, scale, rel_tol=1e-6, abs_tol=1e-9):
+                raise NotAttention("a two-input element-wise step on S is not c * S + mask")
+    return scale, mask
+
+
 def _elementwise_step(op, rank):
     """(scale, causal) of a one-input element-wise generic on S (x -> c * x, optionally -inf above the
     diagonal), or NotAttention."""
     if op.name != "linalg.generic" or _num_inputs(op) != 1 or len(op.operands) != 2:
-        raise NotAttention(f"'{op.name}' between Q.K^T and the softmax is not a one-input element-wise linalg.generic")
+        raise NotAttention(f"'{op.name}' between Q.K^T and the softmax is not an element-wise linalg.generic of "
+                           "S (and an additive mask)")
     iters = [str(x).split("<")[-1].rstrip(">") for x in ir.ArrayAttr(op.attributes["iterator_types"])]
     maps = [_results(m) for m in _maps(op)]
     ident = [f"d{i}" for i in range(rank)]
@@ -290,7 +322,7 @@ def match_attention(op) -> AttentionForm:
                                "linalg.transpose of its last two dimensions")
         k = w.operands[0]
         chain.insert(0, w)
-    scale, causal, cur, at = 1.0, False, s, pos
+    scale, causal, cur, at, mask = 1.0, False, s, pos, None
     softmax = None
     while True:
         nxt = _next_reader(cur, ops, at)
@@ -306,9 +338,16 @@ def match_attention(op) -> AttentionForm:
                 softmax = nxt
                 cur = nxt.operands[1]
                 continue
-            sc, ca = _elementwise_step(nxt, rank)
+            if nxt.name == "linalg.generic" and _num_inputs(nxt) == 2 and len(nxt.operands) == 3:
+                if mask is not None:
+                    raise NotAttention("two additive masks (one is fused)")
+                sc, mask = _additive_step(nxt, cur, rank)
+            else:
+                sc, ca = _elementwise_step(nxt, rank)
+                if mask is not None and sc != 1.0:
+                    raise NotAttention("a scale after the additive mask (the kernel scales S, then adds the mask)")
+                causal = causal or ca
             scale *= sc
-            causal = causal or ca
             cur = _outs(nxt)[0]
             continue
         if _is_truncf(nxt):
@@ -326,7 +365,15 @@ def match_attention(op) -> AttentionForm:
             and o.owner.operation.name == "memref.alloc":
         chain.append(readers[0])       # O rounded to the inputs' type: the kernel stores it rounded
         o = _outs(readers[0])[0]
-    return _describe(op, pv, q, k, v, o, cur, rank, scale, causal, chain, ops)
+    form = _describe(op, pv, q, k, v, o, cur, rank, scale, causal, chain, ops)
+    if mask is not None:
+        ms = memref_info(mask)[0]
+        if None in ms or tuple(ms) not in ((form.lq, form.lk), form.batch + (form.lq, form.lk)):
+            raise NotAttention(f"the additive mask {mask.type} is not [batch.., Lq, Lk] or [Lq, Lk]")
+        if mask in form.temps:
+            raise NotAttention("the additive mask is computed inside the chain")
+        form.mask = mask
+    return form
 
 
 def _describe(qk, pv, q, k, v, o, p, rank, scale, causal, chain, ops):
@@ -364,7 +411,7 @@ def _describe(qk, pv, q, k, v, o, p, rank, scale, causal, chain, ops):
                     raise NotAttention(f"the intermediate buffer {x.type} is used outside the attention chain")
             if x not in temps:
                 temps.append(x)
-    return AttentionForm(qk, pv, q, k, v, o, batch, lq, lk, d, eq, eo, scale, causal, chain, temps)
+    return AttentionForm(qk, pv, q, k, v, o, batch, lq, lk, d, eq, eo, scale, causal, ops=chain, temps=temps)
 
 
 def rounded_probabilities(module_op) -> str | None:

@@ -134,3 +134,44 @@ func.func @f32_inputs(%Q: memref<2x64x64xf32>, %K: memref<2x64x64xf32>, %V: memr
   linalg.batch_matmul ins(%V, %P : memref<2x64x64xf32>, memref<2x64x64xf32>) outs(%O : memref<2x64x64xf32>)
   return
 }
+
+// -----
+
+// An additive mask scaled with S afterwards ((S + M) * c): the kernel adds M after scaling S.
+// CHECK-LABEL: func.func @scaled_mask(
+// CHECK-NOT:   attention
+#q = affine_map<(b, m, n, k) -> (b, m, k)>
+#k = affine_map<(b, m, n, k) -> (b, n, k)>
+#s = affine_map<(b, m, n, k) -> (b, m, n)>
+#id = affine_map<(b, m, n) -> (b, m, n)>
+#mn = affine_map<(b, m, n) -> (m, n)>
+func.func @scaled_mask(%Q: memref<2x64x64xf16>, %K: memref<2x64x64xf16>, %V: memref<2x64x64xf16>, %M: memref<64x64xf32>,
+                       %O: memref<2x64x64xf32>) {
+  %z = arith.constant 0.0 : f32
+  %c = arith.constant 0.125 : f32
+  %S = memref.alloc() : memref<2x64x64xf32>
+  %P = memref.alloc() : memref<2x64x64xf32>
+  %Ph = memref.alloc() : memref<2x64x64xf16>
+  linalg.fill ins(%z : f32) outs(%S : memref<2x64x64xf32>)
+  // expected-remark @+1 {{not fused as attention: a scale after the additive mask}}
+  linalg.batch_matmul indexing_maps = [#q, #k, #s] ins(%Q, %K : memref<2x64x64xf16>, memref<2x64x64xf16>) outs(%S : memref<2x64x64xf32>)
+  linalg.generic {indexing_maps = [#id, #mn, #id], iterator_types = ["parallel", "parallel", "parallel"]} ins(%S, %M : memref<2x64x64xf32>, memref<64x64xf32>) outs(%S : memref<2x64x64xf32>) {
+  ^bb0(%x: f32, %m: f32, %o: f32):
+    %y = arith.addf %x, %m : f32
+    linalg.yield %y : f32
+  }
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel"]} ins(%S : memref<2x64x64xf32>) outs(%S : memref<2x64x64xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %y = arith.mulf %x, %c : f32
+    linalg.yield %y : f32
+  }
+  linalg.softmax dimension(2) ins(%S : memref<2x64x64xf32>) outs(%P : memref<2x64x64xf32>)
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel"]} ins(%P : memref<2x64x64xf32>) outs(%Ph : memref<2x64x64xf16>) {
+  ^bb0(%x: f32, %o: f16):
+    %t = arith.truncf %x : f32 to f16
+    linalg.yield %t : f16
+  }
+  linalg.fill ins(%z : f32) outs(%O : memref<2x64x64xf32>)
+  linalg.batch_matmul ins(%Ph, %V : memref<2x64x64xf16>, memref<2x64x64xf16>) outs(%O : memref<2x64x64xf32>)
+  return
+}
