@@ -11,7 +11,7 @@ from mlir import ir
 from mlir.dialects import scf
 
 from ...core.kinds import DYNAMIC
-from ...core.memory_space import is_slm_memref
+from ...core.memory_space import is_global_space, is_slm_memref
 from .kernel_values import MemArg, mixed_indices, operand_groups
 from .spirv_lanes import LoweringError, bits_of, storage_type
 
@@ -35,6 +35,15 @@ class MemoryLowering:
         return [MemArg(m.ptr, m.elt, [m.shape[i] for i in idx], [m.strides[i] for i in idx])]
 
     def h_memref_cast(self, op):
+        return [self.get(op.operands[0])]
+
+    def h_memref_memory_space_cast(self, op):
+        """Between two global memory spaces (e.g. IMEX's `memref<..., 1>` arguments cast to the default
+        space): the same buffer."""
+        src, dst = (ir.MemRefType(t).memory_space for t in (op.operands[0].type, op.results[0].type))
+        if not (is_global_space(src) and is_global_space(dst)):
+            raise LoweringError(op, f"memref.memory_space_cast from {src} to {dst}: only between global memory "
+                                    "spaces")
         return [self.get(op.operands[0])]
 
     def h_memref_subview(self, op):

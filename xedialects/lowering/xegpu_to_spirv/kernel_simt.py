@@ -181,9 +181,16 @@ class LaneKernelLowering(KernelLowering):
         if not isinstance(x, ir.Value):
             return super().h_vector_insert(op)
         dest = self.dval(op.operands[1])
-        flat = int(np.arange(dest.layout.size).reshape(dest.shape)[tuple(self._static_pos(op))])
         vals = self.regs(op.operands[1])
-        vals[flat] = x
+        pos = int_list(op.attributes["static_position"])
+        if DYNAMIC not in pos:
+            vals[int(np.ravel_multi_index(tuple(pos), dest.shape))] = x
+        elif len(dest.shape) != 1 or len(op.operands) != 3:
+            raise LoweringError(op, "'vector.insert' with a dynamic position: only into a 1D vector")
+        else:           # at the work-item's own dynamic index: each register or the scalar, selected
+            i = self.scalar(op.operands[2], op)
+            vals = [arith.SelectOp(arith.CmpIOp(arith.CmpIPredicate.eq, i, self.lanes.const(i.type, k)).result,
+                                   x, v).result for k, v in enumerate(vals)]
         return [DVal(private(dest.shape), vals, dest.elt)]
 
     def h_vector_bitcast(self, op):

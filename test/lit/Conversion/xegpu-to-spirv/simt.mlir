@@ -3,7 +3,7 @@
 // VC-mode lowering (pvc): A in the builtins' lane order straight from its load (no shuffle), B with
 // the VNNI transform read, C by the block write; portable: per-lane loads and the k loop. Per-lane
 // ops (scattered accesses on a raw pointer, gpu.shuffle, gpu.subgroup_reduce, a dynamic extract from
-// the work-item's vector) map one to one. docs/spirv.md "Lane-level kernels".
+// or insert into the work-item's vector) map one to one. docs/spirv.md "Lane-level kernels".
 // RUN: xe-opt %s --convert-xegpu-to-spirv=target=pvc | FileCheck %s --check-prefix=PVC
 // RUN: xe-opt %s --convert-xegpu-to-spirv=target=portable | FileCheck %s --check-prefix=PORT
 // RUN: xe-opt %s --convert-xegpu-to-spirv=target=pvc --emit=spirv-binary -o %t.spv && FileCheck %s --input-file=%t.spv.json --check-prefix=JSON
@@ -44,6 +44,17 @@
 // PVC:         %[[O:.*]] = spirv.PtrAccessChain %arg1[%[[L64]]]
 // PVC:         spirv.Store "CrossWorkgroup" %[[O]], %[[E2]]
 
+// IMEX's kernels take memref<..., 1> arguments cast to the default space (the same buffer); a dynamic
+// insert into the work-item's vector selects per register.
+// PORT-LABEL: spirv.func @cast_insert(%arg0: !spirv.ptr<f32, CrossWorkgroup>)
+// PORT:         %[[L64:.*]] = spirv.UConvert %{{.*}} : i32 to i64
+// PORT:         %[[A:.*]] = spirv.PtrAccessChain %arg0[%[[L64]]]
+// PORT:         %[[X:.*]] = spirv.Load "CrossWorkgroup" %[[A]]
+// PORT:         %[[I:.*]] = spirv.UMod %[[L64]], %{{.*}} : i64
+// PORT:         %[[AT1:.*]] = spirv.IEqual %[[I]], %{{.*}} : i64
+// PORT:         %[[E:.*]] = spirv.Select %[[AT1]], %[[X]], %{{.*}} : i1, f32
+// PORT:         spirv.Store "CrossWorkgroup" %[[A]], %[[E]]
+
 // A raw pointer argument is "pointer" in the launch metadata (the host passes the buffer it points into).
 // JSON:      "element_type": "i8",
 // JSON-NEXT: "kind": "pointer",
@@ -80,6 +91,22 @@ module attributes {gpu.container_module} {
       %e = vector.extract %v[%i] : f32 from vector<3xf32>
       %to = xegpu.create_tdesc %o, %lane : memref<16xf32>, index -> !xegpu.tensor_desc<16xf32, #xegpu.tdesc_attr<scattered = true, sg_map = <wi_layout = [1, 16], wi_data = [1, 1]>>>
       xegpu.store_scatter %e, %to, %true : f32, !xegpu.tensor_desc<16xf32, #xegpu.tdesc_attr<scattered = true, sg_map = <wi_layout = [1, 16], wi_data = [1, 1]>>>, i1
+      gpu.return
+    }
+  }
+  gpu.module @imex {
+    gpu.func @cast_insert(%a: memref<16xf32, 1>) kernel attributes {known_block_size = array<i32: 16, 1, 1>} {
+      %g = memref.memory_space_cast %a : memref<16xf32, 1> to memref<16xf32>
+      %lane = gpu.lane_id
+      %true = arith.constant true
+      %t = xegpu.create_tdesc %g, %lane : memref<16xf32>, index -> !xegpu.tensor_desc<16xf32, #xegpu.tdesc_attr<scattered = true, sg_map = <wi_layout = [1, 16], wi_data = [1, 1]>>>
+      %x = xegpu.load_gather %t, %true : !xegpu.tensor_desc<16xf32, #xegpu.tdesc_attr<scattered = true, sg_map = <wi_layout = [1, 16], wi_data = [1, 1]>>>, i1 -> f32
+      %z = arith.constant dense<0.0> : vector<2xf32>
+      %c2 = arith.constant 2 : index
+      %i = arith.remui %lane, %c2 : index
+      %v = vector.insert %x, %z [%i] : f32 into vector<2xf32>
+      %e = vector.extract %v[1] : f32 from vector<2xf32>
+      xegpu.store_scatter %e, %t, %true : f32, !xegpu.tensor_desc<16xf32, #xegpu.tdesc_attr<scattered = true, sg_map = <wi_layout = [1, 16], wi_data = [1, 1]>>>, i1
       gpu.return
     }
   }
