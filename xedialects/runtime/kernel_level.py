@@ -1,13 +1,17 @@
 """Are a module's kernels at a level the OpenCL backend can build? It runs SPIR-V: kernels already
-converted (`spirv.module`) or XeGPU, which it converts with `convert-xegpu-to-spirv{target=portable}`.
-An XeTile kernel has to be lowered first; that is a located error at its first XeTile op naming the
-pipelines that do it (xe-run --backend=opencl, kernel and whole-program modes alike)."""
+converted (`spirv.module`) or XeGPU at either level -- VC mode (subgroup) or SIMT mode (lane: our
+xegpu-simt-distribute's output, imported upstream lane-level and XeVM-level kernels) -- which it converts
+with `convert-xegpu-to-spirv{target=portable}`. An XeTile kernel has to be lowered first; that is a
+located error at its first XeTile op naming the pipelines that do it (xe-run --backend=opencl, kernel and
+whole-program modes alike). What the SPIR-V lowering itself does not take is its own located error
+(docs/spirv.md "Limits")."""
 from __future__ import annotations
 
 from ..diagnostics import DiagnosticError, at
 
 HINT = ("lower the kernels with a pipeline to SPIR-V, e.g. --pipeline=xe-gemm-to-spirv-portable (or one ending "
-        "at XeGPU, e.g. --pipeline=xe-gemm-to-xegpu: xe-run converts XeGPU to portable SPIR-V itself)")
+        "at XeGPU, e.g. --pipeline=xe-gemm-to-xegpu, with or without xegpu-simt-distribute: xe-run converts "
+        "XeGPU, VC or SIMT mode, to portable SPIR-V itself)")
 
 
 def check_kernels_lowered(module, backend: str = "opencl") -> None:
