@@ -1,11 +1,13 @@
-"""Pass `convert-xegpu-to-spirv{target=pvc|portable arch=pvc|bmg}`: VC-mode XeGPU kernels (pipeline stage 4)
-to SPIR-V (Physical64 / OpenCL, Kernel capability), plus the named pipelines `xe-gemm-to-spirv`
-(= xe-gemm-to-xegpu, then this pass) and `xe-gemm-to-spirv-portable`.
+"""Pass `convert-xegpu-to-spirv{target=pvc|portable arch=pvc|bmg}`: XeGPU kernels, VC mode (pipeline
+stage 4) or SIMT mode (lane level: `kernel_simt`), to SPIR-V (Physical64 / OpenCL, Kernel capability),
+plus the named pipelines `xe-gemm-to-spirv` (= xe-gemm-to-xegpu, then this pass) and
+`xe-gemm-to-spirv-portable`.
 
 For every `gpu.module` the pass
-1. lowers a copy of each kernel in a scratch module (`kernel_lowering.KernelLowering`): subgroup
-   vectors become per-lane registers, XeGPU ops become scalar upstream ops, `spirv.*` ops and
-   calls of imported Intel builtins (target pvc: DPAS and 2D block IO builtins, split barriers);
+1. lowers a copy of each kernel in a scratch module (`kernel_lowering.KernelLowering`, or
+   `kernel_simt.LaneKernelLowering` for a lane-level kernel): subgroup vectors become per-lane
+   registers, XeGPU ops become scalar upstream ops, `spirv.*` ops and calls of imported Intel builtins
+   (target pvc: DPAS and 2D block IO builtins, split barriers);
 2. runs upstream MLIR there: convert-gpu-to-spirv{use-64bit-index} (GPU, arith, scf, math, ...),
    spirv-lower-abi-attrs (entry point, LocalSize, SubgroupSize 16) and spirv-update-vce (the
    minimal version / capabilities / extensions of each module);
