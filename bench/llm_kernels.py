@@ -72,6 +72,7 @@ def print_attention(arch: str, show_plans: bool = False):
 
     print(f"## Attention [{arch}] ({HEADS} heads, head dim {HEAD_DIM}, bf16, one fused flash-attention kernel)")
     print(f"{'form':<9} {'Lq':>6} {'Lk':>6} {'block':>9} {'WGs':>6} {'time':>10} {'TFLOP/s':>8} {'GB/s':>7}  bound")
+    # (block: query rows x K/V rows per step; decode WGs = heads x K/V slices)
     cases = [("prefill c", s, s, True) for s in PREFILL_SEQ] + [("decode", 1, kv, False) for kv in DECODE_KV]
     for form, lq, lk, causal in cases:
         plan = attention_plan(arch, batch=(1, HEADS), lq=lq, lk=lk, d=HEAD_DIM, elt="bf16", out="bf16",
@@ -79,12 +80,13 @@ def print_attention(arch: str, show_plans: bool = False):
         p = predict_attention(plan)
         t = p.time_s
         ts = f"{t * 1e6:.1f} us" if t < 1e-3 else f"{t * 1e3:.3f} ms"
-        print(f"{form:<9} {lq:>6} {lk:>6} {plan.block_m:>4}x{plan.block_n:<4} {plan.groups[0] * plan.groups[2]:>6} "
+        wgs = plan.groups[0] * plan.groups[1] * plan.groups[2]
+        print(f"{form:<9} {lq:>6} {lk:>6} {plan.block_m:>4}x{plan.block_n:<4} {wgs:>6} "
               f"{ts:>10} {p.tflops:>8.2f} {p.gbs:>7.0f}  {p.bound}")
         if show_plans:
             print("\n".join("    " + x for x in plan.describe().splitlines()))
-    print("decode (Lq = 1) runs the prefill kernel: one 8-row subgroup per head, 32 work-groups each streaming all "
-          "of K/V (flash-decoding, K/V split over work-groups and combined, is not implemented)")
+    print("decode (Lq = 1): flash-decoding, K/V split into slices over work-groups (WGs = heads x slices), then a "
+          "combine kernel (not in the time: one small launch)")
     print("published, for scale:")
     for what, src in ATTENTION_PUBLISHED:
         print(f"  {what}\n    {src}")

@@ -33,8 +33,10 @@ def _run(tmp_path, capsys, pipeline, **kw):
     dict(batch=(2,), lq=96, lk=96, d=64, elt="f16", out="f16", causal=True),
     dict(batch=(2,), lq=64, lk=64, d=64, elt="f16", scale=0.125, mask="full"),
     dict(batch=(2, 2), lq=96, lk=96, d=64, elt="bf16", causal=True, mask="shared"),
+    dict(batch=(2,), lq=1, lk=512, d=64, elt="f16"),
+    dict(batch=(1, 2), lq=3, lk=256, d=128, elt="bf16", out="bf16", mask="full", scale=0.088),
 ], ids=["f16-3d-d64", "unaligned-q-transpose-op", "bf16-4d-d128-causal", "f16-causal-2-loops", "additive-mask",
-        "shared-mask-causal-4d"])
+        "shared-mask-causal-4d", "decode-split", "decode-split-4d-mask"])
 def test_fused_attention_matches_reference(tmp_path, capsys, kw):
     out = _run(tmp_path, capsys, "xe-gemm-to-xegpu", **kw)
     assert "PASS" in out.out
@@ -73,6 +75,9 @@ def test_plan_rules():
     assert (p.block_m, p.block_n, p.grf_mode, p.groups) == (64, 16, "large", (4, 1, 2))
     p = plan_attention(_form(lq=16, lk=64, d=64), hw)
     assert p.num_subgroups == 2 and p.block_n == 32       # 16 query rows need 2 subgroups of 8
+    d = plan_attention(_form(lq=1, lk=512, d=64), hw)          # decode: 2 heads, 2 x 8 slices <= 128 cores
+    assert (d.kv_splits, d.groups, d.block_m) == (8, (1, 8, 2), 8)
+    assert plan_attention(_form(lq=64, lk=512, d=64, causal=True), hw).kv_splits == 1   # keys end at the diagonal
     with pytest.raises(NotAttention, match="Lk = 40"):
         plan_attention(_form(lq=16, lk=40, d=64), hw)
 

@@ -7,7 +7,9 @@ A work-group owns `block_m` query rows of one (batch, head); its subgroups are s
 prefetch one step ahead; S = Q.K^T and P = exp(S - m) live only in registers; the accumulator is
 rescaled by exp(m_old - m_new) each step and divided by the row sum once at the end. Causal: the
 loop stops at the work-group's last row; the blocks crossing the diagonal run in a second loop
-that adds -inf above it (docs/attention.md "Lowering")."""
+that adds -inf above it. Flash-decoding (plan.kv_splits > 1): each work-group streams one slice of
+K/V and stores its partial state to a workspace that `combine_text`'s kernel folds into O
+(docs/attention.md "Lowering", "Decode")."""
 from __future__ import annotations
 
 from mlir import ir
@@ -145,7 +147,9 @@ def kernel_text(form: AttentionForm, plan: AttentionPlan, kname: str) -> str:
     qt, kt_, vt_, ot = (str(x.type) for x in (form.q, form.k, form.v, form.out))
     diag_arg = f", %Dg: memref<{BM}x{BN}xf32>" if form.causal else ""
     mask_arg = f", %Mk: {form.mask.type}" if has_mask else ""
-    w(f"  gpu.func @{kname}(%Q: {qt}, %K: {kt_}, %V: {vt_}, %O: {ot}{diag_arg}{mask_arg}) kernel attributes "
+    splits = plan.kv_splits
+    ws_arg = f", %W: {workspace_type(form, plan)}" if splits > 1 else ""
+    w(f"  gpu.func @{kname}(%Q: {qt}, %K: {kt_}, %V: {vt_}, %O: {ot}{diag_arg}{mask_arg}{ws_arg}) kernel attributes "
       f"{{known_block_size = array<i32: {R * 16}, 1, 1>, {GRF_MODE_ATTR} = \"{plan.grf_mode}\", "
       f"xe.subgroup_size = 16 : i32}} {{")
     ind = "    "
@@ -156,6 +160,13 @@ def kernel_text(form: AttentionForm, plan: AttentionPlan, kname: str) -> str:
     w(f"{ind}%bx = gpu.block_id x")
     w(f"{ind}%bz = gpu.block_id z")
     w(f"{ind}%r0 = arith.muli %bx, %cbm : index")
+    k0 = "%c0"
+    if splits > 1:       # flash-decoding: this work-group's slice of the keys
+        w(f"{ind}%bs = gpu.block_id y")
+        w(f"{ind}%cchunk = arith.constant {LK // splits} : index")
+        w(f"{ind}%klo = arith.muli %bs, %cchunk : index")
+        w(f"{ind}%khi = arith.addi %klo, %cchunk : index")
+        k0 = "%klo"
     if len(form.batch) == 2:
         w(f"{ind}%ch = arith.constant {form.batch[1]} : index")
         w(f"{ind}%bb = arith.divui %bz, %ch : index")
@@ -172,10 +183,10 @@ def kernel_text(form: AttentionForm, plan: AttentionPlan, kname: str) -> str:
     kview = f"memref<{D}x{LK}x{T}, strided<[1, {D}], offset: ?>>"
     w(f"{ind}%qt = xetile.init_tile %Qs[%r0, %c0] : {view(LQ, D)} -> {q_t}")
     w(f"{ind}%q = xetile.load_tile %qt : {q_t} -> {q_v}")
-    w(f"{ind}%kt0 = xetile.init_tile %Kt[%c0, %c0] : {kview} -> {k_t}")
-    w(f"{ind}%vt0 = xetile.init_tile %Vs[%c0, %c0] : {view(LK, D)} -> {v_t}")
-    w(f"{ind}%kp0 = xetile.init_tile %Kt[%c0, %c0] : {kview} -> {kp_t}")
-    w(f"{ind}%vp0 = xetile.init_tile %Vs[%c0, %c0] : {view(LK, D)} -> {vp_t}")
+    w(f"{ind}%kt0 = xetile.init_tile %Kt[%c0, {k0}] : {kview} -> {k_t}")
+    w(f"{ind}%vt0 = xetile.init_tile %Vs[{k0}, %c0] : {view(LK, D)} -> {v_t}")
+    w(f"{ind}%kp0 = xetile.init_tile %Kt[%c0, {k0}] : {kview} -> {kp_t}")
+    w(f"{ind}%vp0 = xetile.init_tile %Vs[{k0}, %c0] : {view(LK, D)} -> {vp_t}")
     w(f"{ind}xetile.prefetch_tile %kp0 : {kp_t}")
     w(f"{ind}xetile.prefetch_tile %vp0 : {vp_t}")
     w(f"{ind}%kp1 = xetile.update_tile_offset %kp0, [%c0, %cbn] : {kp_t}")
@@ -196,6 +207,8 @@ def kernel_text(form: AttentionForm, plan: AttentionPlan, kname: str) -> str:
         w(f"{ind}%cend = arith.minui %rend, %clk : index")
         w(f"{ind}%uend = arith.minui %r0, %cend : index")
         loops = [("%c0", "%uend", False), ("%uend", "%cend", True)]
+    elif splits > 1:
+        loops = [("%klo", "%khi", False)]
     else:
         loops = [("%c0", "%clk", False)]
     state = ["%acc0", "%m0", "%l0", "%kt0", "%vt0", "%kp1", "%vp1"]
@@ -204,7 +217,7 @@ def kernel_text(form: AttentionForm, plan: AttentionPlan, kname: str) -> str:
             w(f"{ind}%Mv = memref.subview %Mk[{lead}0, 0] [{ones}{LQ}, {LK}] [{strides1}1, 1] : {form.mask.type} to "
               f"{mk_view}")
         base = "%Mk" if len(form.mask.type.shape) == 2 else "%Mv"
-        w(f"{ind}%mt0 = xetile.init_tile {base}[%r0, %c0] : {mk_view} -> {mk_t}")
+        w(f"{ind}%mt0 = xetile.init_tile {base}[%r0, {k0}] : {mk_view} -> {mk_t}")
         state.append("%mt0")
     for n, (lo, hi, masked) in enumerate(loops):
         args = [f"%a{n}_{i}" for i in range(n_iter)]
@@ -215,6 +228,15 @@ def kernel_text(form: AttentionForm, plan: AttentionPlan, kname: str) -> str:
         w(f"{ind}  scf.yield {', '.join(out)} : {', '.join(iter_types)}")
         w(f"{ind}}}")
         state = [f"{res}#{i}" for i in range(n_iter)]
+    if splits > 1:       # the unnormalised accumulator, row max and row sum of this slice
+        w(f"{ind}%wrow = arith.constant {splits * BM} : index")
+        w(f"{ind}%wz = arith.muli %bz, %wrow : index")
+        w(f"{ind}%ws = arith.muli %bs, %cbm : index")
+        w(f"{ind}%w0 = arith.addi %wz, %ws : index")
+        _store_partial(w, op, ind, form, plan, state[0], state[1], state[2])
+        w(f"{ind}gpu.return")
+        w("  }")
+        return "\n".join(L) + "\n" + combine_text(form, plan, kname + "_combine")
     o = ew("arith.divf", state[0], bcast(state[2], a_v, a_wg, ind), a_v, a_wg, ind)
     if form.out_elt != "f32":
         o = op(f"arith.truncf {o} {{wg_map = {a_wg}}} : {a_v} to vector<{BM}x{D}x{form.out_elt}>", ind)
@@ -222,6 +244,108 @@ def kernel_text(form: AttentionForm, plan: AttentionPlan, kname: str) -> str:
     w(f"{ind}%ot = xetile.init_tile %Os[%r0, %c0] : {oview} -> {o_t}")
     w(f"{ind}xetile.store_tile {o}, %ot : vector<{BM}x{D}x{form.out_elt}>, {o_t}")
     w(f"{ind}gpu.return")
+    w("  }")
+    return "\n".join(L)
+
+
+def workspace_type(form: AttentionForm, plan: AttentionPlan) -> str:
+    """Flash-decoding's workspace: per (batch x head, slice) block_m rows of [acc (d) | row max (16) |
+    row sum (16)] in f32 (max and sum repeated over 16 columns: a full 64-byte block row)."""
+    return f"memref<{plan.groups[2] * plan.kv_splits * plan.block_m}x{form.d + 32}xf32>"
+
+
+def _store_partial(w, op, ind, form, plan, acc, m, l):
+    R, rows, BM, D = plan.num_subgroups, plan.sg_rows, plan.block_m, form.d
+    lay = (R, 1)
+    wt = workspace_type(form, plan)
+    w(f"{ind}%cD = arith.constant {D} : index")
+    w(f"{ind}%cD16 = arith.constant {D + 16} : index")
+    for val, col, width in ((acc, "%c0", D), (m, "%cD", 16), (l, "%cD16", 16)):
+        t = _tile((BM, width), "f32", lay, (rows, width))
+        v = val
+        if width == 16:
+            v = op(f"xetile.tile_broadcast {val} [1] {{wg_map = {_wg(lay, (rows, 16))}}} : vector<{BM}x1xf32> -> "
+                   f"vector<{BM}x16xf32>", ind)
+        tt = op(f"xetile.init_tile %W[%w0, {col}] : {wt} -> {t}", ind)
+        w(f"{ind}xetile.store_tile {v}, {tt} : vector<{BM}x{width}xf32>, {t}")
+
+
+def combine_text(form: AttentionForm, plan: AttentionPlan, kname: str) -> str:
+    """Flash-decoding's second kernel: one work-group per (batch, head) folds the slices' (acc, m, l)
+    with the online-softmax rule and writes O = acc / l."""
+    R, rows, BM, D, S = plan.num_subgroups, plan.sg_rows, plan.block_m, form.d, plan.kv_splits
+    lay = (R, 1)
+    wt, ot = workspace_type(form, plan), str(form.out.type)
+    a_t, r16_t = _tile((BM, D), "f32", lay, (rows, D)), _tile((BM, 16), "f32", lay, (rows, 16))
+    a_v, r_v, r16_v = f"vector<{BM}x{D}xf32>", f"vector<{BM}x1xf32>", f"vector<{BM}x16xf32>"
+    a_wg, r_wg, r16_wg = _wg(lay, (rows, D)), _wg(lay, (rows, 1)), _wg(lay, (rows, 16))
+    L = []
+    w = L.append
+    cnt = [0]
+
+    def op(text, ind="      "):
+        cnt[0] += 1
+        w(f"{ind}%x{cnt[0]} = {text}")
+        return f"%x{cnt[0]}"
+
+    def ew(name, a, b, vt, wgm, ind="      "):
+        return op(f"{name} {a}, {b} {{wg_map = {wgm}}} : {vt}", ind)
+
+    def bc(r, ind="      "):
+        return op(f"xetile.tile_broadcast {r} [1] {{wg_map = {a_wg}}} : {r_v} -> {a_v}", ind)
+
+    w(f"  gpu.func @{kname}(%W: {wt}, %O: {ot}) kernel attributes {{known_block_size = array<i32: {R * 16}, 1, 1>, "
+      f"xe.subgroup_size = 16 : i32}} {{")
+    i = "    "
+    w(f"{i}%c0 = arith.constant 0 : index")
+    w(f"{i}%c1 = arith.constant 1 : index")
+    w(f"{i}%cs = arith.constant {S} : index")
+    w(f"{i}%cbm = arith.constant {BM} : index")
+    w(f"{i}%cD = arith.constant {D} : index")
+    w(f"{i}%cD16 = arith.constant {D + 16} : index")
+    w(f"{i}%wrow = arith.constant {S * BM} : index")
+    w(f"{i}%bz = gpu.block_id z")
+    w(f"{i}%row0 = arith.muli %bz, %wrow : index")
+    if len(form.batch) == 2:
+        w(f"{i}%ch = arith.constant {form.batch[1]} : index")
+        w(f"{i}%bb = arith.divui %bz, %ch : index")
+        w(f"{i}%bh = arith.remui %bz, %ch : index")
+        lead, ones = "%bb, %bh, ", "1, 1, "
+    else:
+        lead, ones = "%bz, ", "1, "
+    oview = f"memref<{form.lq}x{D}x{form.out_elt}, strided<[{D}, 1], offset: ?>>"
+    w(f"{i}%Os = memref.subview %O[{lead}0, 0] [{ones}{form.lq}, {D}] [{ones}1, 1] : {ot} to {oview}")
+    w(f"{i}%at0 = xetile.init_tile %W[%row0, %c0] : {wt} -> {a_t}")
+    w(f"{i}%mt0 = xetile.init_tile %W[%row0, %cD] : {wt} -> {r16_t}")
+    w(f"{i}%lt0 = xetile.init_tile %W[%row0, %cD16] : {wt} -> {r16_t}")
+    w(f"{i}%o0 = arith.constant {{wg_map = {a_wg}}} dense<0.0> : {a_v}")
+    w(f"{i}%m0 = arith.constant {{wg_map = {r_wg}}} dense<{_M0}> : {r_v}")
+    w(f"{i}%l0 = arith.constant {{wg_map = {r_wg}}} dense<0.0> : {r_v}")
+    types = [a_v, r_v, r_v, a_t, r16_t, r16_t]
+    w(f"{i}%r:6 = scf.for %s = %c0 to %cs step %c1 iter_args(%o = %o0, %m = %m0, %l = %l0, %at = %at0, "
+      f"%mt = %mt0, %lt = %lt0) -> ({', '.join(types)}) {{")
+    a = op(f"xetile.load_tile %at : {a_t} -> {a_v}")
+    mm = op(f"xetile.load_tile %mt : {r16_t} -> {r16_v}")
+    ll = op(f"xetile.load_tile %lt : {r16_t} -> {r16_v}")
+    ms = op(f"xetile.tile_reduce <maximumf> {mm} [1] {{wg_map = {r_wg}}} : {r16_v} -> {r_v}")
+    ls = op(f"xetile.tile_reduce <maximumf> {ll} [1] {{wg_map = {r_wg}}} : {r16_v} -> {r_v}")
+    mn = ew("arith.maximumf", "%m", ms, r_v, r_wg)
+    c1 = op(f"math.exp {ew('arith.subf', '%m', mn, r_v, r_wg)} {{wg_map = {r_wg}}} : {r_v}")
+    c2 = op(f"math.exp {ew('arith.subf', ms, mn, r_v, r_wg)} {{wg_map = {r_wg}}} : {r_v}")
+    ln = ew("arith.addf", ew("arith.mulf", "%l", c1, r_v, r_wg), ew("arith.mulf", ls, c2, r_v, r_wg), r_v, r_wg)
+    on = ew("arith.addf", ew("arith.mulf", "%o", bc(c1), a_v, a_wg), ew("arith.mulf", a, bc(c2), a_v, a_wg), a_v, a_wg)
+    nxt = [op(f"xetile.update_tile_offset {t}, [%cbm, %c0] : {tt}") for t, tt in (("%at", a_t), ("%mt", r16_t),
+                                                                                  ("%lt", r16_t))]
+    w(f"      scf.yield {on}, {mn}, {ln}, {', '.join(nxt)} : {', '.join(types)}")
+    w(f"{i}}}")
+    o = ew("arith.divf", "%r#0", bc("%r#2", i), a_v, a_wg, i)
+    ov = f"vector<{BM}x{D}x{form.out_elt}>"
+    if form.out_elt != "f32":
+        o = op(f"arith.truncf {o} {{wg_map = {a_wg}}} : {a_v} to {ov}", i)
+    o_t = _tile((BM, D), form.out_elt, lay, (rows, D))
+    w(f"{i}%ot = xetile.init_tile %Os[%c0, %c0] : {oview} -> {o_t}")
+    w(f"{i}xetile.store_tile {o}, %ot : {ov}, {o_t}")
+    w(f"{i}gpu.return")
     w("  }")
     return "\n".join(L)
 
@@ -262,7 +386,14 @@ def emit_launch(form: AttentionForm, plan: AttentionPlan, mod_name: str, kname: 
             args.append(form.mask)
         gx, gy, gz = (index_const(g) for g in plan.groups)
         one = index_const(1)
-        launch = launch_func(mod_name, kname, (gx, gy, gz), (index_const(plan.num_subgroups * 16), one, one), args)
+        threads = (index_const(plan.num_subgroups * 16), one, one)
+        if plan.kv_splits > 1:
+            ws = memref.AllocOp(ir.MemRefType.parse(workspace_type(form, plan)), [], []).result
+            launch_func(mod_name, kname, (gx, gy, gz), threads, args + [ws])
+            launch = launch_func(mod_name, kname + "_combine", (one, one, gz), threads, [ws, form.out])
+            memref.DeallocOp(ws)
+        else:
+            launch = launch_func(mod_name, kname, (gx, gy, gz), threads, args)
     for o in reversed(form.ops):
         o.erase()
     for t in form.temps:

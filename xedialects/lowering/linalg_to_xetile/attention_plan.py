@@ -22,6 +22,7 @@ class AttentionPlan:
     groups: tuple         # grid (x: query blocks, y: 1, z: batch x heads)
     reg_bytes: int        # estimated live registers per subgroup
     reasons: list = field(default_factory=list)
+    kv_splits: int = 1    # flash-decoding: K/V slices over work-groups (grid y), combined by a second kernel
     form: AttentionForm | None = None
 
     @property
@@ -36,9 +37,11 @@ class AttentionPlan:
                  f"{f.elt}] . K^T[{f.d}x{f.lk}] * {f.scale:g}) . V[{f.lk}x{f.d}] -> {f.out_elt}",
                  f"  query block      : {self.block_m} rows ({self.num_subgroups} subgroups as "
                  f"{self.num_subgroups}x1, {self.sg_rows} whole rows each)",
-                 f"  K/V block        : {self.block_n} rows per loop step, prefetched one step ahead",
+                 f"  K/V block        : {self.block_n} rows per loop step, prefetched one step ahead"
+                 + (f"; {self.kv_splits} slices (flash-decoding)" if self.kv_splits > 1 else ""),
                  f"  registers        : {self.grf_mode} GRF mode, ~{self.reg_bytes} B live per subgroup",
-                 f"  grid             : x={gx} (query blocks) z={gz} (batch x heads) = {gx * gy * gz} work-groups",
+                 f"  grid             : x={gx} (query blocks) y={gy} (K/V slices) z={gz} (batch x heads) = "
+                 f"{gx * gy * gz} work-groups",
                  "  reasons:"]
         lines += [f"    - {r}" for r in self.reasons]
         p = predict_attention(self)
@@ -97,19 +100,39 @@ def plan_attention(form: AttentionForm, hw: XeArch) -> AttentionPlan:
     gz = 1
     for b in form.batch:
         gz *= b
-    reasons.append(f"grid {gx} x {gz}: one work-group per query block of one (batch, head)")
+    splits = _kv_splits(form, gx, gz, bn, hw, reasons)
+    reasons.append(f"grid {gx} x {splits} x {gz}: one work-group per query block"
+                   + (f" and K/V slice of {form.lk // splits} keys" if splits > 1 else "") + " of one (batch, head)")
     if form.causal:
         reasons.append("causal: the K/V loop stops at the work-group's last query row (blocks above the "
                        "diagonal are never read); the blocks crossing the diagonal run in a second loop that masks")
-    return AttentionPlan(hw.name, rows, sgs, bn, grf, (gx, 1, gz), reg, reasons, form)
+    return AttentionPlan(hw.name, rows, sgs, bn, grf, (gx, splits, gz), reg, reasons, form=form, kv_splits=splits)
+
+
+def _kv_splits(form: AttentionForm, gx: int, gz: int, bn: int, hw: XeArch, reasons: list) -> int:
+    """Flash-decoding: with one query block per head and fewer work-groups than Xe-cores, the keys are
+    split into slices (a power of two, whole K/V blocks, at least 2 blocks each) until the Xe-cores are
+    covered; a second kernel combines the slices. Not with a causal mask (a query block's keys end at
+    its diagonal)."""
+    if gx != 1 or form.causal or gz >= hw.xe_cores:
+        return 1
+    s = 1
+    while gz * s * 2 <= hw.xe_cores and form.lk % (s * 2 * bn) == 0 and form.lk // (s * 2) >= 2 * bn:
+        s *= 2
+    if s > 1:
+        reasons.append(f"flash-decoding: {gz} work-groups (one query block per head) < {hw.xe_cores} Xe-cores, "
+                       f"so K/V are split into {s} slices of {form.lk // s} keys over work-groups; a combine kernel "
+                       "folds their (accumulator, row max, row sum)")
+    return s
 
 
 def key_blocks(plan: AttentionPlan) -> list[int]:
-    """K/V blocks each query block of one (batch, head) reads: all of Lk, or (causal) up to its last row."""
+    """K/V blocks each work-group of one (batch, head) reads: all of Lk, its slice (flash-decoding), or
+    (causal) up to its last row."""
     f, bm, bn = plan.form, plan.block_m, plan.block_n
-    gx = plan.groups[0]
+    gx, splits = plan.groups[0], plan.kv_splits
     if not f.causal:
-        return [f.lk // bn] * gx
+        return [f.lk // bn // splits] * (gx * splits)
     return [-(-min(f.lk, (i + 1) * bm) // bn) for i in range(gx)]
 
 
@@ -139,14 +162,19 @@ def model_work(plan: AttentionPlan, hw: XeArch):
     qo = f.lq * d * (eb + _BYTES[f.out_elt]) * heads
     kv = 2 * f.lk * d * eb * heads
     l2 = int(qo + heads * sum(blocks) * 2 * bn * d * eb)
+    if plan.kv_splits > 1:       # the slices' (acc, max, sum) written, and read back by the combine kernel
+        ws = heads * plan.kv_splits * plan.block_m * (d + 32) * 4
+        l2 += 2 * ws
     return KernelWork(
-        work_groups=plan.groups[0] * heads, subgroups_per_wg=plan.num_subgroups, k_steps=steps,
+        work_groups=plan.groups[0] * plan.groups[1] * heads, subgroups_per_wg=plan.num_subgroups, k_steps=steps,
         dpas_ops_per_step=4 * rows * bn * d, dpas_type=f.elt, vector_elems_per_sg=vec,
         bytes_hbm=qo + kv, bytes_l2=l2, large_grf=plan.grf_mode == "large", prefetch_distance=1,
         flops=useful_flops(f),
         assumptions=("HBM: Q, K, V read and O written once (one head's K and V fit L2)",
                      "vector work: ~10 operations per S element (scale, max, subtract, exp, sum, round), "
-                     "+4 with the mask, 1 per accumulator element per step"))
+                     "+4 with the mask, 1 per accumulator element per step")
+        + (("flash-decoding: the combine kernel's launch is not modelled; its workspace traffic is in L2",)
+           if plan.kv_splits > 1 else ()))
 
 
 def predict_attention(plan: AttentionPlan):
