@@ -23,9 +23,12 @@ class ScatteredLowering:
         elt = str(td.element_type)
         m = self.source_ptr(op.operands[0], elt, op)
         self.check_scope(op, td, m)
-        offs = self.dval(op.operands[1])
-        offs = self.lanes.relayout(offs, Layout.canonical(offs.shape, 0))
-        return [ScDesc(m.ptr, elt, td.chunk_size_per_lane, offs)]
+        return [ScDesc(m.ptr, elt, td.chunk_size_per_lane, self.scattered_offsets(op.operands[1]))]
+
+    def scattered_offsets(self, v) -> DVal:
+        """A scattered descriptor's offsets: offset i in lane i (a lane-level kernel: the work-item's own)."""
+        offs = self.dval(v)
+        return self.lanes.relayout(offs, Layout.canonical(offs.shape, 0))
 
     def h_xegpu_update_offset(self, op):
         d = self.get(op.operands[0])

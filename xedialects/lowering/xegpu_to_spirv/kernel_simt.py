@@ -366,13 +366,9 @@ class LaneKernelLowering(KernelLowering):
         return [self.own(res, self.block_layout((M, N), *c_rc), op.results[0].type)]
 
     # ---- scattered accesses: each work-item its own addresses --------------------------------------
-    def h_xegpu_create_tdesc(self, op):
-        td = TensorDescType(op.results[0].type)
-        elt = str(td.element_type)
-        m = self.source_ptr(op.operands[0], elt, op)
-        self.check_scope(op, td, m)
-        offs = self.regs(op.operands[1])
-        return [ScDesc(m.ptr, elt, td.chunk_size_per_lane or 1, DVal(private((len(offs),)), offs, "index"))]
+    def scattered_offsets(self, v) -> DVal:
+        offs = self.regs(v)
+        return DVal(private((len(offs),)), offs, "index")
 
     def h_xegpu_update_offset(self, op):
         d = self.get(op.operands[0])
