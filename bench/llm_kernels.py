@@ -9,9 +9,8 @@ decode (one query row, 4k-32k of K/V), bf16; published XeTLA figures beside them
 
 Quantized GEMM (docs/quantized-gemm.md): W8A16 and W4A16 linear layers of a 7B Llama (K = 4096; N = 4096
 for the attention projections, 11008 for the MLP), M = 1 and 16 (decode) and 512 (prefill), per-group f16
-scales (G = 128). W8A16 is lowered (one fused kernel; the plan's model reads the weights at 1 byte). W4A16
-is not lowered yet (the i4 unpack is missing): its row is the model's projection of the W8A16 plan with the
-weights at half a byte, marked as such.
+scales (G = 128). Both are lowered to one fused kernel each; the plan's model reads the weights at 1 and 1/2
+byte.
 
 Published figures: no per-GEMM W4A16 / W8A16 time for these shapes on PVC or BMG was found. Searched: Intel
 Extension for PyTorch's INT4 GPU tutorial (intel.github.io/intel-extension-for-pytorch/xpu/2.1.10+xpu/
@@ -96,7 +95,7 @@ def print_attention(arch: str, show_plans: bool = False):
 # ---- quantized GEMM --------------------------------------------------------------------------------
 
 def quantized_plan(m, n, k, arch: str, wtype="i8"):
-    """The GEMM plan convert-linalg-to-xetile makes for the fused W8A16 program (b_storage_type = i8)."""
+    """The GEMM plan convert-linalg-to-xetile makes for the fused program (b_storage_type = `wtype`)."""
     mod = xedialects.parse(quantized_gemm_source(m, n, k, wtype), f"qgemm_{m}x{n}x{k}.mlir")
     with plan_recording() as plans:
         run(mod, f"builtin.module(convert-linalg-to-xetile{{arch={arch}}})")
@@ -108,12 +107,10 @@ def quantized_rows(arch: str):
     hw = get_arch(arch)
     rows = []
     for m, n, k in QUANT_SHAPES:
-        plan = quantized_plan(m, n, k, arch)
-        for wtype, lowered in (("i8", True), ("i4", False)):
-            plan.b_storage_type = wtype
+        for wtype in ("i8", "i4"):
+            plan = quantized_plan(m, n, k, arch, wtype)
             work = work_from_plan(plan, hw)
-            p = predict(hw, work)
-            rows.append((f"W{8 if wtype == 'i8' else 4}A16", m, n, k, plan, work, p, lowered))
+            rows.append((f"W{8 if wtype == 'i8' else 4}A16", m, n, k, plan, work, predict(hw, work)))
     return rows
 
 
@@ -121,15 +118,14 @@ def print_quantized(arch: str):
     print(f"## Quantized GEMM [{arch}] (f16 activations, f32 result, scales per 128 rows of K)")
     print(f"{'kernel':<7} {'M':>4} {'N':>6} {'K':>5}  {'plan (wg tile, sg layout, k_step, grid)':<38} "
           f"{'time':>10} {'TFLOP/s':>8} {'GB/s':>7}  bound")
-    for name, m, n, k, plan, work, p, lowered in quantized_rows(arch):
+    for name, m, n, k, plan, work, p in quantized_rows(arch):
         gx, gy, gz = plan.grid
         desc = (f"{plan.wg_tile[0]}x{plan.wg_tile[1]}, {plan.sg_layout[0]}x{plan.sg_layout[1]}, "
                 f"k{plan.k_step}, {gx}x{gy}x{gz}")
         t = p.time_s
         ts = f"{t * 1e6:.1f} us" if t < 1e-3 else f"{t * 1e3:.3f} ms"
-        note = "" if lowered else "   (projection: W4A16 not lowered yet)"
         print(f"{name:<7} {m:>4} {n:>6} {k:>5}  {desc:<38} {ts:>10} {p.tflops:>8.2f} "
-              f"{work.bytes_hbm / t / 1e9:>7.0f}  {p.bound}{note}")
+              f"{work.bytes_hbm / t / 1e9:>7.0f}  {p.bound}")
 
 
 def main(argv=None):

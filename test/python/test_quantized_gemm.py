@@ -56,8 +56,28 @@ func.func @f(%A: memref<24x64xT>, %W: memref<64x48xi8>, %S: memref<4x48xT>, %Z: 
   return
 }
 """
+# W4A16: i4 weights (packed two per byte along N for the kernel), the whole range -8..7 from xe-run
+W4 = """
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#grp = affine_map<(d0, d1) -> (d0 floordiv 32, d1)>
+func.func @f(%A: memref<24x128xT>, %W: memref<128x160xi4>, %S: memref<4x160xT>, %C: memref<24x160xf32>) {
+  %Bd = memref.alloc() : memref<128x160xT>
+  linalg.generic {indexing_maps = [#id, #grp, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%W, %S : memref<128x160xi4>, memref<4x160xT>) outs(%Bd : memref<128x160xT>) {
+  ^bb0(%w: i4, %s: T, %o: T):
+    %e = arith.extsi %w : i4 to i8
+    %f = arith.sitofp %e : i8 to T
+    %r = arith.mulf %f, %s : T
+    linalg.yield %r : T
+  }
+  linalg.matmul ins(%A, %Bd : memref<24x128xT>, memref<128x160xT>) outs(%C : memref<24x160xf32>)
+  memref.dealloc %Bd : memref<128x160xT>
+  return
+}
+"""
 PROGRAMS = {f"{form}_{t}": src.replace("xT>", f"x{t}>").replace(": T", f": {t}").replace("to T", f"to {t}")
-            for form, src in (("per_column", PER_COLUMN), ("per_group", PER_GROUP)) for t in ("f16", "bf16")}
+            for form, src in (("per_column", PER_COLUMN), ("per_group", PER_GROUP), ("w4", W4))
+            for t in ("f16", "bf16")}
 
 
 def _write(tmp_path, name):
@@ -78,6 +98,8 @@ def test_one_launch_and_no_dequantized_buffer(name):
     host = _host_ops(m)
     assert host.count("gpu.launch_func") == 1, host
     assert not [n for n in host if n.startswith("linalg.") or n in ("memref.alloc", "memref.dealloc")], host
+    # i4 weights reach the kernel as their packed bytes (K x N/2 i8), through one host cast
+    assert host.count("builtin.unrealized_conversion_cast") == (1 if name.startswith("w4") else 0), host
 
 
 @pytest.mark.parametrize("name", list(PROGRAMS))
@@ -93,11 +115,12 @@ def test_example_checks(capsys):
 
 
 @needs_rt
+@pytest.mark.parametrize("name", ["per_group_bf16", "w4_f16"])
 @pytest.mark.parametrize("pipeline", ["xe-gemm-to-spirv-portable", "xe-gemm-to-spirv"])
-def test_opencl_and_pvc_emulation_match(tmp_path, capsys, pipeline):
+def test_opencl_and_pvc_emulation_match(tmp_path, capsys, pipeline, name):
     """The portable binary on the OpenCL CPU device, the pvc one under the emulation library; --backend=both
     also compares them with the simulator."""
-    assert xe_run([_write(tmp_path, "per_group_bf16"), f"--pipeline={pipeline}", "--backend=both", "--check"]) == 0
+    assert xe_run([_write(tmp_path, name), f"--pipeline={pipeline}", "--backend=both", "--check"]) == 0
     out = capsys.readouterr().out
     assert "backends agree" in out and out.rstrip().endswith("PASS"), out
 
@@ -134,3 +157,41 @@ def test_split_k_keeps_the_dequantization(tmp_path, capsys):
     path = _write(tmp_path, "per_group_f16")
     assert xe_run([path, "--pipeline=xe-gemm-to-spirv{k-slices=2}", "--check"]) == 0
     assert capsys.readouterr().out.rstrip().endswith("PASS")
+
+
+def test_i4_packing_is_upstreams_and_the_reference_takes_values():
+    """Even elements in the low nibble (upstream's narrow-type emulation); the CPU reference takes and
+    returns one value per int8 and runs the compiled code on the packed bytes."""
+    import numpy as np
+
+    from xedialects.sim.i4_memrefs import pack_i4, unpack_i4
+    from xedialects.sim.reference import run_reference
+
+    v = np.array([[-8, 7, -1, 0], [1, -2, 5, -6]], np.int8)
+    assert pack_i4(v).view(np.uint8).tolist() == [0x78, 0x0F, 0xE1, 0xA5]
+    assert (unpack_i4(pack_i4(v), v.shape) == v).all()
+    src = """
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @f(%W: memref<2x4xi4>, %O: memref<2x4xi8>) {
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%W : memref<2x4xi4>) outs(%O : memref<2x4xi8>) {
+  ^bb0(%w: i4, %o: i8):
+    %e = arith.extsi %w : i4 to i8
+    %m = arith.muli %e, %e : i8
+    linalg.yield %m : i8
+  }
+  return
+}"""
+    w, o = run_reference(src, "f", [v, np.zeros((2, 4), np.int8)])
+    assert (w == v).all() and (o == v.astype(np.int32) ** 2).all()
+
+
+def test_xe_run_rejects_i4_inputs_out_of_range(tmp_path, capsys):
+    import numpy as np
+
+    path = _write(tmp_path, "w4_f16")
+    npz = tmp_path / "in.npz"
+    np.savez(npz, A=np.zeros((24, 128), np.float16), W=np.full((128, 160), 8, np.int8),
+             S=np.ones((4, 160), np.float16), C=np.zeros((24, 160), np.float32))
+    assert xe_run([path, "--pipeline=xe-gemm-to-spirv", "--inputs", str(npz)]) == 1
+    assert "i4 values must lie in [-8, 7], got 8..8" in capsys.readouterr().err

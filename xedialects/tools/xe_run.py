@@ -8,7 +8,9 @@
 The input is either a host function that launches kernels (`gpu.launch_func`) or a plain linalg
 function plus a `--pipeline` that lowers it. Arguments are random (seeded) or read from `--inputs`
 (keyed by the argument names of the source, `%A` -> `A`, or by position `arg0`). Random memrefs
-and scalars hold integers -4..4 (unsigned and index: 0..4, i1: 0/1) or floats uniform in [-1, 1);
+and scalars hold integers -4..4 (unsigned and index: 0..4, i1: 0/1, i4 memrefs: -8..7, one value per
+int8 in the npz files as in memory order, packed two per byte only for the CPU reference and the kernels)
+or floats uniform in [-1, 1);
 the sizes of dynamic memrefs and index/integer arguments that are sizes come from `--dims` (below).
 With `--check` every buffer after the run is compared with the *original* linalg function compiled
 for the CPU by upstream MLIR, on the same arguments; exit status 1 on FAIL or on any error. A
@@ -110,6 +112,9 @@ def random_inputs(types, rng, shapes=None, scalars=None, labels=None):
         shape = shapes.get(i) or tuple(int(d) for d in t.shape)
         if any(d < 0 for d in shape):
             raise InputError(f"{what} has a dynamic shape ({t.text}); give its sizes with --dims")
+        if t.elem == "i4":           # the whole i4 range, one value per int8 (sim/i4_memrefs.py)
+            arrays.append(rng.integers(-8, 8, shape).astype(np.int8))
+            continue
         arrays.append(_random_values(t.dtype, shape, rng))
     return arrays
 
@@ -279,6 +284,10 @@ def load_inputs(path, names, types):
             raise ValueError(f"{path}: no array for argument {i} ('{names[i] if i < len(names) else i}'); "
                              f"keys are {', '.join(data.files)}")
         arrays.append(data[key].astype(t.dtype) if t.dtype is not None else data[key])
+        if t.elem == "i4":
+            from ..sim.i4_memrefs import check_range
+
+            check_range(data[key], f"{path}: argument {i} ('{key}')")
     return arrays
 
 
@@ -506,7 +515,8 @@ def _at_entry(diags, module, entry: str):
 
 def _signature_types(module, entry: str, ftype):
     """(argument TypeInfos, result TypeInfos) of host function @entry; an element type xe-run cannot
-    hold (e.g. i4) is a located error at the argument (or the function, for a result)."""
+    hold (e.g. i2, or a scalar i4) is a located error at the argument (or the function, for a result). i4
+    memrefs are arrays of int8 values (sim/i4_memrefs.py)."""
     from ..diagnostics import at
     from ..sim.typeinfo import parse_type
 
@@ -520,7 +530,7 @@ def _signature_types(module, entry: str, ftype):
             loc = args[i].location if what == "argument" and i < len(args) else fop.location
             raise DiagnosticError([at(loc, "error", f"{what} {i} of @{entry} has type {t}: {e}; xe-run's simulator "
                                                "and CPU reference hold i1, i8, i16, i32, i64 (signed or unsigned), "
-                                               "index, f16, bf16, f32, tf32 and f64 elements")]) from None
+                                               "index, f16, bf16, f32, tf32 and f64 elements, and i4 memrefs")]) from None
 
     return ([info(t, i, "argument") for i, t in enumerate(ftype.inputs)],
             [info(t, i, "result") for i, t in enumerate(ftype.results)])

@@ -219,6 +219,8 @@ def convert_linalg_to_xetile(module_op, options, ctx):
             kname = f"{fname}_{len(launches) + len(mb.kernels)}"
             for sink in _PLAN_SINKS:
                 sink[kname] = plan
+            if fusion.dequant is not None:
+                dequant.host_view(fusion.dequant)      # i4: the packed bytes' view the kernel takes
             io = KernelIO(spec, fusion)
             kernels_text.append(kernel_text(spec, plan, kname, io))
             launches.append((spec, plan, kname, io))

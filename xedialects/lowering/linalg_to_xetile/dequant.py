@@ -18,8 +18,7 @@ from ...core.typeinfo import memref_info
 from .gemm_epilogue import _block_ops, _defining, _neutral, _users_in
 from .linalg_match import identity_layout
 
-WEIGHT_TYPES = ("i8", "i4")          # integer weights recognized as a dequantization
-FUSED_WEIGHT_TYPES = ("i8",)         # ... and fused into the GEMM's B path
+WEIGHT_TYPES = ("i8", "i4")
 OUT_TYPES = ("f16", "bf16")
 PARAM_TYPES = ("f16", "bf16", "f32", "i8")
 BODY_OPS = ("arith.sitofp", "arith.extsi", "arith.extf", "arith.truncf", "arith.subf", "arith.mulf",
@@ -51,6 +50,7 @@ class Dequant:
     inputs: list          # DqInput per block argument, in operand order
     block: object
     group: int | None     # G of the per-group inputs (None: per column only)
+    kernel_weights: object = None   # what the kernel takes for the weights (host_view); None: `weights`
 
     @property
     def params(self) -> list:
@@ -150,11 +150,10 @@ def recognize(spec) -> Dequant | None:
         if not identity_layout(v):
             raise NotDequant(f"{what} needs the identity layout")
         if res == ["d0", "d1"] and elt in WEIGHT_TYPES and weights is None:
-            if elt not in FUSED_WEIGHT_TYPES:
-                raise NotDequant(f"{what}: {elt} weights (packed two per byte) are not fused yet: the kernel has no "
-                                 "nibble unpack (docs/quantized-gemm.md 'Not yet: W4A16')")
             if tuple(shape) != (K, N):
                 raise NotDequant(f"{what}: the weights must be K x N = {K}x{N}")
+            if elt == "i4" and N % 2:
+                raise NotDequant(f"{what}: i4 weights need an even N (two per byte along N), N = {N}")
             weights = DqInput(v, "weights")
             inputs.append(weights)
             continue
@@ -186,6 +185,9 @@ def recognize(spec) -> Dequant | None:
     for bop in body[:-1]:
         if bop.name not in BODY_OPS or len(bop.results) != 1:
             raise NotDequant(f"'{bop.name}' in the dequantization body (fused: {', '.join(BODY_OPS)})")
+        if str(bop.results[0].type) == "i4":
+            raise NotDequant(f"'{bop.name}' computes in i4 (the kernel holds i4 weights sign-extended in i8: only "
+                             "conversions from i4 are fused)")
     for v in _captured(block_):
         d = _defining(v)
         if d is None or d.name != "arith.constant":
@@ -226,6 +228,22 @@ def _captured(block):
         out += [v for v in bop.operands if v not in inside and v not in out]
         inside.update(bop.results)
     return out
+
+
+def host_view(dq: Dequant):
+    """The weights as the kernel takes them, set as `dq.kernel_weights`: i8 weights as they are; i4 weights
+    (memref<K x N x i4>, packed two per byte along N, even elements in the low nibble) through a
+    `builtin.unrealized_conversion_cast` to the memref<K x N/2 x i8> of their bytes, placed before the
+    dequantizing generic (docs/quantized-gemm.md "i4 weights")."""
+    if dq.wtype != "i4":
+        dq.kernel_weights = dq.weights
+        return dq.weights
+    shape = list(ir.MemRefType(dq.weights.type).shape)
+    with ir.InsertionPoint(dq.op), dq.op.location:
+        t = ir.MemRefType.get(shape[:-1] + [shape[-1] // 2], ir.IntegerType.get_signless(8))
+        cast = ir.Operation.create("builtin.unrealized_conversion_cast", results=[t], operands=[dq.weights])
+    dq.kernel_weights = cast.results[0]
+    return dq.kernel_weights
 
 
 def erase_host(dq: Dequant) -> None:

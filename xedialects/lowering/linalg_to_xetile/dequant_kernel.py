@@ -1,5 +1,5 @@
 """The B path of a fused weight-only quantized GEMM kernel (docs/quantized-gemm.md): the integer weights'
-K-step tile is loaded with the GEMM's B tile, the scales / zero points with 1 x N tiles (per column once,
+K-step tile is loaded with the GEMM's B tile (i4 weights as their bytes, unpacked to i8 in registers), the scales / zero points with 1 x N tiles (per column once,
 per group at row k / G each K step), broadcast with `xetile.tile_broadcast`, and the dequantizing body
 replayed on the work-group vectors with B's `wg_map`; its result feeds `tile_mma` as B.
 """
@@ -36,6 +36,44 @@ class DequantB:
         self.w(f"    {v} = xetile.load_tile {tile} : {t} -> vector<1x{self.wn}x{elt}>")
         return v
 
+    def b_tiles(self, prefetch_map):
+        """(columns, column offset, map, prefetch map) of the weights' B tiles: i8 weights as B's; i4 weights
+        are read as their bytes (two per byte along N), half the columns at half the offset."""
+        if self.dq.wtype != "i4":
+            return self.wn, "%n", (self.layout, self.data), prefetch_map
+        self.w("    %nq = arith.divui %n, %c2 : index")
+        half = lambda m: (m[0], (m[1][0], m[1][1] // 2))  # noqa: E731
+        return self.wn // 2, "%nq", half((self.layout, self.data)), half(prefetch_map)
+
+    def _unpack(self, vb: str) -> str:
+        """i4 weights: the k_step x wn/2 bytes to k_step x wn i8 values. Each byte widened to i16 as
+        `(hi << 8) | (lo & 0xff)` with both nibbles sign-extended by shifts, then `vector.bitcast` to i8 (the
+        low byte first: the even element, as packed)."""
+        ks, half = self.ks, self.wn // 2
+        hmap = map_text((self.layout, (self.data[0], self.data[1] // 2)))
+        t16 = f"vector<{ks}x{half}xi16>"
+        w = self.w
+
+        def const(v):
+            r = self.fresh()
+            w(f'    {r} = "arith.constant"() {{value = dense<{v}> : {t16}, wg_map = {hmap}}} : () -> {t16}')
+            return r
+
+        def op(name, *args):
+            r = self.fresh()
+            w(f'    {r} = "{name}"({", ".join(args)}) {{wg_map = {hmap}}} : ({", ".join([t16] * len(args))}) -> {t16}')
+            return r
+
+        x = self.fresh()
+        w(f'    {x} = "arith.extsi"({vb}) {{wg_map = {hmap}}} : (vector<{ks}x{half}xi8>) -> {t16}')
+        c12, c8, c4, cff = const(12), const(8), const(4), const(255)
+        lo = op("arith.andi", op("arith.shrsi", op("arith.shli", x, c12), c12), cff)
+        hi = op("arith.shli", op("arith.shrsi", x, c4), c8)
+        word = op("arith.ori", hi, lo)
+        r = self.fresh()
+        w(f"    {r} = vector.bitcast {word} {{wg_map = {self.wg}}} : {t16} to {self.vt('i8')}")
+        return r
+
     def setup(self) -> None:
         """Before the K loop: the per-column parameters' rows."""
         for inp in self.dq.inputs:
@@ -53,9 +91,10 @@ class DequantB:
         w, dq = self.w, self.dq
         vals = {}
         group_row = None
+        weights = self._unpack(vb) if dq.wtype == "i4" else vb
         for arg, inp in zip(dq.block.arguments, dq.inputs):
             if inp.kind == "weights":
-                vals[arg] = (vb, dq.wtype)
+                vals[arg] = (weights, "i8")
                 continue
             if inp.kind == "scalar":
                 continue
@@ -80,6 +119,9 @@ class DequantB:
                 vals[res] = (self._splat(bop), str(res.type))
                 continue
             ops = [vals[v] if v in vals else (self._splat(v.owner.operation), str(v.type)) for v in bop.operands]
+            if bop.name == "arith.extsi" and ops[0][1] == str(res.type):
+                vals[res] = ops[0]           # i4 -> i8 of weights the kernel already holds as i8
+                continue
             attrs = [f"{_attr_name(k_)} = {a}" for k_, a in _attrs(bop).items()] + [f"wg_map = {self.wg}"]
             w(f'    {r} = "{bop.name}"({", ".join(n for n, _ in ops)}) {{{", ".join(attrs)}}} : '
               f'({", ".join(self.vt(t) for _, t in ops)}) -> {self.vt(res.type)}')

@@ -488,7 +488,7 @@ class KernelIO:
         self.host_args: list = []
         self._add(spec.a, "%A")
         dq = self.fusion.dequant
-        self._add(spec.b if dq is None else dq.weights, "%B")
+        self._add(spec.b if dq is None else dq.kernel_weights or dq.weights, "%B")
         if self.has_c:
             self._add(spec.c, "%C")
         for v in dq.params if dq is not None else []:

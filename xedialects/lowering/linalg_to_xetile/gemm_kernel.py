@@ -66,7 +66,7 @@ def kernel_text(spec: MatmulSpec, plan, kernel_name: str, io: KernelIO | None = 
         raise ValueError("split-K kernels cannot carry a fused prologue/epilogue")
     at, bt, ct = spec.a_type, spec.b_type, spec.c_type
     dq = io.fusion.dequant
-    lt = dq.wtype if dq is not None else bt     # what B's tiles hold (the weights when dequantized)
+    lt = "i8" if dq is not None else bt     # what B's tiles hold (the weights' bytes when dequantized)
     acc = acc_type(spec)
     batched = spec.batch is not None
     c_wg = map_text((lc, dc))
@@ -167,12 +167,14 @@ def kernel_text(spec: MatmulSpec, plan, kernel_name: str, io: KernelIO | None = 
     b_shp = (", [%K, %N], [%c1, %K]" if spec.transpose_b else ", [%K, %N], [%N, %c1]") if b_dyn else ""
     c_shp = ", [%M, %N], [%N, %c1]" if io.has_c and _is_dynamic(c_t) else ""
     a_tile_t = init("%a0", a_v, a_t, ("%m", kb), (wm, ks), at, la, da, a_order, a_shp)
-    b_tile_t = init("%b0", b_v, b_t, (kb, "%n"), (ks, wn), lt, lb, db, b_order, b_shp)
+    dqb = DequantB(dq, io.names, ks, wn, (lb, db), w) if dq is not None else None
+    # the B tiles' columns, column offset and maps (i4 weights: their bytes, half the columns)
+    bc, bn, (lb_, db_), (lpb_, dpb_) = dqb.b_tiles((lpb, dpb)) if dqb else (wn, "%n", (lb, db), (lpb, dpb))
+    b_tile_t = init("%b0", b_v, b_t, (kb, bn), (ks, bc), lt, lb_, db_, b_order, b_shp)
     c_tile_t = (init("%ct", c_v, c_t, ("%m", "%n"), (wm, wn), ct, lc, dc, None, c_shp)
                 if io.has_c and lks == 1 else None)
     pa_t = init("%pa0", a_v, a_t, ("%m", kb), (wm, ks), at, lpa, dpa, a_order, a_shp)
-    pb_t = init("%pb0", b_v, b_t, (kb, "%n"), (ks, wn), lt, lpb, dpb, b_order, b_shp)
-    dqb = DequantB(dq, io.names, ks, wn, (lb, db), w) if dq is not None else None
+    pb_t = init("%pb0", b_v, b_t, (kb, bn), (ks, bc), lt, lpb_, dpb_, b_order, b_shp)
     if dqb is not None:
         dqb.setup()
     acc_vec = f"vector<{wm}x{wn}x{acc}>"
@@ -201,7 +203,7 @@ def kernel_text(spec: MatmulSpec, plan, kernel_name: str, io: KernelIO | None = 
     w(f"    %r:5 = scf.for %k = {lo} to {hi} step %cks iter_args(%acc = {acc_init}, %at = %a0, %bt = %b0, "
       f"%pat = {pa}, %pbt = {pb}) -> ({acc_vec}, {a_tile_t}, {b_tile_t}, {pa_t}, {pb_t}) {{")
     w(f"      %va = xetile.load_tile %at : {a_tile_t} -> vector<{wm}x{ks}x{at}>")
-    w(f"      %vb = xetile.load_tile %bt : {b_tile_t} -> vector<{ks}x{wn}x{lt}>")
+    w(f"      %vb = xetile.load_tile %bt : {b_tile_t} -> vector<{ks}x{bc}x{lt}>")
     vb = dqb.apply("%vb", "%k") if dqb is not None else "%vb"
     w(f"      xetile.prefetch_tile %pat : {pa_t}")
     w(f"      xetile.prefetch_tile %pbt : {pb_t}")

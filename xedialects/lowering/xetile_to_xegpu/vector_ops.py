@@ -151,6 +151,8 @@ def lower_elementwise(cv: Converter, rb, op):
         R, C, bm, bn = (shp[0] * shp[2], shp[1] * shp[3], shp[2], shp[3]) if len(shp) == 4 else (*shp, *shp)
         v = vector.broadcast(vector_type((bm, bn), relt), rb.one(src))
         return [[v] * ((R // bm) * (C // bn))]
+    if name == "vector.bitcast":
+        return [_bitcast_blocks(cv, rb, op, relt)]
     if not (name.startswith("arith.") or name.startswith("math.")):
         raise ConversionError(op, f"'{name}' on a blocked vector is not supported by convert-xetile-to-xegpu")
     grids = {}
@@ -176,6 +178,20 @@ def lower_elementwise(cv: Converter, rb, op):
         new = ir.Operation.create(name, results=[rtype], operands=operands, attributes=attrs)
         out.append(new.results[0])
     return [out]
+
+
+def _bitcast_blocks(cv: Converter, rb, op, relt):
+    """vector.bitcast block by block: plain (non-VNNI) row-major blocks whose innermost size scales by the
+    width ratio, so the result's blocks cover the same bytes in the same grid order."""
+    g = cv.grid_of(rb, op.operands[0])
+    g = cv.reblock(g, g.block[0], g.block[1], 1)
+    bm, bn = g.block
+    src_bits = element_type(g.elt).width
+    dst_bits = element_type(relt).width
+    if (bn * src_bits) % dst_bits:
+        raise ConversionError(op, f"vector.bitcast of {bm}x{bn} blocks of i{src_bits} to i{dst_bits}")
+    t = vector_type((bm, bn * src_bits // dst_bits), relt)
+    return [vector.bitcast(t, b) for b in g.blocks]
 
 
 def splat_accumulator(cv: Converter, v):

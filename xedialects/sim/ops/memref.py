@@ -1,7 +1,8 @@
 """Simulator handlers for `memref`: load/store, views (subview incl. rank reduction, cast,
 reinterpret_cast, view, transpose, collapse/expand_shape, metadata), allocation on the host and in
 kernels (SLM, private; also `gpu.alloc` / `gpu.dealloc`), copies, globals and atomic_rmw; the
-address of a buffer (`extract_aligned_pointer_as_index`, and `llvm.ptrtoint` of a kernel's pointer).
+address of a buffer (`extract_aligned_pointer_as_index`, and `llvm.ptrtoint` of a kernel's pointer); the
+host's packed-byte view of i4 weights (`builtin.unrealized_conversion_cast`).
 
 A memref value is a strided view (per-batch offset/sizes/strides) of a flat buffer (memory.py).
 """
@@ -11,6 +12,7 @@ import numpy as np
 from mlir import ir
 
 from ..core import ExecState, OpInfo, SimError, alloc_in_kernel, attr_ints, enum_text, handler
+from ..i4_memrefs import pack_i4
 from ..memory import MemRef
 from ..typeinfo import DYN, TypeInfo
 from .elements import const_result, dense_value
@@ -419,5 +421,27 @@ def _matomic(c, o):
         if st.trace is not None:
             st.trace.atomics += st.active_count()
         env[r] = old
+
+    return f
+
+
+@handler("builtin.unrealized_conversion_cast")
+def _i4_as_bytes(c, o):
+    """memref<K x N x i4> -> memref<K x N/2 x i8> on the host: the view of W4A16 weights a fused GEMM
+    kernel takes (convert-linalg-to-xetile, dequant.py). The simulator holds i4 memrefs one value per
+    byte; the cast packs them two per byte into a new buffer, the layout of upstream MLIR and of the device
+    (i4_memrefs.py). Other casts are not simulated."""
+    src_t, dst_t = o.in_types[0], o.out_types[0]
+    src, r = o.ins[0], o.outs[0]
+    if not (len(o.ins) == 1 and src_t.kind == dst_t.kind == "memref" and src_t.elem == "i4" and dst_t.elem == "i8"
+            and src_t.shape[:-1] == dst_t.shape[:-1] and src_t.shape[-1] == 2 * dst_t.shape[-1] and c.level == "host"):
+        raise SimError(f"builtin.unrealized_conversion_cast from {src_t.text} to {dst_t.text} is not simulated "
+                       "(only the host's i4 -> packed i8 view of fused W4A16 weights)")
+    name = f"{o.name}@{o.loc}"
+
+    def f(env, st):
+        m = env[src]
+        buf = st.mem.new(pack_i4(m.to_numpy()), name)
+        env[r] = st.mem.full_view(buf, tuple(dst_t.shape))
 
     return f

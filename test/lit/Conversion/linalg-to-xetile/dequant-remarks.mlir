@@ -94,21 +94,24 @@ func.func @group_of_8(%A: memref<32x64xf16>, %W: memref<64x64xi8>, %S: memref<8x
 }
 
 // -----
-// i4 weights are recognized but not fused yet (no nibble unpack in the kernel); the generic stays on the host
-// with the element-wise lowering's remark, the GEMM is lowered.
+// i4 weights whose body computes in i4 (a zero point subtracted in i4, which wraps at 4 bits): the kernel holds
+// the weights sign-extended in i8, only conversions from i4 are fused; the generic stays on the host with the
+// element-wise lowering's remark, the GEMM is lowered.
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #col = affine_map<(d0, d1) -> (d1)>
-// CHECK-LABEL: func.func @int4(
+// CHECK-LABEL: func.func @int4_arith(
 // CHECK:       linalg.generic
-// CHECK:       gpu.launch_func @int4_kernels::@int4_0
-func.func @int4(%A: memref<32x64xf16>, %W: memref<64x64xi4>, %S: memref<64xf16>, %C: memref<32x64xf32>) {
+// CHECK:       gpu.launch_func @int4_arith_kernels::@int4_arith_0
+func.func @int4_arith(%A: memref<32x64xf16>, %W: memref<64x64xi4>, %S: memref<64xf16>, %C: memref<32x64xf32>) {
   %Bd = memref.alloc() : memref<64x64xf16>
-  // expected-remark @+2 {{dequantization not fused into the GEMM: input 0 (memref<64x64xi4>): i4 weights (packed two per byte) are not fused yet}}
+  %z = arith.constant 1 : i4
+  // expected-remark @+2 {{dequantization not fused into the GEMM: 'arith.subi' computes in i4}}
   // expected-remark @+1 {{not lowered to XeTile: input 0 of 'linalg.generic' has element type i4}}
   linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel"]}
       ins(%W, %S : memref<64x64xi4>, memref<64xf16>) outs(%Bd : memref<64x64xf16>) {
   ^bb0(%w: i4, %s: f16, %o: f16):
-    %f = arith.sitofp %w : i4 to f16
+    %d = arith.subi %w, %z : i4
+    %f = arith.sitofp %d : i4 to f16
     %r = arith.mulf %f, %s : f16
     linalg.yield %r : f16
   }

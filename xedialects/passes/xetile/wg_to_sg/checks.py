@@ -12,6 +12,7 @@ from ...utils.ir_walk import walk
 from ...analysis.tile_uses import is_elementwise
 from .common import COMBINE, RFC_MMA, PassError, elt_type, is_tile, is_vector, short_map, tile_layout, vshape
 from .distribution import Layout, distribution_errors
+from .layout_analysis import bitcast_source_layout
 from .segmented_reduce import segment_cast_user, segment_pattern
 
 _VECTOR_OPS = ("xetile.tile_mma", "xetile.tile_transpose", "xetile.tile_reduce", "xetile.tile_broadcast",
@@ -166,6 +167,14 @@ class DistributionChecks:
             if not self._materializable(op.results[0]):
                 raise PassError(op, f"cannot distribute '{name}' of a vector to a work-group vector; use "
                                     "xetile.tile_broadcast")
+            return
+        if name == "vector.bitcast":
+            self._require_layouts(op)
+            src_lay, res_lay = self.la.of(op.operands[0]), self.la.of(op.results[0])
+            if bitcast_source_layout(vshape(op.operands[0]), res_lay) != src_lay:
+                raise PassError(op, f"vector.bitcast from {short_map(src_lay)} to {short_map(res_lay)}: each subgroup "
+                                    "bitcasts its own piece, so the maps must have the same sg_layout and sg_data "
+                                    "scaled by the element-count ratio")
             return
         if is_elementwise(op):
             self._require_layouts(op)

@@ -117,6 +117,7 @@ class WgToSg(DistributionChecks, SubgroupIndexing, SlmExchange, TileRules, MmaRu
             "vector.broadcast": self.h_materializable,
             "vector.splat": self.h_materializable,
             "vector.shape_cast": self.h_segment_cast,
+            "vector.bitcast": self.h_bitcast,
             "vector.multi_reduction": self.h_segment_reduce,
             "scf.for": self.h_for,
             "scf.if": self.h_if,

@@ -1,5 +1,6 @@
-"""Distribution rules of element-wise arith/math ops (re-created per subtile at subgroup size) and
-of splat constants and scalar vector.broadcast (re-created in the shape each use needs). Mixed into
+"""Distribution rules of element-wise arith/math ops (re-created per subtile at subgroup size), of
+vector.bitcast (per piece), and of splat constants and scalar vector.broadcast (re-created in the shape
+each use needs). Mixed into
 `WgToSg`."""
 from __future__ import annotations
 
@@ -14,6 +15,15 @@ class ElementwiseRules:
             return None
         lay = self.la.of(op.results[0])
         return [self._materialize(op.results[0], lay)]
+
+    def h_bitcast(self, rb, op):
+        """vector.bitcast: each subgroup piece bitcast on its own (maps checked in checks.py)."""
+        src, res = op.operands[0], op.results[0]
+        src_lay, res_lay = self.la.of(src), self.la.of(res)
+        if src_lay is None or res_lay is None:
+            return None
+        t = piece_type(res, res_lay)
+        return [[create_op(op.name, [p], [t], sg_attrs(op)).results[0] for p in self.pieces(src, src_lay)]]
 
     def h_elementwise(self, rb, op):
         res_lays = [self.la.of(r) for r in op.results]

@@ -3,7 +3,8 @@ function has, before anything is rewritten.
 
 A vector takes the map of its producer: load_tile the tile's map (swapped for a transposed load),
 tile_mma its wg_map_c, tile_transpose/reduce/broadcast/conv_layout their wg_map (without one,
-the map is derived from the source by the RFC rules); element-wise arith/math ops take the
+the map is derived from the source by the RFC rules); a vector.bitcast its wg_map, its source the same
+map with the innermost sg_data scaled by the element-count ratio; element-wise arith/math ops take the
 `wg_map` attribute they carry (the map of their result) and otherwise carry their operands' map
 through, as do scf.for and scf.if; splat constants and scalar broadcasts take it from their
 users. Values joined this way form union-find classes; conflicting maps are reported.
@@ -27,6 +28,19 @@ def _op_wg_map(op):
     if "wg_map" not in op.attributes:
         return None
     return attr_value(WG_MAP, op.attributes["wg_map"])
+
+
+def bitcast_source_layout(src_shape, res_lay: Layout):
+    """The map of a vector.bitcast's source from its result's: the same subgroup layout, the innermost
+    sg_data scaled by the element-count ratio (each subgroup bitcasts its own piece); None when the
+    ratio does not divide it."""
+    if len(src_shape) != 2 or len(res_lay.shape) != 2:
+        return None
+    num, den = src_shape[1], res_lay.shape[1]
+    inner = res_lay.sg_data[1] * num
+    if inner % den:
+        return None
+    return Layout(tuple(src_shape), res_lay.sg_layout, (res_lay.sg_data[0], inner // den))
 
 
 class _Class:
@@ -172,6 +186,18 @@ class LayoutAnalysis:
                 self._fix(res, Layout.of(vshape(res), wgm), op)
             else:
                 self.segments.append((op, src, S))
+        elif name == "vector.bitcast" and is_vector(op.results[0].type):
+            src, res = op.operands[0], op.results[0]
+            self._find(src)
+            wgm = _op_wg_map(op)
+            if wgm is not None:
+                lay = Layout.of(vshape(res), wgm)
+                self._fix(res, lay, op)
+                derived = bitcast_source_layout(vshape(src), lay)
+                if derived is not None:
+                    self._require(src, derived, op, False, "")
+            else:
+                self._find(res)
         elif name in _MATERIALIZABLE:
             if op.results and is_vector(op.results[0].type):
                 self._find(op.results[0])
