@@ -40,6 +40,7 @@ from ...passes.analysis.registers import GRF_MODE_ATTR, GrfModeError, grf_mode
 from ...passes.registry import Option, register_pass, register_pipeline
 from ...passes.utils.arch_option import arch_option, pass_arch, record_told_arch
 from .spirv_lanes import LoweringError
+from .float_minmax import expand_float_minmax
 from .kernel_lowering import KernelLowering
 from .kernel_simt import LaneKernelLowering, is_lane_level
 
@@ -160,6 +161,7 @@ def convert_gpu_module(gm, target: str, ctx, arch: XeArch | str = "pvc") -> bool
             ok = False
     if not ok:
         return False
+    expand_float_minmax(clone)
     # math-to-spirv first: convert-gpu-to-spirv has no math patterns (erf, exp, ... -> spirv.CL.*); tanh
     # expanded before it, as upstream's XeVM route does (exp and a division: IGC's spirv.CL.tanh was ~4x
     # the instructions; error bound in docs/numerics.md "tanh")

@@ -96,9 +96,10 @@ gpu.module @k {
   }
 
   // maximumf across lanes: GroupNonUniformFMax skips NaNs, so a subgroup "any NaN" (UMax of a flag)
-  // selects NaN; the per-lane maximumf propagate NaNs themselves (CL.fmax + IsNan selects)
+  // selects NaN; the per-lane maximumf propagate NaNs themselves (upstream arith-expand: an unordered
+  // greater-than select, then the right operand if it is NaN)
   // CHECK-LABEL: spirv.func @max_nan(
-  // CHECK-COUNT-7: spirv.CL.fmax
+  // CHECK-COUNT-7: spirv.FUnordGreaterThan
   // CHECK: %[[G:.*]] = spirv.GroupNonUniformFMax <Subgroup> <Reduce> %[[P:[0-9]+]] : f32 -> f32
   // CHECK-NEXT: %[[U:.*]] = spirv.Unordered %[[P]], %[[P]] : f32
   // CHECK: %[[F:.*]] = spirv.Select %[[U]], %cst1_i32, %cst0_i32 : i1, i32
