@@ -15,6 +15,9 @@ from xedialects.tools.xe_run import main as xe_run
 sys.path.insert(0, os.path.dirname(__file__))
 from opencl_support import needs_rt  # noqa: E402
 
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "bench"))
+from quantized_source import quantized_gemm_source  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 EXAMPLE = os.path.join(ROOT, "examples", "w8a16_gemm.mlir")
 
@@ -56,25 +59,10 @@ func.func @f(%A: memref<24x64xT>, %W: memref<64x48xi8>, %S: memref<4x48xT>, %Z: 
   return
 }
 """
-# W4A16: i4 weights (packed two per byte along N for the kernel), the whole range -8..7 from xe-run
-W4 = """
-#id = affine_map<(d0, d1) -> (d0, d1)>
-#grp = affine_map<(d0, d1) -> (d0 floordiv 32, d1)>
-func.func @f(%A: memref<24x128xT>, %W: memref<128x160xi4>, %S: memref<4x160xT>, %C: memref<24x160xf32>) {
-  %Bd = memref.alloc() : memref<128x160xT>
-  linalg.generic {indexing_maps = [#id, #grp, #id], iterator_types = ["parallel", "parallel"]}
-      ins(%W, %S : memref<128x160xi4>, memref<4x160xT>) outs(%Bd : memref<128x160xT>) {
-  ^bb0(%w: i4, %s: T, %o: T):
-    %e = arith.extsi %w : i4 to i8
-    %f = arith.sitofp %e : i8 to T
-    %r = arith.mulf %f, %s : T
-    linalg.yield %r : T
-  }
-  linalg.matmul ins(%A, %Bd : memref<24x128xT>, memref<128x160xT>) outs(%C : memref<24x160xf32>)
-  memref.dealloc %Bd : memref<128x160xT>
-  return
-}
-"""
+# W4A16: i4 weights (packed two per byte along N for the kernel), the whole range -8..7 from xe-run; the body
+# converts through i8 (extsi i4 -> i8 is the value the kernel already holds)
+W4 = quantized_gemm_source(24, 160, 128, wtype="i4", group=32, elt="T").replace(
+    "%f = arith.sitofp %w : i4 to T", "%e = arith.extsi %w : i4 to i8\n    %f = arith.sitofp %e : i8 to T")
 PROGRAMS = {f"{form}_{t}": src.replace("xT>", f"x{t}>").replace(": T", f": {t}").replace("to T", f"to {t}")
             for form, src in (("per_column", PER_COLUMN), ("per_group", PER_GROUP), ("w4", W4))
             for t in ("f16", "bf16")}
