@@ -13,10 +13,13 @@ def attention_source(batch=(2,), lq=64, lk=64, d=64, elt="f16", causal=False, sc
     dims = [f"d{i}" for i in range(r + 1)]
     bd = dims[:len(batch)]
     m, n, k = dims[len(batch):len(batch) + 3]
+
     def amap(*ds):
         return f"affine_map<({', '.join(dims)}) -> ({', '.join(list(bd) + list(ds))})>"
     bs = "x".join(str(b) for b in batch)
-    t = lambda a, b, e: f"tensor<{bs}x{a}x{b}x{e}>"
+    def t(a, b, e):
+        return f"tensor<{bs}x{a}x{b}x{e}>"
+
     ident = f"affine_map<({', '.join(dims[:r])}) -> ({', '.join(dims[:r])})>"
     par = ", ".join(['"parallel"'] * r)
     red = ", ".join(['"parallel"'] * r + ['"reduction"'])
@@ -27,6 +30,7 @@ def attention_source(batch=(2,), lq=64, lk=64, d=64, elt="f16", causal=False, sc
          f"{t(lq, d, out)} {{",
          "  %z = arith.constant 0.0 : f32", "  %ninf = arith.constant 0xFF800000 : f32"]
     w = L.append
+
     def contraction(name, a, b, at, bt, ct, maps, res):
         w(f"  %{name}e = tensor.empty() : {ct}")
         w(f"  %{name}f = linalg.fill ins(%z : f32) outs(%{name}e : {ct}) -> {ct}")
@@ -39,6 +43,7 @@ def attention_source(batch=(2,), lq=64, lk=64, d=64, elt="f16", causal=False, sc
         w(f"    %{name}add = arith.addf %acc, %{name}mul : f32")
         w(f"    linalg.yield %{name}add : f32")
         w(f"  }} -> {ct}")
+
     def ew(name, src, st, dt, body, res_elt, src_elt="f32"):
         w(f"  %{name}e = tensor.empty() : {dt}")
         w(f"  %{name} = linalg.generic {{indexing_maps = [{ident}, {ident}], iterator_types = [{par}]}} "
@@ -47,8 +52,8 @@ def attention_source(batch=(2,), lq=64, lk=64, d=64, elt="f16", causal=False, sc
         for line in body:
             w("    " + line)
         w(f"  }} -> {dt}")
+
     st = t(lq, lk, "f32")
-    kk = "%K"
     if transpose_op:
         w(f"  %kte = tensor.empty() : {t(d, lk, elt)}")
         perm = ", ".join(str(i) for i in list(range(len(batch))) + [r - 1, r - 2])

@@ -60,7 +60,6 @@ def kernel_text(form: AttentionForm, plan: AttentionPlan, kname: str) -> str:
     (pkl, pkd), (pvl, pvd) = _prefetch_maps(D, BN, R, eb)
     kp_t = _tile((D, BN), T, pkl, pkd, order=(0, 1))
     vp_t = _tile((BN, D), T, pvl, pvd)
-    o_t = _tile((BM, D), form.out_elt, lay, (rows, D))
     s_wg, a_wg, r_wg = _wg(lay, (rows, BN)), _wg(lay, (rows, D)), _wg(lay, (rows, 1))
     s_v, a_v, r_v = f"vector<{BM}x{BN}xf32>", f"vector<{BM}x{D}xf32>", f"vector<{BM}x1xf32>"
     p_v, q_v = f"vector<{BM}x{BN}x{T}>", f"vector<{BM}x{D}x{T}>"
@@ -237,15 +236,25 @@ def kernel_text(form: AttentionForm, plan: AttentionPlan, kname: str) -> str:
         w(f"{ind}gpu.return")
         w("  }")
         return "\n".join(L) + "\n" + combine_text(form, plan, kname + "_combine")
-    o = ew("arith.divf", state[0], bcast(state[2], a_v, a_wg, ind), a_v, a_wg, ind)
+    _store_output(w, lambda t: op(t, ind), ind, form, plan, state[0], state[2], "%r0")
+    return "\n".join(L)
+
+
+def _store_output(w, emit, ind, form, plan, acc, l, row):
+    """O = acc / l (rounded to O's type) stored at query row `row` of the %Os view; the function's end."""
+    R, rows, BM, D = plan.num_subgroups, plan.sg_rows, plan.block_m, form.d
+    a_wg, a_v = _wg((R, 1), (rows, D)), f"vector<{BM}x{D}xf32>"
+    b = emit(f"xetile.tile_broadcast {l} [1] {{wg_map = {a_wg}}} : vector<{BM}x1xf32> -> {a_v}")
+    o = emit(f"arith.divf {acc}, {b} {{wg_map = {a_wg}}} : {a_v}")
+    ov = f"vector<{BM}x{D}x{form.out_elt}>"
     if form.out_elt != "f32":
-        o = op(f"arith.truncf {o} {{wg_map = {a_wg}}} : {a_v} to vector<{BM}x{D}x{form.out_elt}>", ind)
-    oview = view(LQ, D).replace(f"x{T},", f"x{form.out_elt},")
-    w(f"{ind}%ot = xetile.init_tile %Os[%r0, %c0] : {oview} -> {o_t}")
-    w(f"{ind}xetile.store_tile {o}, %ot : vector<{BM}x{D}x{form.out_elt}>, {o_t}")
+        o = emit(f"arith.truncf {o} {{wg_map = {a_wg}}} : {a_v} to {ov}")
+    o_t = _tile((BM, D), form.out_elt, (R, 1), (rows, D))
+    oview = f"memref<{form.lq}x{D}x{form.out_elt}, strided<[{D}, 1], offset: ?>>"
+    w(f"{ind}%ot = xetile.init_tile %Os[{row}, %c0] : {oview} -> {o_t}")
+    w(f"{ind}xetile.store_tile {o}, %ot : {ov}, {o_t}")
     w(f"{ind}gpu.return")
     w("  }")
-    return "\n".join(L)
 
 
 def workspace_type(form: AttentionForm, plan: AttentionPlan) -> str:
@@ -278,7 +287,7 @@ def combine_text(form: AttentionForm, plan: AttentionPlan, kname: str) -> str:
     wt, ot = workspace_type(form, plan), str(form.out.type)
     a_t, r16_t = _tile((BM, D), "f32", lay, (rows, D)), _tile((BM, 16), "f32", lay, (rows, 16))
     a_v, r_v, r16_v = f"vector<{BM}x{D}xf32>", f"vector<{BM}x1xf32>", f"vector<{BM}x16xf32>"
-    a_wg, r_wg, r16_wg = _wg(lay, (rows, D)), _wg(lay, (rows, 1)), _wg(lay, (rows, 16))
+    a_wg, r_wg = _wg(lay, (rows, D)), _wg(lay, (rows, 1))
     L = []
     w = L.append
     cnt = [0]
@@ -338,15 +347,7 @@ def combine_text(form: AttentionForm, plan: AttentionPlan, kname: str) -> str:
                                                                                   ("%lt", r16_t))]
     w(f"      scf.yield {on}, {mn}, {ln}, {', '.join(nxt)} : {', '.join(types)}")
     w(f"{i}}}")
-    o = ew("arith.divf", "%r#0", bc("%r#2", i), a_v, a_wg, i)
-    ov = f"vector<{BM}x{D}x{form.out_elt}>"
-    if form.out_elt != "f32":
-        o = op(f"arith.truncf {o} {{wg_map = {a_wg}}} : {a_v} to {ov}", i)
-    o_t = _tile((BM, D), form.out_elt, lay, (rows, D))
-    w(f"{i}%ot = xetile.init_tile %Os[%c0, %c0] : {oview} -> {o_t}")
-    w(f"{i}xetile.store_tile {o}, %ot : {ov}, {o_t}")
-    w(f"{i}gpu.return")
-    w("  }")
+    _store_output(w, lambda t: op(t, i), i, form, plan, "%r#0", "%r#2", "%c0")
     return "\n".join(L)
 
 
