@@ -149,7 +149,8 @@ def test_split_k_keeps_the_dequantization(tmp_path, capsys):
 
 def test_i4_packing_is_upstreams_and_the_reference_takes_values():
     """Even elements in the low nibble (upstream's narrow-type emulation); the CPU reference takes and
-    returns one value per int8 and runs the compiled code on the packed bytes."""
+    returns one value per int8 (arguments and returned memrefs) and runs the compiled code on the packed
+    bytes."""
     import numpy as np
 
     from xedialects.sim.i4_memrefs import pack_i4, unpack_i4
@@ -172,6 +173,20 @@ func.func @f(%W: memref<2x4xi4>, %O: memref<2x4xi8>) {
 }"""
     w, o = run_reference(src, "f", [v, np.zeros((2, 4), np.int8)])
     assert (w == v).all() and (o == v.astype(np.int32) ** 2).all()
+    ret = """
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @g(%V: memref<2x4xi8>) -> memref<2x4xi4> {
+  %r = memref.alloc() : memref<2x4xi4>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%V : memref<2x4xi8>) outs(%r : memref<2x4xi4>) {
+  ^bb0(%x: i8, %o: i4):
+    %t = arith.trunci %x : i8 to i4
+    linalg.yield %t : i4
+  }
+  return %r : memref<2x4xi4>
+}"""
+    _, (r,) = run_reference(ret, "g", [v], returns=True)      # a returned i4 memref: its packed bytes read
+    assert (r == v).all()
 
 
 def test_xe_run_rejects_i4_inputs_out_of_range(tmp_path, capsys):

@@ -207,7 +207,10 @@ def _result_descriptor(t):
     desc = rt.make_nd_memref_descriptor(len(t.shape), ct)()
 
     def to_numpy():
-        arr = np.array(rt.ranked_memref_to_numpy(ctypes.pointer(desc)), copy=True)
+        view = rt.ranked_memref_to_numpy(ctypes.pointer(desc))
+        if t.elem == "i4":           # packed two per byte: only the first half of the view is the buffer's
+            return unpack_i4(np.array(view.reshape(-1)[:view.size // 2], copy=True), view.shape)
+        arr = np.array(view, copy=True)
         return arr.view(dt) if arr.dtype != dt else arr
 
     return ctypes.pointer(ctypes.pointer(desc)), to_numpy
