@@ -1,9 +1,14 @@
 """Raw pointer arguments of XeVM-level kernels from the host (xe-run -e main): a memref's aligned
 pointer, or a pointer into the middle of a gpu.alloc buffer, reaches the kernel as the simulator's
-address of that byte; a pointer into host memory is a located error at the launch."""
+address of that byte (on OpenCL: its buffer and the byte offset); a pointer into host memory is a
+located error at the launch."""
 import os
 import subprocess
 import sys
+
+import pytest
+
+from opencl_support import needs_rt
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -62,13 +67,13 @@ MAIN = """
 """
 
 
-def _run(tmp_path, source: str, offset: int):
+def _run(tmp_path, source: str, offset: int, *options: str):
     text = ("module attributes {gpu.container_module} {" + KERNEL +
             MAIN.replace("SOURCE", source).replace("OFFSET", str(offset)) + "}\n")
     path = tmp_path / "ptr.mlir"
     path.write_text(text)
     cmd = [sys.executable, os.path.join(ROOT, "tools", "xe-run.py"), str(path), "-e", "main",
-           "--entry-point-result=void"]
+           "--entry-point-result=void", *options]
     line = text[:text.index("gpu.launch_func")].count("\n") + 1
     return subprocess.run(cmd, capture_output=True, text=True, timeout=600, cwd=ROOT), f"{path}:{line}:5"
 
@@ -77,6 +82,18 @@ def test_pointer_into_the_middle_of_a_device_buffer(tmp_path):
     p, _ = _run(tmp_path, "%gS", 4 * 16 * 2)       # row 2 of the source
     assert p.returncode == 0, p.stderr
     assert "[32,  33,  34,  35,  36,  37,  38,  39,  40,  41,  42,  43,  44,  45,  46,  47]" in p.stdout, p.stdout
+
+
+@needs_rt
+@pytest.mark.parametrize("offset,row", [(4 * 16 * 2, 32), (4, 1)], ids=["row_2", "4_bytes_in"])
+def test_pointer_into_a_device_buffer_on_opencl(tmp_path, offset, row):
+    """On OpenCL (a pvc binary, emulated builtins) the pointer is its buffer, passed whole, and the byte
+    offset (metadata offset_of): 128 bytes in, the 2D block builtins read the row; 4 bytes in, the
+    surface base is not 64-byte aligned, so the run-time surface test takes the per-lane loads."""
+    p, _ = _run(tmp_path, "%gS", offset, "--backend=opencl", "--pipeline=convert-xegpu-to-spirv")
+    assert p.returncode == 0, p.stderr
+    want = "[" + ",  ".join(str(row + i) for i in range(16)) + "]"
+    assert want in p.stdout, p.stdout
 
 
 def test_pointer_into_host_memory_is_a_located_error(tmp_path):

@@ -174,6 +174,11 @@ def _view_of_memref(m: MemRef, what: str) -> _View:
     return _View(m.buf.data, m.dtype, offset, sizes, strides)
 
 
+def _derived(spec: dict) -> bool:
+    """A metadata argument the launcher computes from another: a size, a stride, a pointer's offset."""
+    return "dim_of" in spec or "stride_of" in spec or "offset_of" in spec
+
+
 def _view_of_address(sim, address, what: str) -> _View:
     """The bytes a raw pointer argument (`!llvm.ptr<1>`, the simulator's address into a buffer) points
     at, to the end of its buffer."""
@@ -217,8 +222,7 @@ class Launcher:
     # the simulator's launch hook ---------------------------------------------------------------
     def __call__(self, sim, loc, kernel_ref: str, kernel_op, grid, block, args):
         name = kernel_ref.split("::")[-1].strip().lstrip("@")
-        kinds = [a["kind"] for a in self.program.kernels.get(name, {}).get("args", [])
-                 if "dim_of" not in a and "stride_of" not in a]
+        kinds = [a["kind"] for a in self.program.kernels.get(name, {}).get("args", []) if not _derived(a)]
         values = []
         for i, a in enumerate(args):
             if isinstance(a, MemRef) or (i < len(kinds) and kinds[i] == "pointer"):
@@ -275,8 +279,7 @@ class Launcher:
         """(OpenCL argument list, [(host array, device buffer)] to copy back)."""
         cl, rt = self.runtime.cl, self.runtime
         specs = meta["args"]
-        is_derived = lambda a: "dim_of" in a or "stride_of" in a  # noqa: E731
-        primary = [a for a in specs if not is_derived(a)]
+        primary = [a for a in specs if not _derived(a)]
         if len(values) != len(primary):
             raise OpenCLError(f"kernel '{meta['name']}' takes {len(primary)} arguments, {len(values)} given")
         strided = {tuple(a["stride_of"]) for a in specs if "stride_of" in a}
@@ -301,7 +304,7 @@ class Launcher:
                         out.append((host, dev))
                     device_bufs[key] = dev
                 dev = device_bufs[key]
-                start = v.offset * v.dtype.itemsize
+                start = v.offset * v.dtype.itemsize if spec["kind"] == "buffer" else 0   # a pointer: offset_of
                 if start:
                     if start % align:
                         raise OpenCLError(f"{what}: the view starts {start} bytes into its buffer, not a multiple of "
@@ -314,13 +317,14 @@ class Launcher:
                 args.append(_scalar(v, spec["element_type"], what))
             else:
                 raise OpenCLError(f"{what}: unknown argument kind '{spec['kind']}' in the metadata")
-        for spec in (a for a in specs if is_derived(a)):
-            ref = spec.get("dim_of") or spec.get("stride_of")
+        for spec in (a for a in specs if _derived(a)):
+            ref = spec.get("dim_of") or spec.get("stride_of") or spec.get("offset_of")
             if ref is None or not (0 <= ref[0] < len(values)) or not isinstance(values[ref[0]], _View):
-                raise OpenCLError(f"metadata argument {spec.get('name')}: expected dim_of/stride_of of a buffer "
-                                  "argument")
+                raise OpenCLError(f"metadata argument {spec.get('name')}: expected dim_of/stride_of/offset_of of a "
+                                  "buffer argument")
             v = values[ref[0]]
-            n = v.sizes[ref[1]] if "dim_of" in spec else v.strides[ref[1]]
+            n = v.offset * v.dtype.itemsize if "offset_of" in spec else \
+                v.sizes[ref[1]] if "dim_of" in spec else v.strides[ref[1]]
             args.append(_scalar(n, spec.get("element_type", "i64"), spec.get("name", "size")))
         return args, out
 

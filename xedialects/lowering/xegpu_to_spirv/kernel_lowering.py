@@ -86,8 +86,14 @@ class KernelLowering(MemoryLowering, BlockIOLowering, DpasLowering, ScatteredLow
                 for d, s in enumerate(strides):
                     if s == DYNAMIC:
                         extra.append((i, "stride", d))
+            elif arg_specs[i][0] == "pointer":
+                extra.append((i, "offset", 0))     # bytes from the start of the buffer bound to it
         for i, kind, d in extra:
             in_types.append(i64_type())
+            if kind == "offset":
+                self.info.args.append({"name": f"arg{i}_offset", "kind": "scalar", "element_type": "i64",
+                                       "offset_of": [i]})
+                continue
             self.info.args.append({"name": f"arg{i}_{kind}{d}", "kind": "scalar", "element_type": "i64",
                                    kind + "_of": [i, d]})
         attrs = _attr_dict(old)
@@ -158,7 +164,7 @@ class KernelLowering(MemoryLowering, BlockIOLowering, DpasLowering, ScatteredLow
             in_types.append(i64_type())
             self.info.args.append({"name": f"arg{i}", "kind": "scalar", "element_type": "i64", "source_type": ts})
             return ("int", ts)
-        if ts == "!llvm.ptr<1>":     # a raw global pointer (XeVM-level kernels): bytes from where it points
+        if ts == "!llvm.ptr<1>":     # a raw global pointer (XeVM-level kernels): a buffer and a byte offset
             in_types.append(ir.Type.parse(CROSS_WORKGROUP_PTR.format("i8")))
             self.info.args.append({"name": f"arg{i}", "kind": "pointer", "element_type": "i8"})
             return ("pointer", ts)
@@ -177,6 +183,9 @@ class KernelLowering(MemoryLowering, BlockIOLowering, DpasLowering, ScatteredLow
             strides, _ = m.get_strides_and_offset()
             strides = [dims[(i, "stride", d)] if s == DYNAMIC else s for d, s in enumerate(strides)]
             return MemArg(arg, str(m.element_type), shape, strides)
+        if kind == "pointer":
+            off = arith.IndexCastOp(i64_type(), dims[(i, "offset", 0)]).result
+            return ir.Operation.create("spirv.PtrAccessChain", results=[arg.type], operands=[arg, off]).results[0]
         if kind == "int":
             if x == "index":
                 return arith.IndexCastOp(ir.IndexType.get(), arg).result

@@ -17,9 +17,12 @@ Contract with a runtime (e.g. an OpenCL runner using pyopencl):
   "named_barriers", "grf_mode", "grf_count"}`:
   - `name`: the OpenCL kernel name (= the gpu.func name);
   - `args` in kernel argument order: first the gpu.func arguments in their order, then one i64
-    scalar per dynamic size / stride of a memref argument. Each entry has `name`, `kind`
-    ("buffer" | "scalar"), `element_type`; buffers have `shape` when static; appended size
-    arguments carry `dim_of: [arg index, dimension]` (or `stride_of`), the value to pass.
+    scalar per dynamic size / stride of a memref argument and per pointer argument. Each entry has
+    `name`, `kind` ("buffer" | "pointer" | "scalar"), `element_type`; buffers have `shape` when
+    static; appended size arguments carry `dim_of: [arg index, dimension]` (or `stride_of`), the
+    value to pass. A "pointer" (an `!llvm.ptr<1>` argument of an XeVM-level kernel) is the buffer it
+    points into, passed whole, and its appended argument `offset_of: [arg index]` the byte offset
+    it points at.
     Buffers are global pointers to the element type (bf16 buffers hold the 16-bit patterns,
     declared as i16 in SPIR-V); integer and index scalars are passed as i64 (`source_type` gives
     the original type); float scalars with their own type;

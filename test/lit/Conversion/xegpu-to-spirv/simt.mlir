@@ -25,11 +25,12 @@
 // PORT:         spirv.Store "CrossWorkgroup"
 // PORT:         spirv.Return
 
-// PVC-LABEL: spirv.func @parts(%arg0: !spirv.ptr<i8, CrossWorkgroup>, %arg1: !spirv.ptr<f32, CrossWorkgroup>)
+// PVC-LABEL: spirv.func @parts(%arg0: !spirv.ptr<i8, CrossWorkgroup>, %arg1: !spirv.ptr<f32, CrossWorkgroup>, %arg2: i64)
 // PVC:         %[[LANE:.*]] = spirv.Load "Input" %__builtin__SubgroupLocalInvocationId___addr : i32
 // PVC:         %[[L64:.*]] = spirv.UConvert %[[LANE]] : i32 to i64
 // PVC:         %[[L32:.*]] = spirv.SConvert %[[L64]] : i64 to i32
-// PVC:         %[[P:.*]] = spirv.ConvertPtrToU %arg0 : !spirv.ptr<i8, CrossWorkgroup> to i64
+// PVC:         %[[PTR:.*]] = spirv.PtrAccessChain %arg0[%arg2] : !spirv.ptr<i8, CrossWorkgroup>, i64
+// PVC:         %[[P:.*]] = spirv.ConvertPtrToU %[[PTR]] : !spirv.ptr<i8, CrossWorkgroup> to i64
 // PVC:         %[[Q:.*]] = spirv.ConvertUToPtr %[[P]] : i64 to !spirv.ptr<f32, CrossWorkgroup>
 // PVC:         %[[A:.*]] = spirv.PtrAccessChain %[[Q]][%[[L64]]]
 // PVC:         %[[X:.*]] = spirv.Load "CrossWorkgroup" %[[A]] ["Aligned", 4] : f32
@@ -55,10 +56,18 @@
 // PORT:         %[[E:.*]] = spirv.Select %[[AT1]], %[[X]], %{{.*}} : i1, f32
 // PORT:         spirv.Store "CrossWorkgroup" %[[A]], %[[E]]
 
-// A raw pointer argument is "pointer" in the launch metadata (the host passes the buffer it points into).
+// A raw pointer argument is "pointer" in the launch metadata: the host passes the buffer it points into
+// and, appended, the byte offset it points at (the kernel adds it: the PtrAccessChain before the
+// ConvertPtrToU above).
 // JSON:      "element_type": "i8",
 // JSON-NEXT: "kind": "pointer",
 // JSON-NEXT: "name": "arg0"
+// JSON:      "element_type": "i64",
+// JSON-NEXT: "kind": "scalar",
+// JSON-NEXT: "name": "arg0_offset",
+// JSON-NEXT: "offset_of": [
+// JSON-NEXT:   0
+// JSON-NEXT: ]
 // JSON:      "name": "parts"
 
 module attributes {gpu.container_module} {
