@@ -12,8 +12,10 @@ from xedialects.lowering.linalg_to_xetile.attention_match import NotAttention
 from xedialects.lowering.linalg_to_xetile.attention_plan import plan_attention
 from xedialects.tools.xe_run import main as xe_run
 
+sys.path.insert(0, os.path.dirname(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "bench"))
 from attention_source import attention_source  # noqa: E402
+from opencl_support import needs_rt  # noqa: E402
 
 
 def _run(tmp_path, capsys, pipeline, **kw):
@@ -94,3 +96,17 @@ def test_model_counts_only_kept_pairs_and_skipped_blocks():
     p, pc = predict_attention(full), predict_attention(causal)
     assert 0 < pc.time_s < p.time_s and pc.flops < p.flops
     assert "model [pvc]" in causal.describe()
+
+
+
+@needs_rt
+def test_pvc_binary_under_emulation_agrees(tmp_path, capsys):
+    """The pvc SPIR-V on OpenCL with the DPAS / 2D block emulation library, against the simulator and
+    the reference: both comparisons take the rounded-P tolerance (OpenCL's exp may round P to the
+    other f16 neighbour than numpy's)."""
+    path = tmp_path / "attention.mlir"
+    path.write_text(attention_source(batch=(1,), lq=64, lk=64, d=64, causal=True))
+    rc = xe_run([str(path), "--pipeline=xe-gemm-to-spirv", "--backend=both", "--check"])
+    out = capsys.readouterr()
+    assert rc == 0, out.out + out.err
+    assert "backends agree" in out.out and "PASS" in out.out

@@ -15,9 +15,10 @@ from .opencl_env import load
 BACKENDS = ("sim", "opencl", "both")
 
 
-def compare_results(a, b, labels, in_dtype, k: int):
+def compare_results(a, b, labels, in_dtype, k: int, tolerance_type=None):
     """[(label, ok, max_abs, max_rel)] of two results' buffers and returns, with the tolerances of
-    the comparison against the CPU reference (exact for integers)."""
+    the comparison against the CPU reference (exact for integers; `tolerance_type` maps a buffer's
+    element type to the output type whose tolerance applies, as xe-run's check does)."""
     from ..sim.reference import compare
 
     rows = []
@@ -27,13 +28,13 @@ def compare_results(a, b, labels, in_dtype, k: int):
     for lab, x, y in zip(names, ga, gb):
         if not isinstance(x, np.ndarray) or x.ndim == 0:
             continue
-        ok, mx, rel = compare(x, y, in_dtype or x.dtype, x.dtype, k=k)
+        ok, mx, rel = compare(x, y, in_dtype or x.dtype, tolerance_type(x.dtype) if tolerance_type else x.dtype, k=k)
         rows.append((lab, ok, mx, rel))
     return rows
 
 
 def run_backend(backend: str, module, entry: str, inputs, *, trace: bool = False, labels=(), k: int = 1,
-                in_dtype=None, target: str = "portable", build_timeout: float | None = None):
+                in_dtype=None, target: str = "portable", build_timeout: float | None = None, tolerance_type=None):
     """Run `entry` with `backend` ("opencl" or "both"); (result, agree). Raises OpenCLError (e.g.
     runtime not installed, or the kernels' build exceeded `build_timeout` seconds) before anything
     runs."""
@@ -57,7 +58,7 @@ def run_backend(backend: str, module, entry: str, inputs, *, trace: bool = False
     print(f"ran @{entry} on OpenCL device {run.device} in {run.result.seconds:.3f} s ({run.stats})")
     agree = True
     if sim is not None:
-        for lab, ok, mx, rel in compare_results(run.result, sim, labels, in_dtype, k):
+        for lab, ok, mx, rel in compare_results(run.result, sim, labels, in_dtype, k, tolerance_type):
             agree &= ok
             print(f"  sim vs opencl {lab}: max abs diff {mx:.3g}, max rel diff {rel:.3g}  "
                   f"{'agree' if ok else 'DISAGREE'}")

@@ -391,13 +391,13 @@ def run(argv=None) -> int:
         print(f"xe-run: error: --check compiles @{entry} for the CPU, but the program launches GPU kernels "
               f"itself (gpu.launch_func); a whole program checks its own results: {how}", file=sys.stderr)
         return 1
-    rounded = None
+    from ..lowering.linalg_to_xetile.attention_match import rounded_probabilities
+
+    rounded = rounded_probabilities(module.operation)   # attention: P's rounding sets the tolerance
     if args.check:
-        from ..lowering.linalg_to_xetile.attention_match import rounded_probabilities
         from ..lowering.linalg_to_xetile.loop_sizes import check_module
 
         check_module(module.operation)      # its CPU code would write out of bounds
-        rounded = rounded_probabilities(module.operation)   # attention: P's rounding sets the tolerance
         t0 = time.perf_counter()
         try:      # compiled before the pipeline changes the module; run after the kernels
             reference_program = prepare(reference_program, entry)
@@ -432,7 +432,8 @@ def run(argv=None) -> int:
 
         try:
             result, agree = run_backend(args.backend, module, entry, inputs, trace=args.trace, labels=labels, k=k,
-                                        in_dtype=_narrowest_float(types), build_timeout=args.build_timeout)
+                                        in_dtype=_narrowest_float(types), build_timeout=args.build_timeout,
+                                        tolerance_type=lambda d: _tolerance_type(d, rounded))
         except OpenCLError as e:
             print(f"xe-run: error: {e}", file=sys.stderr)
             return 1
