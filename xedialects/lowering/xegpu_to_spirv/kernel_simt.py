@@ -3,11 +3,11 @@ and XeVM-level kernels) in the SPIR-V lowering: `LaneKernelLowering`, the VC ker
 the rules that differ. An OpenCL work-item is a lane, so a SIMT value -- the work-item's own
 fragment -- is a `DVal` whose elements all sit in lane 0's registers (`private`): in the SIMT code
 every work-item runs, those registers are its own. Element-wise ops, data movement and loop-carried
-values then go through the VC rules unchanged and never shuffle; the ops that see the subgroup
-(load_nd / store_nd, dpas, gpu.shuffle, gpu.subgroup_reduce) assemble the subgroup block from every
-lane's fragment in the sg_map's layout, run the VC rule (2D block and matrix-mad builtins on pvc,
-per-lane accesses and the k loop otherwise) and take each lane's fragment back (docs/spirv.md
-"Lane-level kernels").
+values then go through the VC rules unchanged and never shuffle. The ops that see the subgroup
+(load_nd / store_nd, dpas) assemble the subgroup block from every lane's fragment in the sg_map's
+layout, run the VC rule (2D block and matrix-mad builtins on pvc, per-lane accesses and the k loop
+otherwise) and take each lane's fragment back; gpu.shuffle and gpu.subgroup_reduce are group
+operations per register, scattered accesses the work-item's own (docs/spirv.md "Lane-level kernels").
 """
 from __future__ import annotations
 
@@ -15,11 +15,11 @@ import numpy as np
 from mlir import ir
 from mlir.dialects import arith
 
+from ...core.kinds import DYNAMIC
 from ...passes.utils.ir_walk import owner_op, walk
 from ...xegpu.attributes import TensorDescType
 from ...xegpu.distribution import fragment_coords
 from .kernel_lowering import KernelLowering
-from ...core.kinds import DYNAMIC
 from .kernel_values import MODELESS, ScDesc, int_list, is_vector_type, vector_shape
 from .kernel_vector import _bf16_bits
 from .spirv_lanes import DVal, LoweringError, bits_of, elt_name, is_float, storage_type
