@@ -155,10 +155,9 @@ def test_split_k_keeps_the_dequantization(tmp_path, capsys):
     assert capsys.readouterr().out.rstrip().endswith("PASS")
 
 
-def test_i4_packing_is_upstreams_and_the_reference_takes_values():
+def test_i4_packing_and_the_reference():
     """Even elements in the low nibble (upstream's narrow-type emulation); the CPU reference takes and
-    returns one value per int8 (arguments and returned memrefs) and runs the compiled code on the packed
-    bytes."""
+    returns one value per int8 (arguments and returned memrefs: i4 memrefs are bytes on the CPU, as i1)."""
     import numpy as np
 
     from xedialects.sim.i4_memrefs import pack_i4, unpack_i4
@@ -193,7 +192,7 @@ func.func @g(%V: memref<2x4xi8>) -> memref<2x4xi4> {
   }
   return %r : memref<2x4xi4>
 }"""
-    _, (r,) = run_reference(ret, "g", [v], returns=True)      # a returned i4 memref: its packed bytes read
+    _, (r,) = run_reference(ret, "g", [v], returns=True)      # a returned i4 memref: its values
     assert (r == v).all()
 
 

@@ -1,13 +1,17 @@
-"""i1 memrefs stored as bytes on the CPU: the host JIT's and the CPU reference's lowering.
+"""i1 and i4 memrefs stored as bytes on the CPU: the host JIT's and the CPU reference's lowering.
 
 LLVM 22's MemRefToLLVM asserts (`width >= 8`) on loads and stores of memrefs with sub-byte
-elements. LLVM itself keeps an i1 in a byte, numpy's bool is a byte, and the simulator and the
-device runtime read i1 memrefs as one byte per element (0 or 1): `widen_i1_memrefs` rewrites an
+elements, and LLVM lays sub-byte elements out one per byte in scalar accesses but packed in vector
+ones (a vectorized loop and its scalar remainder would disagree). LLVM itself keeps an i1 in a byte,
+numpy's bool is a byte, the simulator and the device runtime read i1 memrefs as one byte per element
+(0 or 1), and xe-run's i4 arrays hold one value per int8: `widen_i1_memrefs` rewrites an
 upstream-context module to that layout before the memref lowering. Every memref (ranked or unranked)
-of i1 becomes one of i8 (results, block arguments, function types, `memref.global`s and their
+of i1 or i4 becomes one of i8 (results, block arguments, function types, `memref.global`s and their
 initial values); element reads (`memref.load`, `vector.load`, `vector.transfer_read`,
-`vector.maskedload`, `vector.gather`) read i8 and truncate to i1, element writes (`memref.store`,
-`vector.store`, `vector.transfer_write`, `vector.maskedstore`, `vector.scatter`) zero-extend to i8.
+`vector.maskedload`, `vector.gather`) read i8 and truncate, element writes (`memref.store`,
+`vector.store`, `vector.transfer_write`, `vector.maskedstore`, `vector.scatter`) extend to i8 (i1 by
+zero, i4 by sign: the value). Kernels of fused W4A16 GEMMs read i4 weights packed two per byte
+(sim/i4_memrefs.py): a host that packs them is the simulator's, not this one.
 It runs after `convert-linalg-to-loops`, the vector-to-scf lowering and `lower-affine`
 (`lower_split`), so no linalg, affine or n-D vector op is left to rewrite.
 """
@@ -21,7 +25,7 @@ from mlir import ir
 from ..diagnostics import at
 from ..passes.utils.ir_walk import walk
 
-_HAS_I1_MEMREF = re.compile(r"memref<(?:[^<>]*?x)?i1[\s,>]")
+_HAS_I1_MEMREF = re.compile(r"memref<(?:[^<>]*?x)?i[14][\s,>]")
 _SPLIT = "convert-scf-to-cf,"
 # op -> index of the loaded result's pass-through operand (None: none)
 _LOADS = {"memref.load": None, "vector.load": None, "vector.transfer_read": None,
@@ -32,7 +36,7 @@ _UNSUPPORTED = ("memref.atomic_rmw", "memref.generic_atomic_rmw", "vector.expand
 
 
 def has_i1_memrefs(text: str) -> bool:
-    """True when module text mentions a memref of i1 (the rewrite is then needed)."""
+    """True when module text mentions a memref of i1 or i4 (the rewrite is then needed)."""
     return bool(_HAS_I1_MEMREF.search(text))
 
 
@@ -44,11 +48,12 @@ def lower_split(pipeline: str) -> tuple[str, str]:
 
 
 def _is_i1(t) -> bool:
-    return isinstance(t, ir.IntegerType) and t.width == 1
+    """An element type stored as a byte on the CPU: i1 or i4."""
+    return isinstance(t, ir.IntegerType) and t.width in (1, 4)
 
 
 def _widened(t):
-    """The i8 form of a memref / vector type of i1; None for any other type."""
+    """The i8 form of a memref / vector type of i1 or i4; None for any other type."""
     i8 = ir.IntegerType.get_signless(8)
     if isinstance(t, ir.MemRefType) and _is_i1(t.element_type):
         return ir.MemRefType.get(t.shape, i8, t.layout, t.memory_space)
@@ -92,14 +97,15 @@ def _element_type_i8(v) -> bool:
 
 
 def _as_i8(value, op):
-    """zext of an i1 (or vector of i1) value to i8, inserted before `op`."""
+    """An i1 (or vector of i1) value zero-extended to i8, an i4 one sign-extended, before `op`."""
     from mlir.dialects import arith
 
     t = value.type
     to = ir.VectorType.get(t.shape, ir.IntegerType.get_signless(8)) if isinstance(t, ir.VectorType) \
         else ir.IntegerType.get_signless(8)
+    elt = t.element_type if isinstance(t, ir.VectorType) else t
     with ir.InsertionPoint(op), op.location:
-        return arith.ExtUIOp(to, value).result
+        return (arith.ExtUIOp if ir.IntegerType(elt).width == 1 else arith.ExtSIOp)(to, value).result
 
 
 def _fix_load(op, pass_thru):
@@ -135,7 +141,7 @@ def _fix_store(op, which):
 
 
 def widen_i1_memrefs(module) -> list:
-    """Rewrite `module` (upstream context) so i1 memrefs are i8 memrefs of 0/1 (module docstring);
+    """Rewrite `module` (upstream context) so i1 and i4 memrefs are i8 memrefs of their values (module docstring);
     returns Diagnostics for ops that read or write i1 elements in a way not rewritten."""
     top = module.operation if hasattr(module, "operation") else module
     problems = []
@@ -164,8 +170,8 @@ def widen_i1_memrefs(module) -> list:
             if base is None or not _element_type_i8(base):
                 continue
             if op.name in _UNSUPPORTED:
-                problems.append(at(op.location, "error", f"'{op.name}' on a memref of i1 is not supported by the CPU "
-                                                         "lowering (i1 memrefs are stored as bytes)"))
+                problems.append(at(op.location, "error", f"'{op.name}' on a memref of i1 or i4 is not supported by "
+                                                         "the CPU lowering (i1 and i4 memrefs are stored as bytes)"))
             elif op.name in _LOADS:
                 _fix_load(op, _LOADS[op.name])
             else:
@@ -175,7 +181,7 @@ def widen_i1_memrefs(module) -> list:
 
 def run_lowering(mod, pipeline: str, text: str) -> list:
     """Run `pipeline` (a `builtin.module(...)` lowering to LLVM containing `convert-scf-to-cf`) on
-    `mod`, with the i1 rewrite in the middle when `text` (the module's source) has i1 memrefs.
+    `mod`, with the i1 / i4 rewrite in the middle when `text` (the module's source) has such memrefs.
     Returns the rewrite's problems (then nothing after the rewrite has run); pass failures raise as
     PassManager.run does."""
     from mlir import passmanager

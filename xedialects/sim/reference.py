@@ -20,7 +20,7 @@ import numpy as np
 from mlir import ir
 
 from ..diagnostics import Diagnostic, DiagnosticError
-from .i4_memrefs import check_range, pack_i4, unpack_i4
+from .i4_memrefs import check_range
 from .typeinfo import BF16, parse_type
 
 # upstream MLIR's lowering of a CPU program to the LLVM dialect (also the whole-program host JIT's)
@@ -207,10 +207,7 @@ def _result_descriptor(t):
     desc = rt.make_nd_memref_descriptor(len(t.shape), ct)()
 
     def to_numpy():
-        view = rt.ranked_memref_to_numpy(ctypes.pointer(desc))
-        if t.elem == "i4":           # packed two per byte: only the first half of the view is the buffer's
-            return unpack_i4(np.array(view.reshape(-1)[:view.size // 2], copy=True), view.shape)
-        arr = np.array(view, copy=True)
+        arr = np.array(rt.ranked_memref_to_numpy(ctypes.pointer(desc)), copy=True)
         return arr.view(dt) if arr.dtype != dt else arr
 
     return ctypes.pointer(ctypes.pointer(desc)), to_numpy
@@ -318,15 +315,13 @@ def _invoke(text: str, entry: str, args, returns: bool, fast: bool | None = None
     ctx, mod, ee, arg_types, ret_types, _ = _compile(text, entry, fast)
     if len(args) != len(arg_types):
         _err(f"reference: @{entry} takes {len(arg_types)} arguments, {len(args)} given")
-    arrays, ptrs, i4 = [], [], []
+    arrays, ptrs = [], []
     for t, a in zip(arg_types, args):
         if t.kind == "memref":
             arr = np.array(np.asarray(a).astype(t.dtype), copy=True, order="C")
-            if t.elem == "i4":       # values in, packed two per byte for the compiled code (i4_memrefs.py)
-                arr, base, offset = _i4_argument(arr, t)
-                i4.append(len(arrays))
-            else:
-                arr, base, offset = laid_out(arr, t)    # at the strides and offset of its type
+            if t.elem == "i4":       # one value per byte, as the lowering stores i4 memrefs (i1_memrefs.py)
+                check_range(arr, f"reference: {t.text}")
+            arr, base, offset = laid_out(arr, t)    # at the strides and offset of its type
             arrays.append(arr)
             view = base.view(np.uint16) if base.dtype == BF16 else base
             if view.dtype == np.bool_:
@@ -349,23 +344,9 @@ def _invoke(text: str, entry: str, args, returns: bool, fast: bool | None = None
     results = [_result_descriptor(t) for t in ret_types]
     with ctx:
         ee.invoke(entry, *[r[0] for r in results], *ptrs)
-    for i in i4:                     # back to one value per byte
-        arrays[i] = unpack_i4(arrays[i].reshape(-1)[:arrays[i].size // 2], arrays[i].shape)
     if returns:
         return arrays, [r[1]() for r in results]
     return arrays
-
-
-def _i4_argument(values, t):
-    """(array, base, offset) of an i4 memref argument: an int8 array of the memref's shape whose first
-    half holds the packed bytes (the descriptor keeps the element sizes and strides; the code reads half
-    as many bytes)."""
-    if t.layout_strides is not None or t.extra.get("affine_map"):
-        _err(f"reference: i4 memrefs with a layout ({t.text}) are not supported")
-    check_range(values, f"reference: {t.text}")
-    arr = np.zeros(values.shape, np.int8)
-    arr.reshape(-1)[:values.size // 2] = pack_i4(values)
-    return arr, arr, 0
 
 
 _EPS = {"bf16": 2.0 ** -8, "f16": 2.0 ** -11, "tf32": 2.0 ** -11, "f32": 2.0 ** -24, "f64": 2.0 ** -53}

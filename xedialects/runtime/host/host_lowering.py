@@ -7,7 +7,8 @@ gpu.memcpy becomes a call to a private external function (`__xe_launch_N`, `__xe
 callback implements (device.py: the device memory is tracked by buffers.py and reads 0 until
 written), gpu.wait and async tokens are dropped. Sizes and integer arguments are passed as i64,
 floats as f64, memrefs as ranked descriptors (gpu.alloc returns one). gpu/spirv modules are
-dropped. `lower_host` then parses the text in a fresh upstream context, adds the run-time guards
+dropped; the host view of W4A16 weights (an i4 memref cast to its bytes) becomes a loop packing them.
+`lower_host` then parses the text in a fresh upstream context, adds the run-time guards
 (guards.py) and lowers it to LLVM (i1 memrefs stored as bytes, sim/i1_memrefs.py).
 """
 from __future__ import annotations
@@ -226,6 +227,8 @@ def _rewrite(op, body, sites, replaced):
             site.kernel = str(op.attributes["kernel"])
         elif name in ("gpu.wait", "gpu.host_register", "gpu.host_unregister"):
             pass
+        elif name == "builtin.unrealized_conversion_cast" and _packs_i4(op):
+            op.results[0].replace_all_uses_with(_packed_i4(op.operands[0], op.results[0].type))
         else:
             return False
     for r in op.results:
@@ -237,6 +240,46 @@ def _rewrite(op, body, sites, replaced):
                          "only supported between gpu host operations")
     replaced.append(op)
     return True
+
+
+def _packs_i4(op) -> bool:
+    """The host view of W4A16 weights convert-linalg-to-xetile makes: memref<K x N x i4> to the
+    memref<K x N/2 x i8> of their packed bytes (docs/quantized-gemm.md "i4 weights")."""
+    if len(op.operands) != 1 or len(op.results) != 1:
+        return False
+    src, dst = op.operands[0].type, op.results[0].type
+    if not (isinstance(src, ir.MemRefType) and isinstance(dst, ir.MemRefType)):
+        return False
+    s, d = ir.MemRefType(src), ir.MemRefType(dst)
+    return (str(s.element_type) == "i4" and str(d.element_type) == "i8" and s.rank == d.rank == 2
+            and s.has_static_shape and d.has_static_shape and s.shape[0] == d.shape[0]
+            and s.shape[1] == 2 * d.shape[1])
+
+
+def _packed_i4(src, t):
+    """Host code (at the insertion point) packing the i4 values of 2D `src` two per byte, the even element
+    in the low nibble, into a new memref of type `t`; the CPU holds i4 memrefs one value per byte
+    (sim/i1_memrefs.py), the kernel reads the packed bytes."""
+    from mlir.dialects import arith, memref, scf
+
+    idx, i8 = ir.IndexType.get(), ir.IntegerType.get_signless(8)
+    out = memref.AllocOp(t, [], []).result
+    c = lambda v: arith.ConstantOp(idx, v).result  # noqa: E731
+    c0, c1, c2 = c(0), c(1), c(2)
+    rows = scf.ForOp(c0, c(t.shape[0]), c1)
+    with ir.InsertionPoint(rows.body):
+        cols = scf.ForOp(c0, c(t.shape[1]), c1)
+        with ir.InsertionPoint(cols.body):
+            k, j = rows.induction_variable, cols.induction_variable
+            even = arith.MulIOp(j, c2).result
+            odd = arith.AddIOp(even, c1).result
+            lo = arith.ExtUIOp(i8, memref.LoadOp(src, [k, even]).result).result
+            hi = arith.ExtUIOp(i8, memref.LoadOp(src, [k, odd]).result).result
+            byte = arith.OrIOp(lo, arith.ShLIOp(hi, arith.ConstantOp(i8, 4).result).result).result
+            memref.StoreOp(byte, out, [k, j])
+            scf.YieldOp([])
+        scf.YieldOp([])
+    return out
 
 
 _REWRITTEN = {"gpu.alloc", "gpu.dealloc", "gpu.memcpy", "gpu.memset", "gpu.launch_func", "gpu.wait",
