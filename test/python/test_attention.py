@@ -110,3 +110,25 @@ def test_pvc_binary_under_emulation_agrees(tmp_path, capsys):
     out = capsys.readouterr()
     assert rc == 0, out.out + out.err
     assert "backends agree" in out.out and "PASS" in out.out
+
+
+@pytest.mark.parametrize("kw", [dict(d=128, elt="f16"), dict(d=64, elt="bf16", causal=True, mask="shared")],
+                         ids=["f16-d128", "bf16-d64-causal-mask"])
+def test_igc_compiles_without_spill(kw):
+    """Plans beyond the examples (which test_igc.py's corpus builds for pvc and bmg): IGC builds every
+    kernel for pvc in the GRF mode the plan asks for, with no spill and no scratch message."""
+    from xedialects.runtime.igc import build_module, igc_available
+
+    if not igc_available():
+        pytest.skip("IGC not installed (xe-opt --install-igc)")
+    import xedialects
+    from xedialects.lowering.xegpu_to_spirv.spirv_export import export_spirv
+    from xedialects.passes import run
+
+    m = xedialects.parse(attention_source(batch=(1, 2), lq=128, lk=128, **kw), "attention.mlir")
+    run(m, "builtin.module(xe-gemm-to-xegpu{arch=pvc}, convert-xegpu-to-spirv{target=pvc arch=pvc})")
+    binary, meta = export_spirv(m, "pvc", "pvc")
+    build = build_module(binary, meta, "pvc")
+    for k in meta["kernels"]:
+        isa = build.kernels[k["name"]]
+        assert (isa.grf_count, isa.spill_bytes, isa.total.scratch_messages) == (256, 0, 0), k["name"]
