@@ -51,6 +51,35 @@ def test_simt_gemm_runs_on_opencl_like_the_cpu_reference(name, target):
     assert_opencl_matches_cpu(name, case, m, program)
 
 
+def _lane_program(name):
+    import test_upstream_import as UI
+    rng = np.random.default_rng(3)
+
+    def f16(*shape):
+        return rng.integers(-4, 5, shape).astype(np.float16)
+    if name == "transposed_b":          # B^T read as 32-bit words by a transposed load (lane n: row n)
+        return UI.LANE_TRANSPOSED_B, [f16(8, 16), np.ascontiguousarray(f16(16, 16).T).view(np.float32),
+                                      np.zeros((8, 16), np.float32)]
+    return UI._lane_i8_mma("u8"), [rng.integers(0, 256, (8, 32)).astype(np.uint8),      # xevm.mma, u8
+                                   rng.integers(0, 256, (32, 16)).astype(np.uint8),
+                                   rng.integers(-5, 5, (8, 16)).astype(np.int32)]
+
+
+@needs_rt
+@pytest.mark.parametrize("name,target", [("transposed_b", "pvc"), ("u8_mma", "pvc"), ("u8_mma", "portable")])
+def test_imported_lane_level_program_on_opencl_as_simulated(name, target):
+    """Upstream lane-level programs of test_upstream_import, imported into SIMT mode: the same bits on
+    OpenCL as in the simulator (u8 operands up to 255: zero-extended in the builtin and the k loop)."""
+    from xedialects.lowering.upstream_to_xegpu import import_upstream
+
+    src, args = _lane_program(name)
+    want = simulate(import_upstream(src, f"{name}.mlir"), "main", [np.copy(a) for a in args]).buffers
+    got = run_opencl(import_upstream(src, f"{name}.mlir"), "main", [np.copy(a) for a in args], runtime=RT,
+                     target=target).result.buffers
+    assert all(np.array_equal(g, w) for g, w in zip(got, want))
+    assert np.any(got[-1] != args[-1])
+
+
 _T = "!xegpu.tensor_desc<16x{}, #xegpu.tdesc_attr<scattered = true, sg_map = <wi_layout = [1, 16], wi_data = [1, 1]>>>"
 TF, TI = _T.format("f32"), _T.format("i32")
 

@@ -40,11 +40,14 @@ def is_float(elt: str) -> bool:
 
 
 def storage_type(elt: str) -> ir.Type:
-    """Register / buffer type of an element type: bf16 -> i16, tf32 -> f32, index stays index."""
+    """Register / buffer type of an element type: bf16 -> i16, tf32 -> f32, signed / unsigned integers
+    (si8, ui8: the lane-level import's DPAS operands) signless of their width, index stays index."""
     if elt == "bf16":
         return ir.IntegerType.get_signless(16)
     if elt == "tf32":
         return ir.F32Type.get()
+    if elt[:2] in ("si", "ui") and elt[2:].isdigit():
+        return ir.IntegerType.get_signless(int(elt[2:]))
     return ir.Type.parse(elt)
 
 
