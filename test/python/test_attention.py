@@ -132,3 +132,17 @@ def test_igc_compiles_without_spill(kw):
     for k in meta["kernels"]:
         isa = build.kernels[k["name"]]
         assert (isa.grf_count, isa.spill_bytes, isa.total.scratch_messages) == (256, 0, 0), k["name"]
+
+
+def test_unusual_element_wise_bodies_are_remarks(tmp_path, capsys):
+    """A body the probes cannot read as a scale or a mask (here x / 0.0: inf, NaN) is a remark and the
+    op-by-op lowering, never an internal error."""
+    from xedialects.tools.xe_opt import main as xe_opt
+
+    src = attention_source(scale=0.125).replace("%c = arith.constant 0.125 : f32\n    %sy = arith.mulf %x, %c",
+                                                "%c = arith.constant 0.0 : f32\n    %sy = arith.divf %x, %c")
+    path = tmp_path / "div0.mlir"
+    path.write_text(src)
+    assert xe_opt([str(path), "--xe-linalg-to-xetile"]) == 0
+    err = capsys.readouterr().err
+    assert "remark: not fused as attention" in err and "internal error" not in err

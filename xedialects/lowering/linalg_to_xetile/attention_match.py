@@ -137,8 +137,8 @@ class _Body:
                 r = x[0]
             elif n == "arith.mulf":
                 r = x[0] * x[1]
-            elif n == "arith.divf":
-                r = x[0] / x[1]
+            elif n == "arith.divf":     # IEEE division (a division by a zero constant is inf or NaN)
+                r = x[0] / x[1] if x[1] else (math.copysign(math.inf, x[0]) if x[0] else math.nan)
             elif n in ("arith.addf", "arith.addi"):
                 r = x[0] + x[1]
             elif n in ("arith.subf", "arith.subi"):
@@ -159,12 +159,10 @@ class _Body:
 
 def _const(op):
     a = op.attributes["value"]
-    if isinstance(a.type, ir.FloatType) or "f" in str(a.type):
-        try:
-            return ir.FloatAttr(a).value
-        except (ValueError, TypeError):
-            raise NotAttention(f"constant {a} is not a scalar") from None
-    return ir.IntegerAttr(a).value
+    try:
+        return ir.FloatAttr(a).value if isinstance(a.type, ir.FloatType) else ir.IntegerAttr(a).value
+    except (ValueError, TypeError):
+        raise NotAttention(f"constant {a} in an element-wise body is not a scalar number") from None
 
 
 _PROBE_X = (1.0, -2.5, 3.25)
