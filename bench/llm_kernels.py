@@ -21,6 +21,8 @@ SYCL backend guide (github.com/ggml-org/llama.cpp docs/backend/SYCL.md: end-to-e
 For decode the reference is the bound itself: the GB/s column against the arch's HBM bandwidth.
 """
 import argparse
+import contextlib
+import io
 import os
 import sys
 
@@ -30,7 +32,7 @@ import xedialects  # noqa: E402
 from xedialects.arch import get_arch  # noqa: E402
 from xedialects.lowering.linalg_to_xetile.convert import plan_recording  # noqa: E402
 from xedialects.passes import run  # noqa: E402
-from xedialects.passes.analysis.perf_model import predict, work_from_plan  # noqa: E402
+from xedialects.passes.analysis.perf_model import predict, with_isa, work_from_plan  # noqa: E402
 from quantized_source import quantized_gemm_source  # noqa: E402
 
 QUANT_SHAPES = [(m, n, 4096) for n in (4096, 11008) for m in (1, 16, 512)]
@@ -66,24 +68,60 @@ def attention_plan(arch: str, **shape):
     return plan_attention(match_attention(first), get_arch(arch))
 
 
-def print_attention(arch: str, show_plans: bool = False):
-    from xedialects.lowering.linalg_to_xetile.attention_plan import predict_attention
+def attention_isa(arch: str, **shape) -> dict | None:
+    """IGC's machine-code counts of the fused kernel for attention_source(**shape) on `arch` (the
+    `isa_report` row perf_model.with_isa reads), or None without IGC."""
+    from xedialects.lowering.xegpu_to_spirv.spirv_export import export_spirv
+    from xedialects.runtime.igc import build_module, igc_available
 
+    if not igc_available():
+        return None
+    from attention_source import attention_source
+
+    mod = xedialects.parse(attention_source(**shape), "attention.mlir")
+    with contextlib.redirect_stderr(io.StringIO()):      # the blocking pass's remarks on the K^T tile
+        run(mod, f"builtin.module(xe-gemm-to-xegpu{{arch={arch}}}, convert-xegpu-to-spirv{{target=pvc arch={arch}}})")
+    binary, meta = export_spirv(mod, "pvc", arch)
+    k = build_module(binary, meta, arch).kernels["attention_attention_0"]
+    counts = lambda c: c and {"instructions": c.instructions, "dpas": c.dpas,  # noqa: E731
+                              "scratch_messages": c.scratch_messages}
+    return {"total": counts(k.total), "k_loop": counts(k.k_loop)}
+
+
+def attention_prediction(plan, arch: str, isa: dict | None):
+    """The perf model's prediction for `plan`, with IGC's instruction counts (`isa`) when given: one K/V
+    step issues 2 x (block_n / 16) x (d / 16) DPAS per subgroup."""
+    from xedialects.lowering.linalg_to_xetile.attention_plan import key_blocks, model_work
+
+    hw = get_arch(arch)
+    work = model_work(plan, hw)
+    if isa is not None:
+        blocks = key_blocks(plan)
+        step_dpas = 2 * (plan.block_n // 16) * (plan.form.d // 16)
+        work = with_isa(work, isa, step_dpas, sum(blocks) / len(blocks))
+    return predict(hw, work)
+
+
+def print_attention(arch: str, show_plans: bool = False, use_isa: bool = True):
     print(f"## Attention [{arch}] ({HEADS} heads, head dim {HEAD_DIM}, bf16, one fused flash-attention kernel)")
     print(f"{'form':<9} {'Lq':>6} {'Lk':>6} {'block':>9} {'WGs':>6} {'time':>10} {'TFLOP/s':>8} {'GB/s':>7}  bound")
     # (block: query rows x K/V rows per step; decode WGs = heads x K/V slices)
     cases = [("prefill c", s, s, True) for s in PREFILL_SEQ] + [("decode", 1, kv, False) for kv in DECODE_KV]
     for form, lq, lk, causal in cases:
-        plan = attention_plan(arch, batch=(1, HEADS), lq=lq, lk=lk, d=HEAD_DIM, elt="bf16", out="bf16",
-                              causal=causal, scale=HEAD_DIM ** -0.5)
-        p = predict_attention(plan)
+        shape = dict(batch=(1, HEADS), lq=lq, lk=lk, d=HEAD_DIM, elt="bf16", out="bf16", causal=causal,
+                     scale=HEAD_DIM ** -0.5)
+        plan = attention_plan(arch, **shape)
+        isa = attention_isa(arch, **shape) if use_isa else None
+        p = attention_prediction(plan, arch, isa)
         t = p.time_s
         ts = f"{t * 1e6:.1f} us" if t < 1e-3 else f"{t * 1e3:.3f} ms"
         wgs = plan.groups[0] * plan.groups[1] * plan.groups[2]
         print(f"{form:<9} {lq:>6} {lk:>6} {plan.block_m:>4}x{plan.block_n:<4} {wgs:>6} "
-              f"{ts:>10} {p.tflops:>8.2f} {p.gbs:>7.0f}  {p.bound}")
+              f"{ts:>10} {p.tflops:>8.2f} {p.gbs:>7.0f}  {p.bound}{' [IGC code]' if isa else ''}")
         if show_plans:
             print("\n".join("    " + x for x in plan.describe().splitlines()))
+    print("[IGC code]: the model's issue term reads IGC's machine code for the kernel (perf_model.with_isa); "
+          "--no-isa: DPAS / vector terms only")
     print("decode (Lq = 1): flash-decoding, K/V split into slices over work-groups (WGs = heads x slices), then a "
           "combine kernel (not in the time: one small launch)")
     print("published, for scale:")
@@ -132,8 +170,10 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--arch", default="pvc", choices=["pvc", "bmg"])
     ap.add_argument("--plans", action="store_true", help="print each attention kernel's plan with its reasons")
+    ap.add_argument("--no-isa", action="store_true", help="attention without IGC's instruction counts (the model's "
+                    "DPAS / vector terms only; faster)")
     args = ap.parse_args(argv)
-    print_attention(args.arch, args.plans)
+    print_attention(args.arch, args.plans, not args.no_isa)
     print_quantized(args.arch)
 
 
