@@ -68,24 +68,29 @@ def attention_plan(arch: str, **shape):
     return plan_attention(match_attention(first), get_arch(arch))
 
 
-def attention_isa(arch: str, **shape) -> dict | None:
-    """IGC's machine-code counts of the fused kernel for attention_source(**shape) on `arch` (the
+def kernel_isa(source: str, kernel: str, arch: str) -> dict | None:
+    """IGC's machine-code counts of gpu.func `kernel` of linalg program `source` lowered for `arch` (the
     `isa_report` row perf_model.with_isa reads), or None without IGC."""
     from xedialects.lowering.xegpu_to_spirv.spirv_export import export_spirv
     from xedialects.runtime.igc import build_module, igc_available
 
     if not igc_available():
         return None
-    from attention_source import attention_source
-
-    mod = xedialects.parse(attention_source(**shape), "attention.mlir")
-    with contextlib.redirect_stderr(io.StringIO()):      # the blocking pass's remarks on the K^T tile
+    mod = xedialects.parse(source, f"{kernel}.mlir")
+    with contextlib.redirect_stderr(io.StringIO()):      # the blocking pass's remarks (e.g. on the K^T tile)
         run(mod, f"builtin.module(xe-gemm-to-xegpu{{arch={arch}}}, convert-xegpu-to-spirv{{target=pvc arch={arch}}})")
     binary, meta = export_spirv(mod, "pvc", arch)
-    k = build_module(binary, meta, arch).kernels["attention_attention_0"]
+    k = build_module(binary, meta, arch).kernels[kernel]
     counts = lambda c: c and {"instructions": c.instructions, "dpas": c.dpas,  # noqa: E731
                               "scratch_messages": c.scratch_messages}
     return {"total": counts(k.total), "k_loop": counts(k.k_loop)}
+
+
+def attention_isa(arch: str, **shape) -> dict | None:
+    """kernel_isa of the fused kernel for attention_source(**shape)."""
+    from attention_source import attention_source
+
+    return kernel_isa(attention_source(**shape), "attention_attention_0", arch)
 
 
 def attention_prediction(plan, arch: str, isa: dict | None):
@@ -141,22 +146,29 @@ def quantized_plan(m, n, k, arch: str, wtype="i8"):
     return plan
 
 
-def quantized_rows(arch: str):
+def quantized_rows(arch: str, use_isa: bool = True):
+    """(kernel, M, N, K, plan, work, prediction) per shape and weight type; with IGC (and `use_isa`) the
+    model's issue term reads the kernel's machine code, which holds the dequantization's vector work."""
     hw = get_arch(arch)
     rows = []
     for m, n, k in QUANT_SHAPES:
         for wtype in ("i8", "i4"):
             plan = quantized_plan(m, n, k, arch, wtype)
             work = work_from_plan(plan, hw)
+            isa = kernel_isa(quantized_gemm_source(m, n, k, wtype), "qgemm_0", arch) if use_isa else None
+            if isa is not None:
+                dm, dn, dk = plan.dpas
+                step_dpas = -(-plan.sg_data[0] // dm) * -(-plan.sg_data[1] // dn) * (plan.k_step // dk)
+                work = with_isa(work, isa, step_dpas, -(-k // (plan.k_step * max(1, plan.k_slices))))
             rows.append((f"W{8 if wtype == 'i8' else 4}A16", m, n, k, plan, work, predict(hw, work)))
     return rows
 
 
-def print_quantized(arch: str):
+def print_quantized(arch: str, use_isa: bool = True):
     print(f"## Quantized GEMM [{arch}] (f16 activations, f32 result, scales per 128 rows of K)")
     print(f"{'kernel':<7} {'M':>4} {'N':>6} {'K':>5}  {'plan (wg tile, sg layout, k_step, grid)':<38} "
           f"{'time':>10} {'TFLOP/s':>8} {'GB/s':>7}  bound")
-    for name, m, n, k, plan, work, p in quantized_rows(arch):
+    for name, m, n, k, plan, work, p in quantized_rows(arch, use_isa):
         gx, gy, gz = plan.grid
         desc = (f"{plan.wg_tile[0]}x{plan.wg_tile[1]}, {plan.sg_layout[0]}x{plan.sg_layout[1]}, "
                 f"k{plan.k_step}, {gx}x{gy}x{gz}")
@@ -170,11 +182,11 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--arch", default="pvc", choices=["pvc", "bmg"])
     ap.add_argument("--plans", action="store_true", help="print each attention kernel's plan with its reasons")
-    ap.add_argument("--no-isa", action="store_true", help="attention without IGC's instruction counts (the model's "
+    ap.add_argument("--no-isa", action="store_true", help="without IGC's instruction counts (the model's "
                     "DPAS / vector terms only; faster)")
     args = ap.parse_args(argv)
     print_attention(args.arch, args.plans, not args.no_isa)
-    print_quantized(args.arch)
+    print_quantized(args.arch, not args.no_isa)
 
 
 if __name__ == "__main__":

@@ -205,3 +205,17 @@ def test_xe_run_rejects_i4_inputs_out_of_range(tmp_path, capsys):
              S=np.ones((4, 160), np.float16), C=np.zeros((24, 160), np.float32))
     assert xe_run([path, "--pipeline=xe-gemm-to-spirv", "--inputs", str(npz)]) == 1
     assert "i4 values must lie in [-8, 7], got 8..8" in capsys.readouterr().err
+
+
+def test_large_b_pieces_step_k_by_16():
+    """A prefill plan whose subgroups would dequantize 32 x 64 elements of B per K step steps K by 16 (IGC
+    spilled the 32-step form); the decode plan keeps its 32."""
+    from xedialects.lowering.linalg_to_xetile.convert import plan_recording
+
+    for m, want in ((512, 16), (1, 32)):
+        mod = xedialects.parse(quantized_gemm_source(m, 4096, 4096, "i4"), "q.mlir")
+        with plan_recording() as plans:
+            run(mod, "builtin.module(convert-linalg-to-xetile)")
+        (plan,) = plans.values()
+        assert plan.k_step == want, (m, plan.k_step, plan.sg_data)
+        assert (want == 16) == any("a subgroup dequantizes k_step x 64 elements of B" in r for r in plan.reasons)

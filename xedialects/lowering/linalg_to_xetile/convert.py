@@ -193,13 +193,12 @@ def convert_linalg_to_xetile(module_op, options, ctx):
             fusion.dequant = dequants.get(op)
             try:
                 plan, fusion = _plan_with_fusion(spec, fusion, options, hw)
-                ks = _group_k_step(plan, fusion.dequant, options)
+                ks = _dequant_k_step(plan, fusion.dequant, options)
                 if ks:
-                    plan, fusion = _plan_with_fusion(spec, fusion, options, hw, {"k_step": ks})
+                    plan, fusion = _plan_with_fusion(spec, fusion, options, hw, {"k_step": ks[0]})
                     plan.overrides.pop("k_step", None)
-                    plan.reasons = [r for r in plan.reasons if r != f"k_step {ks}: override"]
-                    plan.reasons.append(f"k_step {ks}: divides the dequantization group {fusion.dequant.group} "
-                                        "(one scale row per K step)")
+                    plan.reasons = [r for r in plan.reasons if r != f"k_step {ks[0]}: override"]
+                    plan.reasons.append(ks[1])
                 if fusion.dequant is not None:
                     plan.b_storage_type = fusion.dequant.wtype     # the model counts the weights' bytes
                     why = dequant.decode_reason(plan, hw)
@@ -256,15 +255,19 @@ def convert_linalg_to_xetile(module_op, options, ctx):
     record_told_arch(module_op, options, hw)
 
 
-def _group_k_step(plan, dq, options) -> int | None:
-    """A per-group dequantization reads one scale row per K step: the K step to plan with when the
-    planner's does not divide the group (None: it does)."""
-    if dq is None or not dq.group or dq.group % plan.k_step == 0:
+def _dequant_k_step(plan, dq, options) -> tuple[int, str] | None:
+    """The K step (and its reason) to plan a dequantizing kernel with when the planner's does not fit:
+    a per-group dequantization reads one scale row per K step (the step divides the group); a subgroup
+    dequantizes at most dequant.MAX_B_PIECE elements of B per step. None: the planner's step fits."""
+    if dq is None:
         return None
-    if options["k-step"]:
-        raise ValueError(f"k-step {plan.k_step} does not divide the dequantization group {dq.group} (one scale "
-                         "row per K step)")
-    return math.gcd(dq.group, plan.k_step)
+    if dq.group and dq.group % plan.k_step:
+        if options["k-step"]:
+            raise ValueError(f"k-step {plan.k_step} does not divide the dequantization group {dq.group} (one scale "
+                             "row per K step)")
+        ks = math.gcd(dq.group, plan.k_step)
+        return ks, f"k_step {ks}: divides the dequantization group {dq.group} (one scale row per K step)"
+    return None if options["k-step"] else dequant.register_k_step(plan)
 
 
 def _dequant_producers(func, ctx) -> dict:

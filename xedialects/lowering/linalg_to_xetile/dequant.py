@@ -199,6 +199,20 @@ def recognize(spec) -> Dequant | None:
 
 
 DECODE_M = 32   # M up to this is a decode shape (docs/quantized-gemm.md "Decode shapes")
+MAX_B_PIECE = 32 * 32   # elements of B one subgroup dequantizes per K step (docs/quantized-gemm.md "Planning")
+
+
+def register_k_step(plan) -> tuple[int, str] | None:
+    """(16, reason) when a subgroup's B piece (k_step x its columns) exceeds MAX_B_PIECE and halving the
+    step to DPAS K brings it down: the dequantization's i8 / i16 / f16 copies of the piece then spill
+    (IGC 2.40, pvc, a 512 x 4096 x 4096 plan with 32 x 64 pieces: 60 (i8) and 411 (i4) scratch messages per
+    K-loop iteration; with k_step 16 none). None otherwise."""
+    dk = plan.dpas[2]
+    piece = plan.k_step * plan.sg_data[1]
+    if piece <= MAX_B_PIECE or plan.k_step <= dk:
+        return None
+    return dk, (f"k_step {dk}: a subgroup dequantizes k_step x {plan.sg_data[1]} elements of B per step, at most "
+                f"{MAX_B_PIECE} keep the dequantization's copies in registers (k_step {plan.k_step}: {piece})")
 
 
 def decode_reason(plan, hw) -> str | None:
