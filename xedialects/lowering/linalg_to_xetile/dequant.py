@@ -229,7 +229,8 @@ def decode_reason(plan, hw) -> str | None:
     if comp <= mem:
         return (f"decode shape (M = {m} <= {DECODE_M}): DPAS kept, the model's compute term {us(comp)} is below "
                 f"its HBM term {us(mem)} (weights read as {plan.b_storage_type}); vector FMAs would not shorten "
-                f"a kernel bound by {p.bound}")
+                f"a kernel bound by {p.bound} (the dequantization's own vector work is not in these terms: "
+                "docs/quantized-gemm.md \"Figures\")")
     return (f"decode shape (M = {m} <= {DECODE_M}): DPAS kept; the model's compute term {us(comp)} exceeds its HBM "
             f"term {us(mem)}, and vector FMAs have a lower peak than DPAS")
 
