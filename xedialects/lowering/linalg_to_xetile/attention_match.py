@@ -379,6 +379,8 @@ def _describe(qk, pv, q, k, v, o, p, rank, scale, causal, chain, ops):
     for n, i in infos.items():
         if i is None or None in i[0]:
             raise NotAttention(f"{n} has a dynamic shape (static shapes supported)")
+        if 0 in i[0]:
+            raise NotAttention(f"{n} has a zero-sized dimension ({list(i[0])}): nothing to compute")
     for n, x in (("Q", q), ("K", k), ("V", v), ("O", o)):
         if not identity_layout(x):
             raise NotAttention(f"{n} ({x.type}) needs the identity layout")

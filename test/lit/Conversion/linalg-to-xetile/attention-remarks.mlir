@@ -175,3 +175,34 @@ func.func @scaled_mask(%Q: memref<2x64x64xf16>, %K: memref<2x64x64xf16>, %V: mem
   linalg.batch_matmul ins(%Ph, %V : memref<2x64x64xf16>, memref<2x64x64xf16>) outs(%O : memref<2x64x64xf32>)
   return
 }
+
+// -----
+
+// No query rows (Lq = 0): nothing to compute, so the chain is not fused (its kernel would not
+// verify: an internal error before); every op of it has an empty iteration space and is removed.
+// CHECK-LABEL: func.func @no_rows(
+// CHECK-NOT:   linalg.
+// CHECK-NOT:   gpu.launch_func
+// CHECK:       return
+#q = affine_map<(b, m, n, k) -> (b, m, k)>
+#k = affine_map<(b, m, n, k) -> (b, n, k)>
+#s = affine_map<(b, m, n, k) -> (b, m, n)>
+#id = affine_map<(b, m, n) -> (b, m, n)>
+func.func @no_rows(%Q: memref<2x0x64xf16>, %K: memref<2x64x64xf16>, %V: memref<2x64x64xf16>, %O: memref<2x0x64xf32>) {
+  %z = arith.constant 0.0 : f32
+  %S = memref.alloc() : memref<2x0x64xf32>
+  %P = memref.alloc() : memref<2x0x64xf32>
+  %Ph = memref.alloc() : memref<2x0x64xf16>
+  linalg.fill ins(%z : f32) outs(%S : memref<2x0x64xf32>)
+  // expected-remark @+1 {{not fused as attention: Q has a zero-sized dimension ([2, 0, 64]): nothing to compute}}
+  linalg.batch_matmul indexing_maps = [#q, #k, #s] ins(%Q, %K : memref<2x0x64xf16>, memref<2x64x64xf16>) outs(%S : memref<2x0x64xf32>)
+  linalg.softmax dimension(2) ins(%S : memref<2x0x64xf32>) outs(%P : memref<2x0x64xf32>)
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel"]} ins(%P : memref<2x0x64xf32>) outs(%Ph : memref<2x0x64xf16>) {
+  ^bb0(%x: f32, %o: f16):
+    %t = arith.truncf %x : f32 to f16
+    linalg.yield %t : f16
+  }
+  linalg.fill ins(%z : f32) outs(%O : memref<2x0x64xf32>)
+  linalg.batch_matmul ins(%Ph, %V : memref<2x0x64xf16>, memref<2x64x64xf16>) outs(%O : memref<2x0x64xf32>)
+  return
+}
