@@ -207,15 +207,55 @@ def test_xe_run_rejects_i4_inputs_out_of_range(tmp_path, capsys):
     assert "i4 values must lie in [-8, 7], got 8..8" in capsys.readouterr().err
 
 
-def test_large_b_pieces_step_k_by_16():
-    """A prefill plan whose subgroups would dequantize 32 x 64 elements of B per K step steps K by 16 (IGC
-    spilled the 32-step form); the decode plan keeps its 32."""
+def test_large_b_pieces_narrow_the_subgroup_columns():
+    """A prefill plan whose subgroups would dequantize 32 x 64 elements of B per K step (IGC spilled it)
+    gets 32 x 32 pieces at the same k_step 32 (pvc: a 4 x 4 layout, bmg: 8 x 8); the decode plan keeps
+    its 32 x 16 pieces; with the tile and layout set by the user, the step drops to DPAS K = 16."""
     from xedialects.lowering.linalg_to_xetile.convert import plan_recording
 
-    for m, want in ((512, 16), (1, 32)):
+    def plan_of(m, pipeline="convert-linalg-to-xetile"):
         mod = xedialects.parse(quantized_gemm_source(m, 4096, 4096, "i4"), "q.mlir")
         with plan_recording() as plans:
-            run(mod, "builtin.module(convert-linalg-to-xetile)")
+            run(mod, f"builtin.module({pipeline})")
         (plan,) = plans.values()
-        assert plan.k_step == want, (m, plan.k_step, plan.sg_data)
-        assert (want == 16) == any("a subgroup dequantizes k_step x 64 elements of B" in r for r in plan.reasons)
+        return plan
+
+    for arch in ("pvc", "bmg"):
+        plan = plan_of(512, f"convert-linalg-to-xetile{{arch={arch}}}")
+        assert (plan.k_step, plan.sg_data[1]) == (32, 32), (arch, plan.k_step, plan.sg_data)
+        assert any("a subgroup dequantizes 32 x 32 elements of B per K step" in r for r in plan.reasons)
+    plan = plan_of(1)
+    assert (plan.k_step, plan.sg_data[1]) == (32, 16) and not any("dequantizes" in r for r in plan.reasons)
+    plan = plan_of(512, "convert-linalg-to-xetile{sg-layout=4x2}")      # the user's layout, a narrower tile
+    assert (plan.wg_tile, plan.sg_layout, plan.k_step) == ((128, 64), (4, 2), 32)
+    plan = plan_of(512, "convert-linalg-to-xetile{wg-tile=128x128 sg-layout=4x2}")
+    assert plan.k_step == 16 and any("k_step 16: a subgroup dequantizes k_step x 64" in r for r in plan.reasons)
+
+
+def test_converted_i8_weights_are_read_lane_per_column():
+    """The i8 weights of a decode plan (32 x 16 bytes per subgroup) and of a prefill plan (32 x 32) are read
+    by the 8-bit transform block message, a column per lane (what DPAS's B takes once converted), not by
+    per-lane loads (16 bytes wide: no plain 8-bit block read) nor the plain read (two columns per lane,
+    re-laid by lane shuffles)."""
+    from xedialects.lowering.xegpu_to_spirv import spirv_builtins as bi
+
+    assert bi.block_read(8, 32, 64, False, False).kind == "read"          # an i8 DPAS A operand: plain
+    assert bi.block_read(8, 32, 64, False, False, columns=True).name.endswith("transform_8b_32r16x4c")
+    for m, n, read in ((1, 128, "transform_8b_32r16x1c"), (512, 512, "transform_8b_32r16x2c")):
+        mod = xedialects.parse(quantized_gemm_source(m, n, 256, "i8"), "q.mlir")
+        run(mod, "builtin.module(xe-gemm-to-spirv)")
+        text = str(mod)
+        assert f"intel_sub_group_2d_block_read_{read}" in text, m
+        assert "intel_sub_group_2d_block_read_8b" not in text, m
+
+
+@needs_rt
+def test_lane_per_column_weights_under_pvc_emulation(tmp_path, capsys):
+    """The lane-per-column read of the weights (32 x 32 bytes per subgroup: two 16-column blocks in one
+    message), run as the pvc binary under the emulation library: bit-identical to the unfused CPU program
+    at this K (the decode plan's 32 x 16 read too, measured: 1 x 128 x 256)."""
+    path = tmp_path / "w8.mlir"
+    path.write_text(quantized_gemm_source(64, 128, 256, "i8"))
+    assert xe_run([str(path), "--pipeline=xe-gemm-to-spirv", "--backend=both", "--check"]) == 0
+    out = capsys.readouterr().out
+    assert "opencl vs reference C: max abs error 0," in out and out.rstrip().endswith("PASS"), out

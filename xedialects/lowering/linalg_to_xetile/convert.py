@@ -193,12 +193,17 @@ def convert_linalg_to_xetile(module_op, options, ctx):
             fusion.dequant = dequants.get(op)
             try:
                 plan, fusion = _plan_with_fusion(spec, fusion, options, hw)
-                ks = _dequant_k_step(plan, fusion.dequant, options)
-                if ks:
-                    plan, fusion = _plan_with_fusion(spec, fusion, options, hw, {"k_step": ks[0]})
-                    plan.overrides.pop("k_step", None)
-                    plan.reasons = [r for r in plan.reasons if r != f"k_step {ks[0]}: override"]
-                    plan.reasons.append(ks[1])
+                for extra, why in _dequant_replans(plan, fusion.dequant, options):
+                    try:
+                        new = _plan_with_fusion(spec, fusion, options, hw, extra)
+                    except ValueError:
+                        continue                # e.g. too many subgroups: the next candidate
+                    plan, fusion = new
+                    for key in extra:
+                        plan.overrides.pop(key, None)
+                    plan.reasons = [r for r in plan.reasons if r.split(" ", 1)[0] not in extra or "override" not in r]
+                    plan.reasons.append(why)
+                    break
                 if fusion.dequant is not None:
                     plan.b_storage_type = fusion.dequant.wtype     # the model counts the weights' bytes
                     why = dequant.decode_reason(plan, hw)
@@ -255,19 +260,24 @@ def convert_linalg_to_xetile(module_op, options, ctx):
     record_told_arch(module_op, options, hw)
 
 
-def _dequant_k_step(plan, dq, options) -> tuple[int, str] | None:
-    """The K step (and its reason) to plan a dequantizing kernel with when the planner's does not fit:
-    a per-group dequantization reads one scale row per K step (the step divides the group); a subgroup
-    dequantizes at most dequant.MAX_B_PIECE elements of B per step. None: the planner's step fits."""
+def _dequant_replans(plan, dq, options) -> list[tuple[dict, str]]:
+    """Plan overrides (with their reasons), best first, for a dequantizing kernel whose planner plan does
+    not fit: a per-group dequantization reads one scale row per K step (the step divides the group); a
+    subgroup dequantizes at most dequant.MAX_B_PIECE elements of B per step (dequant.register_pieces).
+    Empty: the planner's plan fits; options the user set are kept."""
     if dq is None:
-        return None
+        return []
     if dq.group and dq.group % plan.k_step:
         if options["k-step"]:
             raise ValueError(f"k-step {plan.k_step} does not divide the dequantization group {dq.group} (one scale "
                              "row per K step)")
         ks = math.gcd(dq.group, plan.k_step)
-        return ks, f"k_step {ks}: divides the dequantization group {dq.group} (one scale row per K step)"
-    return None if options["k-step"] else dequant.register_k_step(plan)
+        return [({"k_step": ks}, f"k_step {ks}: divides the dequantization group {dq.group} (one scale row per K "
+                                 "step)")]
+    if options["k-step"]:
+        return []
+    user = {"wg_tile": options.get("wg-tile"), "sg_layout": options.get("sg-layout")}
+    return [(x, why) for x, why in dequant.register_pieces(plan) if not any(user.get(k) for k in x)]
 
 
 def _dequant_producers(func, ctx) -> dict:

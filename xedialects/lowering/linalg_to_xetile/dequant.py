@@ -202,17 +202,32 @@ DECODE_M = 32   # M up to this is a decode shape (docs/quantized-gemm.md "Decode
 MAX_B_PIECE = 32 * 32   # elements of B one subgroup dequantizes per K step (docs/quantized-gemm.md "Planning")
 
 
-def register_k_step(plan) -> tuple[int, str] | None:
-    """(16, reason) when a subgroup's B piece (k_step x its columns) exceeds MAX_B_PIECE and halving the
-    step to DPAS K brings it down: the dequantization's i8 / i16 / f16 copies of the piece then spill
-    (IGC 2.40, pvc, a 512 x 4096 x 4096 plan with 32 x 64 pieces: 60 (i8) and 411 (i4) scratch messages per
-    K-loop iteration; with k_step 16 none). None otherwise."""
-    dk = plan.dpas[2]
-    piece = plan.k_step * plan.sg_data[1]
-    if piece <= MAX_B_PIECE or plan.k_step <= dk:
-        return None
-    return dk, (f"k_step {dk}: a subgroup dequantizes k_step x {plan.sg_data[1]} elements of B per step, at most "
-                f"{MAX_B_PIECE} keep the dequantization's copies in registers (k_step {plan.k_step}: {piece})")
+def register_pieces(plan) -> list[tuple[dict, str]]:
+    """Plan overrides, best first (the first legal one wins), when a subgroup's B piece (k_step x its
+    columns) exceeds MAX_B_PIECE: the dequantization's i8 / i16 / f16 copies of a larger piece spill (IGC
+    2.40, pvc, a 512 x 4096 x 4096 plan with 32 x 64 pieces: 60 (i8) and 411 (i4) scratch messages per
+    K-loop iteration). First narrower subgroup columns at the same k_step (more subgroup columns, else a
+    narrower work-group tile): a 32-row piece of i8 weights is read with lane = column (the 8-bit
+    transform message), so the converted weights are DPAS's VNNI B operand with no lane shuffles (IGC
+    2.40, 512 x 4096 x 4096 W8A16: 507 instructions per 16 DPAS against 1,065 at k_step 16 on pvc);
+    else the step drops to DPAS K. Empty when the piece fits."""
+    dk, ks, n = plan.dpas[2], plan.k_step, plan.sg_data[1]
+    piece = ks * n
+    if piece <= MAX_B_PIECE or ks <= dk:
+        return []
+    out = []
+    cols = MAX_B_PIECE // ks
+    if cols >= plan.dpas[1] and n % cols == 0:
+        f = n // cols
+        (wm, wn), (r, c) = plan.wg_tile, plan.sg_layout
+        why = (f"subgroup C tile {plan.sg_data[0]}x{cols}: a subgroup dequantizes {ks} x {cols} elements of B per "
+               f"K step (at most {MAX_B_PIECE} stay in registers; {ks} x {n}: {piece}), 32-row pieces read with "
+               "lane = column, the layout DPAS's B takes after conversion")
+        out += [({"wg_tile": (wm, wn), "sg_layout": (r, c * f)}, why), ({"wg_tile": (wm, wn // f)}, why)]
+    out.append(({"k_step": dk}, f"k_step {dk}: a subgroup dequantizes k_step x {n} elements of B per step, at "
+                                f"most {MAX_B_PIECE} keep the dequantization's copies in registers (k_step {ks}: "
+                                f"{piece})"))
+    return out
 
 
 def decode_reason(plan, hw) -> str | None:

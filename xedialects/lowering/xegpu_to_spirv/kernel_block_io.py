@@ -132,7 +132,8 @@ class BlockIOLowering:
             if pairs is not None:
                 return pairs
             blk = bi.block_read(bits_of(elt), d.plan.block[0], d.plan.block[1], vnni is not None, transpose,
-                                dpas_a=bits_of(elt) == 32 and feeds_tf32_dpas_a_only(op.results[0]))
+                                dpas_a=bits_of(elt) == 32 and feeds_tf32_dpas_a_only(op.results[0]),
+                                columns=bits_of(elt) == 8 and _only_converted(op.results[0]))
             # the slow copy reads such a surface per lane: no test to build
             ok = self.surface_check(d, build=not self.slow_copy) if blk is not None else False
             if ok is True and blk.kind == "transform" and blk.count == 1:
@@ -791,3 +792,11 @@ def _same_value(a, b) -> bool:
     if isinstance(a, ir.Value) and isinstance(b, ir.Value):
         return a == b
     return False
+
+
+def _only_converted(v) -> bool:
+    """Whether every use of the loaded vector `v` converts it to a float (`arith.sitofp` / `uitofp`):
+    integer weights being dequantized, never an integer DPAS operand (`spirv_builtins.block_read`'s
+    `columns`)."""
+    users = [_operation(u.owner).name for u in v.uses]
+    return bool(users) and all(n in ("arith.sitofp", "arith.uitofp") for n in users)

@@ -234,8 +234,15 @@ class Block2D:
         return cc, blk * self.rows + r, 0 * r
 
 
-def block_read(bits: int, h: int, w: int, vnni: bool, transpose: bool, dpas_a: bool = False) -> Block2D | None:
+def block_read(bits: int, h: int, w: int, vnni: bool, transpose: bool, dpas_a: bool = False,
+               columns: bool = False) -> Block2D | None:
     """The read builtin for an h x w memory block, or None when no builtin covers it.
+
+    `columns`: an 8-bit block only converted element-wise (sitofp: dequantized weights) is best
+    read with lane = column, 32 rows as the bytes of 8 values per lane (the transform builtin,
+    also the only one for 16 bytes wide): converted, each value holds the K pairs of a VNNI B
+    operand in its lane (docs/quantized-gemm.md "Lowering"); the plain read puts two columns
+    per lane.
 
     `dpas_a`: the block is only read as A operands of tf32 DPAS (K = 8). A 32-bit block 16 wide
     is then read as two 8-wide blocks side by side (`32b_<h>r8x2c`, still one message): an 8-wide
@@ -254,6 +261,8 @@ def block_read(bits: int, h: int, w: int, vnni: bool, transpose: bool, dpas_a: b
         if bits == 8 and h == 32 and w in (16, 32, 64):
             return Block2D("transform", 8, 32, 16, w // 16)
         return None
+    if bits == 8 and h == 32 and (w == 16 or columns and w in (32, 64)):
+        return Block2D("transform", 8, 32, 16, w // 16)
     if h not in _ROWS:
         return None
     if bits == 16 and w in (16, 32):
