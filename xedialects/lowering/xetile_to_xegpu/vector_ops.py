@@ -66,11 +66,21 @@ def lower_tile_broadcast(cv: Converter, rb, op):
     return [out]
 
 
+# tile_reduce kind: (float, integer) element-wise arith op combining two blocks
+_COMBINE = {"add": ("arith.addf", "arith.addi"), "mul": ("arith.mulf", "arith.muli"),
+            "minnumf": ("arith.minnumf", None), "maxnumf": ("arith.maxnumf", None),
+            "minimumf": ("arith.minimumf", None), "maximumf": ("arith.maximumf", None),
+            "minsi": (None, "arith.minsi"), "maxsi": (None, "arith.maxsi"), "minui": (None, "arith.minui"),
+            "maxui": (None, "arith.maxui"), "and": (None, "arith.andi"), "or": (None, "arith.ori"),
+            "xor": (None, "arith.xori")}
+
+
 def lower_tile_reduce(cv: Converter, rb, op):
     """tile_reduce over columns (dims [1], 4D [1, 3]), rows ([0] / [0, 2]) or both: per block row
-    (column) a chain of `vector.multi_reduction` ops, each block's reduction accumulating onto
-    the previous one (the first block starts from its own first column / row, so no identity
-    value is needed); the result blocks are bm x 1 (1 x bn) pieces of the R x 1 (1 x C) result."""
+    (column) the blocks combined element-wise, then one `vector.multi_reduction` (starting from
+    the combined block's own first column / row, so no identity value is needed); a 16-bit sum or
+    product chains one reduction per block instead. The result blocks are bm x 1 (1 x bn) pieces
+    of the R x 1 (1 x C) result."""
     r = TileReduceOp(op)
     g = cv.grid_of(rb, op.operands[0])
     g = cv.reblock(g, *g.block, 1)   # plain (not VNNI) blocks
@@ -85,11 +95,20 @@ def lower_tile_reduce(cv: Converter, rb, op):
     bm, bn = g.block
     gm, gn = g.dims
     et = element_type(elt)
+    combine = _COMBINE[r.kind][0 if isinstance(et, ir.FloatType) else 1]
+    if r.kind in ("add", "mul") and elt in ("f16", "bf16"):
+        combine = None    # these reduce in f32, rounded once (docs/numerics.md): no 16-bit partial sums
 
     def reduce_blocks(blocks, axis):
-        """Reduce a list of (bm, bn) blocks along `axis` (1: columns, 0: rows) into one vector."""
+        """Reduce a list of (bm, bn) blocks along `axis` (1: columns, 0: rows) into one vector: the
+        blocks combined element-wise first (one register op each; not a 16-bit sum or product, which
+        reduces in f32 and rounds once), then one reduction."""
         keep = bm if axis == 1 else bn
         first = blocks[0]
+        if combine is not None:
+            for blk in blocks[1:]:
+                first = ir.Operation.create(combine, results=[first.type], operands=[first, blk]).results[0]
+            blocks = [first]
         if axis == 1:
             acc = vector.shape_cast(vector_type((keep,), elt), cv.slice(first, 1, 0, 0, bm, 1))
             rest = cv.slice(first, 1, 0, 1, bm, bn - 1) if bn > 1 else None
