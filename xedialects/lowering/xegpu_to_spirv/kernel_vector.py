@@ -14,6 +14,7 @@ from ...core.kinds import DYNAMIC
 from ...passes.utils.ir_walk import attr_dict as _attr_dict
 from .kernel_values import int_list, is_vector_type, vector_shape
 from .spirv_lanes import DVal, LoweringError, bits_of, elt_name, is_float, storage_type
+from .spirv_builtins import EXP2
 from .spirv_layout import LANES, Layout
 
 
@@ -92,10 +93,23 @@ class VectorLowering:
                 o.append(r)
         return [DVal(lay, o, elt_name(t)) for o, t in zip(outs, res_types)]
 
+    def exp2(self, x):
+        """2^x of an f32 register: OpenCL's exp2 builtin on pvc (IGC: one hardware exp; upstream's
+        SPIR-V dialect has no CL exp2), else exp(x ln 2) (docs/numerics.md "exp2")."""
+        f32 = ir.F32Type.get()
+        if self.intel_builtins:
+            return ir.Operation.create("spirv.FunctionCall", results=[f32], operands=[x], attributes={
+                "callee": ir.FlatSymbolRefAttr.get(self.declare(EXP2))}).results[0]
+        ln2 = arith.ConstantOp(f32, ir.FloatAttr.get(f32, 0.6931471805599453)).result
+        return ir.Operation.create("math.exp", results=[f32], operands=[arith.MulFOp(x, ln2).result]).results[0]
+
     def scalar_op(self, op, regs, in_elts, out_elts):
         name = op.name
         L = self.lanes
         attrs = _attr_dict(op)
+        if name == "math.exp2" and in_elts[0] in ("f32", "f16", "bf16"):     # f16 / bf16 in f32
+            r = self.exp2(regs[0] if in_elts[0] == "f32" else L.to_f32(regs[0], in_elts[0]))
+            return [r if out_elts[0] == "f32" else L.from_f32(r, out_elts[0])]
         if "bf16" not in in_elts and "bf16" not in out_elts:
             new = ir.Operation.create(name, results=[storage_type(e) for e in out_elts], operands=regs,
                                       attributes=attrs)

@@ -118,6 +118,12 @@ class Builtin:
 
 BF16_CONVERT = Builtin("__spirv_ConvertFToBF16INTEL", ("float",), "ushort")
 
+# 2^x of f32: OpenCL's exp2 under the SPIR-V friendly name of IGC's builtin library (MLIR 22's SPIR-V
+# dialect has no CL exp2). IGC: one hardware exp per register, where spirv.CL.exp is about 11
+# instructions (range reduction, two exps, overflow tests); docs/numerics.md "exp2".
+
+EXP2 = Builtin("__spirv_ocl_exp2", ("float",), "float")
+
 
 # ------------------------------------------------------------------------------------------------
 # DPAS: cl_intel_subgroup_matrix_multiply_accumulate (+ _tf32), subgroup size 16

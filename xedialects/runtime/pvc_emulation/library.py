@@ -1,6 +1,6 @@
-"""The emulation library's OpenCL C source: `block_io.cl`, `dpas.cl` and `bf16.cl` (shipped in this
-package; bf16.cl defines the f32 -> bf16 builtin) plus one definition per 2D block / DPAS builtin
-the pvc target can import, enumerated from the lowering's own table
+"""The emulation library's OpenCL C source: `block_io.cl`, `dpas.cl`, `bf16.cl` and `exp2.cl` (shipped
+in this package; bf16.cl defines the f32 -> bf16 builtin, exp2.cl the f32 exp2) plus one definition per
+2D block / DPAS builtin the pvc target can import, enumerated from the lowering's own table
 (`lowering.xegpu_to_spirv.spirv_builtins`), so the library provides exactly those. The
 hardware limits the 2D block functions check come from the architecture table (`options(arch)`,
 pvc or bmg: the binary's metadata names it) as -D options. Also: the builtins a SPIR-V binary imports, and the text of a recorded violation.
@@ -14,7 +14,7 @@ from pathlib import Path
 from ...lowering.xegpu_to_spirv import spirv_builtins as bi
 
 HERE = Path(__file__).parent
-SOURCES = ("block_io.cl", "dpas.cl", "bf16.cl")
+SOURCES = ("block_io.cl", "dpas.cl", "bf16.cl", "exp2.cl")
 ERROR_KERNEL = "xe_emu_take_error"
 ERROR_WORDS = 8
 
@@ -64,7 +64,7 @@ def builtin_names() -> tuple[str, ...]:
 def mangled_names() -> frozenset:
     """The Itanium-mangled names the library defines."""
     return frozenset([b.builtin.mangled for b in block_builtins()] + [d.builtin.mangled for d in dpas_builtins()]
-                     + [bi.BF16_CONVERT.mangled])
+                     + [bi.BF16_CONVERT.mangled, bi.EXP2.mangled])
 
 
 def _block_line(i: int, b: bi.Block2D) -> str:
