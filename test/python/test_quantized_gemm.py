@@ -209,12 +209,13 @@ def test_xe_run_rejects_i4_inputs_out_of_range(tmp_path, capsys):
 
 def test_large_b_pieces_narrow_the_subgroup_columns():
     """A prefill plan whose subgroups would dequantize 32 x 64 elements of B per K step (IGC spilled it)
-    gets 32 x 32 pieces at the same k_step 32 (pvc: a 4 x 4 layout, bmg: 8 x 8); the decode plan keeps
-    its 32 x 16 pieces; with the tile and layout set by the user, the step drops to DPAS K = 16."""
+    gets 32 x 32 pieces at the same k_step 32 (pvc: a 4 x 4 layout, bmg: 8 x 8); with a tile or layout
+    set by the user, the step drops to DPAS K = 16. The decode plan keeps 32 x 16 pieces of i8 weights and
+    widens i4 ones to 32 columns (16 bytes, the narrowest 2D block read of bytes)."""
     from xedialects.lowering.linalg_to_xetile.convert import plan_recording
 
-    def plan_of(m, pipeline="convert-linalg-to-xetile"):
-        mod = xedialects.parse(quantized_gemm_source(m, 4096, 4096, "i4"), "q.mlir")
+    def plan_of(m, pipeline="convert-linalg-to-xetile", wtype="i4"):
+        mod = xedialects.parse(quantized_gemm_source(m, 4096, 4096, wtype), "q.mlir")
         with plan_recording() as plans:
             run(mod, f"builtin.module({pipeline})")
         (plan,) = plans.values()
@@ -224,11 +225,12 @@ def test_large_b_pieces_narrow_the_subgroup_columns():
         plan = plan_of(512, f"convert-linalg-to-xetile{{arch={arch}}}")
         assert (plan.k_step, plan.sg_data[1]) == (32, 32), (arch, plan.k_step, plan.sg_data)
         assert any("a subgroup dequantizes 32 x 32 elements of B per K step" in r for r in plan.reasons)
-    plan = plan_of(1)
-    assert (plan.k_step, plan.sg_data[1]) == (32, 16) and not any("dequantizes" in r for r in plan.reasons)
-    plan = plan_of(512, "convert-linalg-to-xetile{sg-layout=4x2}")      # the user's layout, a narrower tile
-    assert (plan.wg_tile, plan.sg_layout, plan.k_step) == ((128, 64), (4, 2), 32)
-    plan = plan_of(512, "convert-linalg-to-xetile{wg-tile=128x128 sg-layout=4x2}")
+        plan = plan_of(1, f"convert-linalg-to-xetile{{arch={arch}}}")
+        assert (plan.k_step, plan.sg_data[1]) == (32, 32), (arch, plan.k_step, plan.sg_data)
+        assert any("32 columns of i4 weights are 16 bytes" in r for r in plan.reasons)
+    plan = plan_of(1, wtype="i8")
+    assert (plan.k_step, plan.sg_data[1]) == (32, 16) and not any("subgroup C tile 8x32" in r for r in plan.reasons)
+    plan = plan_of(512, "convert-linalg-to-xetile{sg-layout=4x2}")
     assert plan.k_step == 16 and any("k_step 16: a subgroup dequantizes k_step x 64" in r for r in plan.reasons)
 
 

@@ -200,9 +200,10 @@ def recognize(spec) -> Dequant | None:
 
 DECODE_M = 32   # M up to this is a decode shape (docs/quantized-gemm.md "Decode shapes")
 MAX_B_PIECE = 32 * 32   # elements of B one subgroup dequantizes per K step (docs/quantized-gemm.md "Planning")
+I4_MIN_COLUMNS = 32     # columns of i4 weights in a subgroup's piece: 16 bytes, the narrowest 8-bit 2D block read
 
 
-def register_pieces(plan) -> list[tuple[dict, str]]:
+def register_pieces(plan, wtype: str) -> list[tuple[dict, str]]:
     """Plan overrides, best first (the first legal one wins), when a subgroup's B piece (k_step x its
     columns) exceeds MAX_B_PIECE: the dequantization's i8 / i16 / f16 copies of a larger piece spill (IGC
     2.40, pvc, a 512 x 4096 x 4096 plan with 32 x 64 pieces: 60 (i8) and 411 (i4) scratch messages per
@@ -210,9 +211,18 @@ def register_pieces(plan) -> list[tuple[dict, str]]:
     narrower work-group tile): a 32-row piece of i8 weights is read with lane = column (the 8-bit
     transform message), so the converted weights are DPAS's VNNI B operand with no lane shuffles (IGC
     2.40, 512 x 4096 x 4096 W8A16: 507 instructions per 16 DPAS against 1,065 at k_step 16 on pvc);
-    else the step drops to DPAS K. Empty when the piece fits."""
+    else the step drops to DPAS K. i4 weights get pieces of at least I4_MIN_COLUMNS (IGC 2.40, 4096 x 4096
+    W4A16 at M = 1: 1,180 instructions per 4 DPAS against 1,246 per 2 with 16-column pieces read per lane).
+    Empty when the piece fits."""
     dk, ks, n = plan.dpas[2], plan.k_step, plan.sg_data[1]
     piece = ks * n
+    if wtype == "i4" and ks * I4_MIN_COLUMNS <= MAX_B_PIECE and n < I4_MIN_COLUMNS and I4_MIN_COLUMNS % n == 0:
+        f = I4_MIN_COLUMNS // n
+        (wm, wn), (r, c) = plan.wg_tile, plan.sg_layout
+        why = (f"subgroup C tile {plan.sg_data[0]}x{I4_MIN_COLUMNS}: {I4_MIN_COLUMNS} columns of i4 weights are "
+               f"{I4_MIN_COLUMNS // 2} bytes, the narrowest 2D block read of bytes ({n} columns: per-lane loads)")
+        return [({"wg_tile": (wm, wn * f), "sg_layout": (r, c)}, why)] + (
+            [({"wg_tile": (wm, wn), "sg_layout": (r, c // f)}, why)] if c % f == 0 else [])
     if piece <= MAX_B_PIECE or ks <= dk:
         return []
     out = []
@@ -223,7 +233,8 @@ def register_pieces(plan) -> list[tuple[dict, str]]:
         why = (f"subgroup C tile {plan.sg_data[0]}x{cols}: a subgroup dequantizes {ks} x {cols} elements of B per "
                f"K step (at most {MAX_B_PIECE} stay in registers; {ks} x {n}: {piece}), 32-row pieces read with "
                "lane = column, the layout DPAS's B takes after conversion")
-        out += [({"wg_tile": (wm, wn), "sg_layout": (r, c * f)}, why), ({"wg_tile": (wm, wn // f)}, why)]
+        out += [({"wg_tile": (wm, wn), "sg_layout": (r, c * f)}, why),
+                ({"wg_tile": (wm, wn // f), "sg_layout": (r, c)}, why)]
     out.append(({"k_step": dk}, f"k_step {dk}: a subgroup dequantizes k_step x {n} elements of B per step, at "
                                 f"most {MAX_B_PIECE} keep the dequantization's copies in registers (k_step {ks}: "
                                 f"{piece})"))
