@@ -204,7 +204,11 @@ def kernel_text(spec: MatmulSpec, plan, kernel_name: str, io: KernelIO | None = 
       f"%pat = {pa}, %pbt = {pb}) -> ({acc_vec}, {a_tile_t}, {b_tile_t}, {pa_t}, {pb_t}) {{")
     w(f"      %va = xetile.load_tile %at : {a_tile_t} -> vector<{wm}x{ks}x{at}>")
     w(f"      %vb = xetile.load_tile %bt : {b_tile_t} -> vector<{ks}x{bc}x{lt}>")
-    vb = dqb.apply("%vb", "%k") if dqb is not None else "%vb"
+    k_at = "%k"
+    if dqb is not None and lo != kb:   # a loop over [0, steps x k_step) (local k-slicing): this step's K is kb + %k
+        w(f"      %kat = arith.addi {kb}, %k : index")
+        k_at = "%kat"
+    vb = dqb.apply("%vb", k_at) if dqb is not None else "%vb"
     w(f"      xetile.prefetch_tile %pat : {pa_t}")
     w(f"      xetile.prefetch_tile %pbt : {pb_t}")
     w(f"      %acc2 = xetile.tile_mma %va, {vb}, %acc {{wg_map_a = {map_text((la, da))}, wg_map_b = {map_text((lb, db))}, "
