@@ -4,8 +4,8 @@
 A work-group owns `block_m` query rows of one (batch, head); its subgroups are stacked
 (`sg_layout = [R, 1]`) and own whole rows, so the row max and row sum (`tile_reduce` /
 `tile_broadcast`) stay inside a subgroup. K and V blocks stream through one scf.for with a
-prefetch one step ahead; S = Q.K^T and P = exp(S - m) live only in registers; the accumulator is
-rescaled by exp(m_old - m_new) each step and divided by the row sum once at the end. Causal: the
+prefetch one step ahead; S = Q.K^T (in base 2: times log2(e)) and P = exp2(S - m) live only in
+registers; the accumulator is rescaled by exp2(m_old - m_new) each step and divided by the row sum once at the end. Causal: the
 loop stops at the work-group's last row; the blocks crossing the diagonal run in a second loop
 that adds -inf above it. Flash-decoding (plan.kv_splits > 1): each work-group streams one slice of
 K/V and stores its partial state to a workspace that `combine_text`'s kernel folds into O
@@ -23,6 +23,9 @@ from .launch import index_const, launch_func
 # the running row max starts at -1e30, not -inf: a row whose first blocks an additive mask sets to -inf
 # keeps exp(m - m') = 1 and exp(S - m') = 0 instead of NaN (docs/attention.md "Lowering")
 _M0 = "-1.0e+30"
+# S is kept in base 2: scaled by log2(e) with the program's scale, so P = exp2(S - m) is one hardware
+# exp where IGC expands exp into about 11 instructions (docs/attention.md "Numerics")
+LOG2E = 1.4426950408889634
 
 
 def _wg(layout, data):
@@ -92,7 +95,7 @@ def kernel_text(form: AttentionForm, plan: AttentionPlan, kname: str) -> str:
         return op(f"{name} {a}, {b} {{wg_map = {wgm}}} : {vt}", ind)
 
     def exp(a, vt, wgm, ind):
-        return op(f"math.exp {a} {{wg_map = {wgm}}} : {vt}", ind)
+        return op(f"math.exp2 {a} {{wg_map = {wgm}}} : {vt}", ind)
 
     def step(acc, m, l, kt, vt, kp, vp, *rest, ind, masked):
         """One K/V block at key offset j (with the additive mask's tile mt): the values the loop yields."""
@@ -102,17 +105,20 @@ def kernel_text(form: AttentionForm, plan: AttentionPlan, kname: str) -> str:
         w(f"{ind}xetile.prefetch_tile {vp} : {vp_t}")
         s = op(f"xetile.tile_mma %q, {k}, %zs {{wg_map_a = {_wg(lay, (rows, D))}, wg_map_b = {_wg(lay, (D, BN))}, "
                f"wg_map_c = {s_wg}}} : {q_v}, {kv_v}, {s_v} -> {s_v}", ind)
-        if form.scale != 1.0:
-            s = ew("arith.mulf", s, "%scale", s_v, s_wg, ind)
-        if masked:
-            s = _mask(s, j, ind)
-        if has_mask:
+        if has_mask:       # (scale S + M) log2(e)
+            if form.scale != 1.0:
+                s = ew("arith.mulf", s, "%scale", s_v, s_wg, ind)
             mv = op(f"xetile.load_tile {mt} : {mk_t} -> {mk_v}", ind)
             if mask_elt != "f32":
                 mv = op(f"arith.extf {mv} {{wg_map = {s_wg}}} : {mk_v} to {s_v}", ind)
-            s = ew("arith.addf", s, mv, s_v, s_wg, ind)
-        mc = op(f"xetile.tile_reduce <maximumf> {s} [1] {{wg_map = {r_wg}}} : {s_v} -> {r_v}", ind)
-        mn = ew("arith.maximumf", m, mc, r_v, r_wg, ind)
+            s = ew("arith.mulf", ew("arith.addf", s, mv, s_v, s_wg, ind), "%log2e", s_v, s_wg, ind)
+        else:              # S (scale log2(e))
+            s = ew("arith.mulf", s, "%scale2", s_v, s_wg, ind)
+        if masked:
+            s = _mask(s, j, ind)
+        # maxnumf: a NaN in S still reaches the row through P and the row sum (docs/attention.md)
+        mc = op(f"xetile.tile_reduce <maxnumf> {s} [1] {{wg_map = {r_wg}}} : {s_v} -> {r_v}", ind)
+        mn = ew("arith.maxnumf", m, mc, r_v, r_wg, ind)
         corr = exp(ew("arith.subf", m, mn, r_v, r_wg, ind), r_v, r_wg, ind)
         p = exp(ew("arith.subf", s, bcast(mn, s_v, s_wg, ind), s_v, s_wg, ind), s_v, s_wg, ind)
         ps = op(f"xetile.tile_reduce <add> {p} [1] {{wg_map = {r_wg}}} : {s_v} -> {r_v}", ind)
@@ -137,7 +143,7 @@ def kernel_text(form: AttentionForm, plan: AttentionPlan, kname: str) -> str:
         df = op(f"arith.sitofp {di} : i32 to f32", ind)
         dv = op(f"vector.broadcast {df} {{wg_map = {s_wg}}} : f32 to {s_v}", ind)
         over = ew("arith.addf", "%diag", dv, s_v, s_wg, ind)
-        pos = ew("arith.maximumf", over, "%zs", s_v, s_wg, ind)
+        pos = ew("arith.maxnumf", over, "%zs", s_v, s_wg, ind)
         pen = ew("arith.mulf", pos, "%ninf_big", s_v, s_wg, ind)
         return ew("arith.addf", s, pen, s_v, s_wg, ind)
 
@@ -194,8 +200,12 @@ def kernel_text(form: AttentionForm, plan: AttentionPlan, kname: str) -> str:
     w(f"{ind}%acc0 = arith.constant {{wg_map = {a_wg}}} dense<0.0> : {a_v}")
     w(f"{ind}%m0 = arith.constant {{wg_map = {r_wg}}} dense<{_M0}> : {r_v}")
     w(f"{ind}%l0 = arith.constant {{wg_map = {r_wg}}} dense<0.0> : {r_v}")
-    if form.scale != 1.0:
+    if has_mask and form.scale != 1.0:
         w(f"{ind}%scale = arith.constant {{wg_map = {s_wg}}} dense<{form.scale!r}> : {s_v}")
+    if has_mask:
+        w(f"{ind}%log2e = arith.constant {{wg_map = {s_wg}}} dense<{LOG2E!r}> : {s_v}")
+    else:
+        w(f"{ind}%scale2 = arith.constant {{wg_map = {s_wg}}} dense<{form.scale * LOG2E!r}> : {s_v}")
     loops = []
     if form.causal:
         w(f"{ind}%ninf_big = arith.constant {{wg_map = {s_wg}}} dense<-1.0e+30> : {s_v}")
@@ -339,8 +349,8 @@ def combine_text(form: AttentionForm, plan: AttentionPlan, kname: str) -> str:
     ms = op(f"xetile.tile_reduce <maximumf> {mm} [1] {{wg_map = {r_wg}}} : {r16_v} -> {r_v}")
     ls = op(f"xetile.tile_reduce <maximumf> {ll} [1] {{wg_map = {r_wg}}} : {r16_v} -> {r_v}")
     mn = ew("arith.maximumf", "%m", ms, r_v, r_wg)
-    c1 = op(f"math.exp {ew('arith.subf', '%m', mn, r_v, r_wg)} {{wg_map = {r_wg}}} : {r_v}")
-    c2 = op(f"math.exp {ew('arith.subf', ms, mn, r_v, r_wg)} {{wg_map = {r_wg}}} : {r_v}")
+    c1 = op(f"math.exp2 {ew('arith.subf', '%m', mn, r_v, r_wg)} {{wg_map = {r_wg}}} : {r_v}")
+    c2 = op(f"math.exp2 {ew('arith.subf', ms, mn, r_v, r_wg)} {{wg_map = {r_wg}}} : {r_v}")
     ln = ew("arith.addf", ew("arith.mulf", "%l", c1, r_v, r_wg), ew("arith.mulf", ls, c2, r_v, r_wg), r_v, r_wg)
     on = ew("arith.addf", ew("arith.mulf", "%o", bc(c1), a_v, a_wg), ew("arith.mulf", a, bc(c2), a_v, a_wg), a_v, a_wg)
     nxt = [op(f"xetile.update_tile_offset {t}, [%cbm, %c0] : {tt}") for t, tt in (("%at", a_t), ("%mt", r16_t),

@@ -18,11 +18,12 @@
 // CHECK:         memref.transpose
 // CHECK:         xetile.load_tile {{.*}} -> vector<64x64xf16>
 // CHECK-COUNT-2: xetile.prefetch_tile
+// CHECK:         %[[SC:.*]] = arith.constant {{.*}} dense<0.180336878> : vector<64x32xf32>
 // CHECK:         scf.for
 // CHECK:           xetile.tile_mma {{.*}} : vector<64x64xf16>, vector<64x32xf16>, vector<64x32xf32> -> vector<64x32xf32>
-// CHECK:           arith.mulf
-// CHECK:           xetile.tile_reduce <maximumf>
-// CHECK:           math.exp
+// CHECK:           arith.mulf %{{.*}}, %[[SC]]
+// CHECK:           xetile.tile_reduce <maxnumf>
+// CHECK:           math.exp2
 // CHECK:           xetile.tile_reduce <add>
 // CHECK:           arith.truncf {{.*}} to vector<64x32xf16>
 // CHECK:           xetile.tile_mma {{.*}} : vector<64x32xf16>, vector<32x64xf16>, vector<64x64xf32> -> vector<64x64xf32>
@@ -76,7 +77,7 @@ func.func @plain(%Q: memref<2x64x64xf16>, %K: memref<2x64x64xf16>, %V: memref<2x
 // CHECK:           scf.yield
 // CHECK:         scf.for
 // CHECK:           arith.sitofp
-// CHECK:           arith.maximumf
+// CHECK:           arith.maxnumf
 // CHECK:           scf.yield
 #id2 = affine_map<(b, m, n) -> (b, m, n)>
 func.func @causal(%Q: memref<2x64x64xf16>, %K: memref<2x64x64xf16>, %V: memref<2x64x64xf16>, %O: memref<2x64x64xf16>) {
