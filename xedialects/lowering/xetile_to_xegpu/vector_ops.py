@@ -10,6 +10,7 @@ from mlir.dialects import vector
 
 from ...core.typeinfo import vector_info
 from ...passes.utils.ir_walk import attr_dict as _attr_dict, owner_op
+from ...passes.utils.reduction_kinds import ARITH_COMBINE
 from ...xetile.ops import TileBroadcastOp, TilePackOp, TileReduceOp
 from .converter import Converter, Grid
 from .ir_helpers import FUSED_T_ATTR, ConversionError, element_type, is_vector, splat, vector_shape, vector_type
@@ -66,15 +67,6 @@ def lower_tile_broadcast(cv: Converter, rb, op):
     return [out]
 
 
-# tile_reduce kind: (float, integer) element-wise arith op combining two blocks
-_COMBINE = {"add": ("arith.addf", "arith.addi"), "mul": ("arith.mulf", "arith.muli"),
-            "minnumf": ("arith.minnumf", None), "maxnumf": ("arith.maxnumf", None),
-            "minimumf": ("arith.minimumf", None), "maximumf": ("arith.maximumf", None),
-            "minsi": (None, "arith.minsi"), "maxsi": (None, "arith.maxsi"), "minui": (None, "arith.minui"),
-            "maxui": (None, "arith.maxui"), "and": (None, "arith.andi"), "or": (None, "arith.ori"),
-            "xor": (None, "arith.xori")}
-
-
 def lower_tile_reduce(cv: Converter, rb, op):
     """tile_reduce over columns (dims [1], 4D [1, 3]), rows ([0] / [0, 2]) or both: per block row
     (column) the blocks combined element-wise, then one `vector.multi_reduction` (starting from
@@ -95,7 +87,7 @@ def lower_tile_reduce(cv: Converter, rb, op):
     bm, bn = g.block
     gm, gn = g.dims
     et = element_type(elt)
-    combine = _COMBINE[r.kind][0 if isinstance(et, ir.FloatType) else 1]
+    combine = ARITH_COMBINE[r.kind][0 if isinstance(et, ir.FloatType) else 1]
     if r.kind in ("add", "mul") and elt in ("f16", "bf16"):
         combine = None    # these reduce in f32, rounded once (docs/numerics.md): no 16-bit partial sums
 

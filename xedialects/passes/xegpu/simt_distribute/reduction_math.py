@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 from mlir import ir
 
+from ...utils.reduction_kinds import ARITH_COMBINE
 from .common import SG, is_int_type, int_list
 from .layouts import Layout
 
@@ -15,12 +16,6 @@ from .layouts import Layout
 REDUCTION_OPS = ("vector.multi_reduction", "vector.reduction")
 # data movement a "sparse" view passes through (the fragment is kept; only the index table changes)
 VIEW_OPS = ("vector.extract_strided_slice", "vector.shape_cast", "vector.transpose", "vector.extract")
-ARITH_COMBINE = {"add": ("arith.addf", "arith.addi"), "mul": ("arith.mulf", "arith.muli"),
-                 "minimumf": ("arith.minimumf", None), "maximumf": ("arith.maximumf", None),
-                 "minnumf": ("arith.minnumf", None), "maxnumf": ("arith.maxnumf", None),
-                 "minsi": (None, "arith.minsi"), "maxsi": (None, "arith.maxsi"), "minui": (None, "arith.minui"),
-                 "maxui": (None, "arith.maxui"), "and": (None, "arith.andi"), "or": (None, "arith.ori"),
-                 "xor": (None, "arith.xori")}
 # element-wise ops that combine like a reduction kind (canonicalize folds a reduction over a unit
 # dimension, e.g. the last 16x1 column of a 16x2 block, into one of them)
 COMBINE_KIND = {name: kind for kind, names in ARITH_COMBINE.items() for name in names if name is not None}
