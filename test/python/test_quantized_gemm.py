@@ -207,6 +207,10 @@ def test_xe_run_rejects_i4_inputs_out_of_range(tmp_path, capsys):
              S=np.ones((4, 160), np.float16), C=np.zeros((24, 160), np.float32))
     assert xe_run([path, "--pipeline=xe-gemm-to-spirv", "--inputs", str(npz)]) == 1
     assert "i4 values must lie in [-8, 7], got 8..8" in capsys.readouterr().err
+    np.savez(npz, A=np.zeros((24, 128), np.float16), W=np.full((128, 160), 2.5, np.float32),
+             S=np.ones((4, 160), np.float16), C=np.zeros((24, 160), np.float32))
+    assert xe_run([path, "--pipeline=xe-gemm-to-spirv", "--inputs", str(npz)]) == 1     # not truncated to 2
+    assert "argument 1 ('W'): i4 values must be integers, got a float32 array" in capsys.readouterr().err
 
 
 def test_large_b_pieces_narrow_the_subgroup_columns():

@@ -27,7 +27,10 @@ def unpack_i4(packed, shape) -> np.ndarray:
 
 
 def check_range(values, what: str) -> None:
-    """ValueError when an i4 array holds values outside [-8, 7]."""
+    """ValueError when an i4 array holds values outside [-8, 7] or is not an integer array (a float array
+    would be truncated and a NaN become some value)."""
     v = np.asarray(values)
+    if v.dtype.kind not in "iub":
+        raise ValueError(f"{what}: i4 values must be integers, got a {v.dtype} array")
     if v.size and (v.min() < -8 or v.max() > 7):
         raise ValueError(f"{what}: i4 values must lie in [-8, 7], got {int(v.min())}..{int(v.max())}")
