@@ -215,8 +215,8 @@ def test_xe_run_rejects_i4_inputs_out_of_range(tmp_path, capsys):
 
 def test_large_b_pieces_narrow_the_subgroup_columns():
     """A prefill plan whose subgroups would dequantize 32 x 64 elements of B per K step (IGC spilled it)
-    gets 32 x 32 pieces at the same k_step 32 (pvc: a 4 x 4 layout, bmg: 8 x 8); with a tile or layout
-    set by the user, the step drops to DPAS K = 16. The decode plan keeps 32 x 16 pieces of i8 weights and
+    gets subgroup C tiles of 64 rows and the narrowest lane-per-column B pieces at the same k_step 32 (i8:
+    32 x 16, i4: 32 x 32); with a tile or layout set by the user, the step drops to DPAS K = 16. The decode plan keeps 32 x 16 pieces of i8 weights and
     widens i4 ones to 32 columns (16 bytes, the narrowest 2D block read of bytes)."""
     from xedialects.lowering.linalg_to_xetile.convert import plan_recording
 
@@ -228,9 +228,10 @@ def test_large_b_pieces_narrow_the_subgroup_columns():
         return plan
 
     for arch in ("pvc", "bmg"):
-        plan = plan_of(512, f"convert-linalg-to-xetile{{arch={arch}}}")
-        assert (plan.k_step, plan.sg_data[1]) == (32, 32), (arch, plan.k_step, plan.sg_data)
-        assert any("a subgroup dequantizes 32 x 32 elements of B per K step" in r for r in plan.reasons)
+        for wtype, cols in (("i8", 16), ("i4", 32)):
+            plan = plan_of(512, f"convert-linalg-to-xetile{{arch={arch}}}", wtype)
+            assert (plan.k_step, plan.sg_data) == (32, (64, cols)), (arch, wtype, plan.k_step, plan.sg_data)
+            assert any(r.startswith(f"subgroup C tile 64x{cols}: the B piece 32 x {cols}") for r in plan.reasons)
         plan = plan_of(1, f"convert-linalg-to-xetile{{arch={arch}}}")
         assert (plan.k_step, plan.sg_data[1]) == (32, 32), (arch, plan.k_step, plan.sg_data)
         assert any("32 columns of i4 weights are 16 bytes" in r for r in plan.reasons)

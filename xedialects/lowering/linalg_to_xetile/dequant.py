@@ -201,13 +201,17 @@ def recognize(spec) -> Dequant | None:
 DECODE_M = 32   # M up to this is a decode shape (docs/quantized-gemm.md "Decode shapes")
 MAX_B_PIECE = 32 * 32   # elements of B one subgroup dequantizes per K step (docs/quantized-gemm.md "Planning")
 I4_MIN_COLUMNS = 32     # columns of i4 weights in a subgroup's piece: 16 bytes, the narrowest 8-bit 2D block read
+TALL_ROWS = 64          # C rows of a subgroup of a prefill plan with dequantized B (docs/quantized-gemm.md "Planning")
 
 
 def register_pieces(plan, wtype: str) -> list[tuple[dict, str]]:
     """Plan overrides, best first (the first legal one wins), when a subgroup's B piece (k_step x its
     columns) exceeds MAX_B_PIECE: the dequantization's i8 / i16 / f16 copies of a larger piece spill (IGC
     2.40, pvc, a 512 x 4096 x 4096 plan with 32 x 64 pieces: 60 (i8) and 411 (i4) scratch messages per
-    K-loop iteration). First narrower subgroup columns at the same k_step (more subgroup columns, else a
+    K-loop iteration). First subgroup C tiles of TALL_ROWS rows with the narrowest lane-per-column piece
+    (i8 32 x 16, i4 32 x 32: fewer subgroup rows repeat the dequantization of a piece; IGC 2.40, pvc, 512 x
+    4096 x 4096: W8A16 280 instructions per 16 DPAS, W4A16 1,223 per 32); then narrower subgroup columns at
+    the same k_step (more subgroup columns, else a
     narrower work-group tile): a 32-row piece of i8 weights is read with lane = column (the 8-bit
     transform message), so the converted weights are DPAS's VNNI B operand with no lane shuffles (IGC
     2.40, 512 x 4096 x 4096 W8A16: 507 instructions per 16 DPAS against 1,065 at k_step 16 on pvc);
@@ -226,6 +230,14 @@ def register_pieces(plan, wtype: str) -> list[tuple[dict, str]]:
     if piece <= MAX_B_PIECE or ks <= dk:
         return []
     out = []
+    (wm, wn), narrow = plan.wg_tile, 16 if wtype == "i8" else I4_MIN_COLUMNS
+    if wm % TALL_ROWS == 0 and ks * narrow <= MAX_B_PIECE:
+        why = (f"subgroup C tile {TALL_ROWS}x{narrow}: the B piece {ks} x {narrow} is the narrowest read with lane = "
+               f"column (16 bytes of {wtype}), and {TALL_ROWS} C rows per subgroup halve the subgroup rows "
+               f"dequantizing the same piece ({ks} x {n}: {piece} elements of B per K step, at most {MAX_B_PIECE} "
+               "stay in registers)")
+        out += [({"wg_tile": (wm, w), "sg_layout": (wm // TALL_ROWS, w // narrow)}, why)
+                for w in (wn, wn // 2, wn // 4) if w >= narrow and w % narrow == 0]
     cols = MAX_B_PIECE // ks
     if cols >= plan.dpas[1] and n % cols == 0:
         f = n // cols
