@@ -213,11 +213,12 @@ def test_xe_run_rejects_i4_inputs_out_of_range(tmp_path, capsys):
     assert "argument 1 ('W'): i4 values must be integers, got a float32 array" in capsys.readouterr().err
 
 
-def test_large_b_pieces_narrow_the_subgroup_columns():
+def test_dequantizing_plans_shape_the_b_pieces():
     """A prefill plan whose subgroups would dequantize 32 x 64 elements of B per K step (IGC spilled it)
     gets subgroup C tiles of 64 rows and the narrowest lane-per-column B pieces at the same k_step 32 (i8:
-    32 x 16, i4: 32 x 32); with a tile or layout set by the user, the step drops to DPAS K = 16. The decode plan keeps 32 x 16 pieces of i8 weights and
-    widens i4 ones to 32 columns (16 bytes, the narrowest 2D block read of bytes)."""
+    32 x 16, i4: 32 x 32); with a tile or layout set by the user, the step drops to DPAS K = 16. The
+    decode plan keeps 32 x 16 pieces of i8 weights and widens i4 ones to 32 columns (16 bytes, the
+    narrowest 2D block read of bytes)."""
     from xedialects.lowering.linalg_to_xetile.convert import plan_recording
 
     def plan_of(m, pipeline="convert-linalg-to-xetile", wtype="i4"):
