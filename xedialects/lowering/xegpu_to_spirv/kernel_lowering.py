@@ -24,6 +24,7 @@ from mlir.dialects import arith, scf
 from ...core.kinds import DYNAMIC
 from ...passes.utils.ir_walk import attr_dict as _attr_dict, owner_op
 from ...core.memory_space import is_global_space
+from .entry_bounds import entry_facts, lower_bound
 from .kernel_block_io import BlockIOLowering, same_plan
 from .kernel_dpas import DpasLowering
 from .kernel_index import IndexLowering
@@ -229,6 +230,7 @@ class KernelLowering(MemoryLowering, BlockIOLowering, DpasLowering, ScatteredLow
                 for c in sv.conds[1:]:
                     cond = arith.AndIOp(cond, c).result
             ver.operation.operands[0] = cond
+            self.unguard_loops_run_once(sv)
             self.info.surface_tests = len(sv.conds)
             self.slow_copy = True
             try:
@@ -245,6 +247,22 @@ class KernelLowering(MemoryLowering, BlockIOLowering, DpasLowering, ScatteredLow
         if not sv.conds:
             ver.operation.erase()
         self.lower_list(tail)
+
+    def unguard_loops_run_once(self, sv: SurfaceVersions):
+        """In the fast copy, a guarded loop (lb < ub) whose upper bound the entry test proves at
+        least lb + step (`entry_bounds`: e.g. K, the width of A, is at least 64 bytes) runs at least
+        once: its guard becomes true and its upper bound max(ub, lb + step) -- the same value there,
+        which tells IGC so. Otherwise IGC keeps the zero-trip path's accumulators beside the loop's
+        and spills (epilogue alpha_beta_dynamic: 6.6 KB in the fast copy, docs/igc.md)."""
+        facts = entry_facts(sv.plans, self.surface)
+        for guard, loop, first_end in sv.guarded_loops:
+            ub = loop.operation.operands[1]
+            k = lower_bound(ub, facts, sv.hoisted)
+            if k is None or k < first_end:
+                continue
+            with ir.InsertionPoint(guard.operation), guard.operation.location:
+                loop.operation.operands[1] = arith.MaxSIOp(ub, self.lanes.index(first_end)).result
+                guard.operation.operands[0] = self.lanes.const(ir.IntegerType.get_signless(1), 1)
 
     def forget_block_caches(self, blocks):
         """Drop the shuffles cached for `blocks` (moved or erased blocks must not be matched again)."""
@@ -383,6 +401,8 @@ class KernelLowering(MemoryLowering, BlockIOLowering, DpasLowering, ScatteredLow
                 loop = self._lower_for(op, lb, ub, step, specs, flat, bounds, xs, moves)
                 scf.YieldOp(list(loop.results))
             res = list(guard.results)
+            if self.surface_versions is not None and clb is not None and cstep is not None and cstep > 0:
+                self.surface_versions.guarded_loops.append((guard, loop, clb + cstep))
         else:
             loop = self._lower_for(op, lb, ub, step, specs, flat, bounds, xs, moves)
             res = list(loop.results)
@@ -549,13 +569,16 @@ class KernelLowering(MemoryLowering, BlockIOLowering, DpasLowering, ScatteredLow
 class SurfaceVersions:
     """The surface tests of a versioned kernel body: `ip` the insertion point before its `scf.if`
     (the function entry), `plans` the distinct surfaces tested there (`NdPlan`s of entry values),
-    `conds` their i1 tests, `hoisted` body values -> their copies at the entry."""
+    `conds` their i1 tests, `hoisted` body values -> their copies at the entry, `guarded_loops` the
+    fast copy's loops that may run zero times."""
 
     def __init__(self, ip):
         self.ip = ip
         self.plans: list = []
         self.conds: list = []
         self.hoisted: dict = {}
+        # (scf.if guard, scf.for, lb + step) of each loop that may run zero times (scf_for)
+        self.guarded_loops: list = []
 
 
 def _narrow_bounds(lb, ub, step):
