@@ -36,10 +36,17 @@ TIME_LIMIT = float(os.environ.get("XE_FUZZ_TIME_LIMIT", "60"))
 
 # (path, how it runs): "gemm"/"dynamic" linalg programs through xe-opt's pipelines or xe-run --check (the
 # dynamic one with --dims), "kernel" XeTile/XeGPU programs through xe-opt, "whole" programs with xe-run -e
-# main, "upstream" xegpu programs through xe-opt --convert-upstream-xegpu or xe-run -e main
+# main, "upstream" xegpu programs through xe-opt --convert-upstream-xegpu or xe-run -e main, "lane" lane-level
+# (SIMT-mode) XeGPU kernels through xe-opt --convert-xegpu-to-spirv
 SOURCES = [
     ("examples/gemm_bf16.mlir", "gemm"),
     ("examples/gemm_dynamic.mlir", "dynamic"),
+    ("examples/attention_f16.mlir", "gemm"),
+    ("examples/attention_causal_bf16.mlir", "gemm"),
+    ("examples/attention_decode_bf16.mlir", "gemm"),
+    ("examples/w8a16_gemm.mlir", "gemm"),
+    ("examples/w4a16_gemm.mlir", "gemm"),
+    ("test/lit/Conversion/linalg-to-xetile/dequant-w4a16.mlir", "gemm"),
     ("test/lit/Conversion/linalg-to-xetile/transpose-a.mlir", "gemm"),
     ("test/lit/Conversion/linalg-to-xetile/epilogue-bias-relu.mlir", "gemm"),
     ("test/lit/Conversion/linalg-to-xetile/elementwise.mlir", "gemm"),
@@ -49,12 +56,16 @@ SOURCES = [
     ("test/lit/Conversion/linalg-to-xetile/batch.mlir", "gemm"),
     ("test/lit/Conversion/linalg-to-xetile/col-major.mlir", "gemm"),
     ("test/lit/xe-run/whole-program.mlir", "whole"),
+    ("test/lit/xe-run/whole-program-w4a16.mlir", "whole"),
     ("test/lit/Transforms/wg-to-sg/appendix-2.1-gemm-prefetch.mlir", "kernel"),
     ("test/lit/Transforms/wg-to-sg/appendix-2.2-transpose-broadcast-reduce.mlir", "kernel"),
     ("test/lit/Conversion/xetile-to-xegpu/gemm-bf16.mlir", "kernel"),
     ("test/lit/Conversion/xegpu-to-spirv/gemm.mlir", "kernel"),
     ("test/lit/Conversion/upstream-xegpu-to-xegpu/run-sg.mlir", "upstream"),
     ("test/lit/Conversion/upstream-xegpu-to-xegpu/run-wg.mlir", "upstream"),
+    ("test/lit/Conversion/upstream-xegpu-to-xegpu/run-simt.mlir", "upstream"),
+    ("test/lit/Conversion/upstream-xegpu-to-xegpu/xevm-gemm-run.mlir", "upstream"),
+    ("test/lit/Conversion/xegpu-to-spirv/simt.mlir", "lane"),
 ]
 NUMBERS = [0, 1, 2, 3, 7, 8, 16, 17, 33, 64, 96, -1, -16, 1 << 40]
 TYPES = ["bf16", "f16", "f32", "f64", "i1", "i4", "i8", "i16", "i32", "index", "tf32"]
@@ -150,6 +161,10 @@ def make_case(index: int, rng: random.Random) -> Case:
     elif kind == "upstream":
         case.tool = "xe-run"
         case.args = ["-e", "main", "--entry-point-result=void", "--quiet", "--jobs", "1"]
+    elif kind == "lane":
+        case.tool, case.output = "xe-opt", rng.choice(["out.mlir", "k.spv"])
+        case.args = [f"--convert-xegpu-to-spirv=target={rng.choice(['pvc', 'portable'])}"]
+        case.args += (["--emit=spirv-binary"] if case.output == "k.spv" else []) + ["-o", case.output]
     elif kind == "kernel":
         case.tool, case.output = "xe-opt", "out.mlir"
         case.args = rng.choice([["--xe-gemm-to-xegpu"], ["--xe-gemm-to-xegpu", "--xegpu-simt-distribute"],
