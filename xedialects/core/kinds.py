@@ -9,6 +9,10 @@ from __future__ import annotations
 from .scanner import Scanner, ScanError
 
 DYNAMIC = -9223372036854775808  # ShapedType::kDynamic, marks an SSA entry in static_* lists
+# arith::AtomicRMWKind by value: the `kind` of memref.atomic_rmw / upstream xegpu.atomic_rmw in MLIR's generic
+# form prints as this integer
+ATOMIC_RMW_KINDS = {0: "addf", 1: "addi", 2: "andi", 3: "assign", 4: "maximumf", 5: "maxnumf", 6: "maxs", 7: "maxu",
+                    8: "minimumf", 9: "minnumf", 10: "mins", 11: "minu", 12: "mulf", 13: "muli", 14: "ori", 15: "xori"}
 
 
 def _is_int(v) -> bool:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from mlir import ir
 
+from ...core.kinds import ATOMIC_RMW_KINDS
 from . import matrix_ops, xevm_block2d
 from .op_attrs import DYNAMIC, HINTS, ImportOpError, attr, check_attrs, ints, props
 from .types import (ImportTypeError, element_bits, ours, parse_tdesc, vector_parts, vector_text, zero_of)
@@ -428,9 +429,6 @@ def prefetch(op, tr) -> list[str]:
     return lines
 
 
-# arith::AtomicRMWKind by value (the kind attribute prints as its integer)
-RMW_KINDS = {0: "addf", 1: "addi", 2: "andi", 3: "assign", 4: "maximumf", 5: "maxnumf", 6: "maxs", 7: "maxu",
-             8: "minimumf", 9: "minnumf", 10: "mins", 11: "minu", 12: "mulf", 13: "muli", 14: "ori"}
 OUR_RMW_KINDS = ("addf", "addi", "assign", "maximumf", "maxs", "maxu", "minimumf", "mins", "minu", "mulf", "muli",
                  "ori", "andi")
 
@@ -439,7 +437,7 @@ def atomic_rmw(op, tr) -> list[str]:
     check_attrs(op, ("kind",))
     t, mask, value = op.operands
     a = op.attributes["kind"]
-    kind = RMW_KINDS.get(ir.IntegerAttr(a).value) if isinstance(a, ir.IntegerAttr) else _enum(a)
+    kind = ATOMIC_RMW_KINDS.get(ir.IntegerAttr(a).value) if isinstance(a, ir.IntegerAttr) else _enum(a)
     if kind not in OUR_RMW_KINDS:
         raise ImportOpError(f"'xegpu.atomic_rmw' kind {kind or a} has no equivalent in our xegpu")
     return [f"{tr.name(op.result)} = xegpu.atomic_rmw {kind} {tr.name(value)}, {tr.name(t)}, {tr.name(mask)} "

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 from mlir import ir
 
+from ...core.kinds import ATOMIC_RMW_KINDS
 from ..core import ExecState, OpInfo, SimError, alloc_in_kernel, attr_ints, enum_text, handler
 from ..i4_memrefs import pack_i4
 from ..memory import MemRef
@@ -401,7 +402,8 @@ def _mget_global(c, o):
 
 @handler("memref.atomic_rmw")
 def _matomic(c, o):
-    kind = enum_text(o.attr("kind"))
+    a = o.attr("kind")      # arith::AtomicRMWKind: an integer in MLIR's generic form
+    kind = ATOMIC_RMW_KINDS.get(ir.IntegerAttr(a).value, str(a)) if isinstance(a, ir.IntegerAttr) else enum_text(a)
     val, mslot = o.ins[0], o.ins[1]
     idx = o.ins[2:]
     r = o.outs[0]
