@@ -49,6 +49,22 @@ def test_fused_attention_through_spirv(tmp_path, capsys):
     assert "PASS" in out.out
 
 
+def test_f16_mask_through_extf_is_fused(tmp_path, capsys):
+    """An f16 additive mask reaches S's f32 through arith.extf in the mask step's body: fused like an f32 mask
+    (the body evaluator took no arith.extf, so an f16/bf16 mask was a remark and the unfused lowering)."""
+    src = attention_source(batch=(2,), lq=64, lk=64, d=64, elt="f16", mask="shared")
+    src = src.replace("tensor<64x64xf32>", "tensor<64x64xf16>").replace(
+        "%mv: f32, %out_: f32):\n    %amr = arith.addf %x, %mv : f32",
+        "%mv: f16, %out_: f32):\n    %mve = arith.extf %mv : f16 to f32\n    %amr = arith.addf %x, %mve : f32")
+    assert "arith.extf %mv" in src and "%M: tensor<64x64xf16>" in src
+    path = tmp_path / "attention.mlir"
+    path.write_text(src)
+    rc = xe_run([str(path), "--pipeline=xe-gemm-to-xegpu", "--check"])
+    out = capsys.readouterr()
+    assert rc == 0 and "not fused as attention" not in out.err, out.out + out.err
+    assert "PASS" in out.out
+
+
 def _form(**kw):
     from mlir import ir
 

@@ -133,7 +133,8 @@ class _Body:
                 r = _const(o)
             elif n == "linalg.index":
                 r = idx[ir.IntegerAttr(o.attributes["dim"]).value]
-            elif n in ("arith.index_cast", "arith.index_castui", "arith.extsi", "arith.extui", "arith.trunci"):
+            elif n in ("arith.index_cast", "arith.index_castui", "arith.extsi", "arith.extui", "arith.trunci",
+                       "arith.extf"):
                 r = x[0]
             elif n == "arith.mulf":
                 r = x[0] * x[1]
