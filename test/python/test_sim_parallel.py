@@ -314,6 +314,17 @@ def test_xe_run_sampled_check(tmp_path, capsys):
     assert " of 14400 elements)  ok" in out and out.rstrip().endswith("PASS")
 
 
+def test_xe_run_sampled_check_without_a_launch(tmp_path, capsys):
+    """A program that launches nothing (a zero-sized GEMM, removed as empty) has no work-group to sample:
+    every element is checked (it was 'sampled check: 0 of 0 work-groups' and a FAIL with no reason)."""
+    path = tmp_path / "mm.mlir"
+    path.write_text(MM.format(M=0, N=72, K=96))
+    assert xe_run([str(path), "--pipeline=xe-gemm-to-xegpu", "--check", "--sample-groups", "2", "--jobs", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "sampled check: the program launched no work-group; every element checked" in out
+    assert "B: max abs error 0" in out and out.rstrip().endswith("PASS")
+
+
 # ------------------------------------------------------------------------------------------------
 # progress
 

@@ -449,7 +449,9 @@ def run(argv=None) -> int:
         return _write_output(args.output, arrays, 0 if agree else 1)
     ok_all = agree
     masks = None
-    if args.backend == "sim" and args.sample_groups:
+    if args.backend == "sim" and args.sample_groups and not scheduler.groups_total:
+        print("sampled check: the program launched no work-group; every element checked")
+    elif args.backend == "sim" and args.sample_groups:
         from ..sim.sampling import sampled_masks
 
         masks = sampled_masks(scheduler, labels, result.returns)
