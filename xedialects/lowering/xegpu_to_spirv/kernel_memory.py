@@ -8,7 +8,7 @@ store under an `scf.if` guard) that the block IO and scattered lowerings use.
 from __future__ import annotations
 
 from mlir import ir
-from mlir.dialects import scf
+from mlir.dialects import arith, scf
 
 from ...core.kinds import DYNAMIC
 from ...core.memory_space import is_global_space, is_slm_memref
@@ -216,6 +216,18 @@ class MemoryLowering:
         p = self.elem_ptr(m.ptr, st, self._elem_address(m, list(op.operands)[2:], op))
         ir.Operation.create("spirv.Store", operands=[p, v], attributes=self.mem_attrs(st))
         return []
+
+    def h_memref_atomic_rmw(self, op):
+        """A scalar atomic, run as the simulator runs it: the work-item's own in a lane-level kernel; the
+        subgroup's in a subgroup-level (VC) one -- lane 0 performs it, every lane takes the old value."""
+        v = self.scalar(op.operands[0], op)
+        m = self.memarg(op.operands[1], op)
+        spv = self.atomic_instruction(op, m.elt)
+        L = self.lanes
+        i1 = ir.IntegerType.get_signless(1)
+        mask = L.const(i1, 1) if self.lane_private else arith.CmpIOp(arith.CmpIPredicate.eq, L.lane_i32, L.i32(0)).result
+        old = self.atomic_elem(spv, m, self._elem_address(m, list(op.operands)[2:], op), v, mask)
+        return [old if self.lane_private else L.shuffle(old, 0)]
 
     def load_elem(self, ptr, st, lin, ok):
         """ptr[lin] where `ok`, else 0: a load under `scf.if`. (A clamped address and a select

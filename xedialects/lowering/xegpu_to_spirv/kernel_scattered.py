@@ -9,6 +9,7 @@ import numpy as np
 from mlir import ir
 from mlir.dialects import arith, scf
 
+from ...core.kinds import ATOMIC_RMW_KINDS
 from ...xegpu.attributes import TensorDescType
 from .kernel_values import ScDesc, is_slm_ptr, str_attr, vector_shape
 from .spirv_lanes import DVal, LoweringError, storage_type
@@ -95,7 +96,7 @@ class ScatteredLowering:
         v = self.dval(op.operands[0])
         d = self.get(op.operands[1])
         mask = self.dval(op.operands[2])
-        spv = self.atomic_instruction(op, d)
+        spv = self.atomic_instruction(op, d.elt)
         lay, slots = self.scatter_slots(d, mask, v.shape)
         v = self.lanes.relayout(v, lay)
         olds = []
@@ -106,19 +107,22 @@ class ScatteredLowering:
             olds.append(self.atomic_elem(spv, d, addr, v.vals[s], mv))
         return [DVal(lay, olds, d.elt)]
 
-    def atomic_instruction(self, op, d: ScDesc) -> str:
-        """The SPIR-V atomic instruction of atomic_rmw `op` on `d`'s elements (a located error if none)."""
-        kind = str_attr(op, "kind")
+    def atomic_instruction(self, op, elt: str) -> str:
+        """The SPIR-V atomic instruction of atomic_rmw `op` (xegpu's, or memref's whose kind is an
+        arith::AtomicRMWKind integer) on elements of type `elt` (a located error if none)."""
+        a = op.attributes["kind"]
+        kind = ATOMIC_RMW_KINDS.get(ir.IntegerAttr(a).value, str(a)) if isinstance(a, ir.IntegerAttr) \
+            else str_attr(op, "kind")
         spv = self._ATOMICS.get(kind)
         if spv is None:
             raise LoweringError(op, f"atomic_rmw kind {kind} has no single SPIR-V atomic instruction; supported: "
                                     f"{', '.join(sorted(self._ATOMICS))}")
-        if kind == "addf" and d.elt != "f32":
-            raise LoweringError(op, f"atomic addf on {d.elt}: only f32 float atomics are supported")
+        if kind == "addf" and elt != "f32":
+            raise LoweringError(op, f"atomic addf on {elt}: only f32 float atomics are supported")
         return spv
 
-    def atomic_elem(self, spv: str, d: ScDesc, addr, value, mask):
-        """The old value of element `addr` of `d` after atomic `spv` with `value` where `mask` (i1), else 0."""
+    def atomic_elem(self, spv: str, d, addr, value, mask):
+        """The old value of element `addr` of `d` (a ScDesc or MemArg) after atomic `spv` with `value` where `mask` (i1), else 0."""
         st = storage_type(d.elt)
         if_op = scf.IfOp(mask, [st], has_else=True)
         with ir.InsertionPoint(if_op.then_block):

@@ -401,7 +401,7 @@ class LaneKernelLowering(KernelLowering):
 
     def h_xegpu_atomic_rmw(self, op):
         d = self.get(op.operands[1])
-        spv = self.atomic_instruction(op, d)
+        spv = self.atomic_instruction(op, d.elt)
         true = self.lanes.const(ir.IntegerType.get_signless(1), 1)
         olds = [self.atomic_elem(spv, d, lin, v, true if ok is None else ok)
                 for (lin, ok), v in zip(self.scattered_elements(d, op.operands[2]), self.regs(op.operands[0]))]

@@ -115,11 +115,44 @@ _ATOMIC = {
 
 
 def atomic_apply(data: np.ndarray, lin: np.ndarray, val: np.ndarray, kind: str):
-    """Apply an atomic RMW with duplicates handled (unbuffered); returns old values (pre-op gather)."""
+    """Apply an atomic RMW element by element in the order of `lin` (flattened: work-group, subgroup,
+    lane); returns the old value each element saw. Elements at distinct addresses go together: round r
+    takes every address's r-th occurrence, so an address used n times costs n vectorized rounds."""
+    flat = np.asarray(lin).reshape(-1)
+    order = np.argsort(flat, kind="stable")
+    srt = flat[order]
+    first = np.ones(len(srt), bool)
+    first[1:] = srt[1:] != srt[:-1]
+    starts = np.maximum.accumulate(np.where(first, np.arange(len(srt)), 0))
+    rank = np.empty(len(srt), np.int64)
+    rank[order] = np.arange(len(srt)) - starts
+    vals = np.broadcast_to(val, np.shape(lin)).reshape(-1)
+    if len(rank) == 0 or rank.max() == 0:
+        return _atomic_round(data, flat, vals, kind).reshape(np.shape(lin))
+    old = np.empty(len(flat), data.dtype)
+    for r in range(int(rank.max()) + 1):
+        sel = rank == r
+        old[sel] = _atomic_round(data, flat[sel], vals[sel], kind)
+    return old.reshape(np.shape(lin))
+
+
+def _atomic_round(data: np.ndarray, lin: np.ndarray, val: np.ndarray, kind: str):
+    """One atomic RMW at distinct addresses `lin` (f16 / bf16 computed in f32, rounded once); the old values."""
     old = data[lin].copy()
     if kind == "assign":
         data[lin] = val
         return old
+    fn = _ATOMIC.get(kind)
+    if fn is None:
+        raise SimError(f"unsupported atomic kind '{kind}'")
+    if kind in ("maxu", "minu") and data.dtype.kind == "i":
+        u = data.view(np.dtype(f"u{data.dtype.itemsize}"))
+        u[lin] = fn(u[lin], as_unsigned(val))
+    elif data.dtype == BF16 or data.dtype == np.float16:
+        data[lin] = fn(old.astype(np.float32), val.astype(np.float32)).astype(data.dtype)
+    else:
+        data[lin] = fn(old, val.astype(data.dtype))
+    return old
     fn = _ATOMIC.get(kind)
     if fn is None:
         raise SimError(f"unsupported atomic kind '{kind}'")
