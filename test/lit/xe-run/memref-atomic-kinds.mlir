@@ -2,6 +2,7 @@
 // generic form, which the simulator read as the kind's name ("unsupported atomic kind '0 : i64'" for every
 // kind before). 16 work-items add 1.5 to, and take the max of their lane into, slot lane mod 4.
 // RUN: xe-run %s -e main --entry-point-result=void | FileCheck %s
+// RUN: xe-run %s -e main --entry-point-result=void --backend=opencl | FileCheck %s
 
 // CHECK: [6,  6,  6,  6,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0]
 // CHECK: [12,  13,  14,  15]
