@@ -65,16 +65,25 @@ def plan_attention(form: AttentionForm, hw: XeArch) -> AttentionPlan:
     m_rep = hw.dpas.max_repeat_count
     if form.d % dk or form.d > 256:
         raise NotAttention(f"head dimension {form.d} is not a multiple of {dk} (the DPAS K of {form.elt}) up to 256")
+    large = hw.grf_file_bytes(True)
     rows = min(8, m_rep)
-    reasons.append(f"{rows} query rows per subgroup: one DPAS row block (repeat count <= {m_rep}); a subgroup "
-                   "owns whole rows, so the row max and row sum never leave it")
-    sgs = 8
+    # not causal: the diagonal table and the masked loop's copy of the body spill at 16 rows (IGC 2.40,
+    # pvc, d 64 bf16: 7,296 B; docs/attention.md "Plan")
+    wide_fits = any(form.lk % c == 0 and _regs(form.d, c, 2 * rows, form.elt) <= large for c in (64, 32))
+    if form.lq > rows and not form.causal and wide_fits:
+        rows *= 2
+        reasons.append(f"{rows} query rows per subgroup: two DPAS row blocks (repeat count <= {m_rep}) share "
+                       "each row reduction, rescale and K/V block read (a K/V block of 32+ rows fits the "
+                       "large register file); a subgroup owns whole rows, so the row max and row sum never leave it")
+    else:
+        reasons.append(f"{rows} query rows per subgroup: one DPAS row block (repeat count <= {m_rep}); a subgroup "
+                       "owns whole rows, so the row max and row sum never leave it")
+    sgs = 64 // rows
     while sgs > 1 and (sgs // 2) * rows >= form.lq:
         sgs //= 2
     reasons.append(f"{sgs} subgroups stacked: {sgs * rows} query rows per work-group "
-                   + ("(the largest of 8 subgroups x 8 rows)" if sgs == 8 else f"(Lq = {form.lq} needs no more)"))
-    large = hw.grf_file_bytes(True)
-    budget = int(large * 0.75)
+                   + ("(the largest: 64 rows)" if sgs * rows == 64 else f"(Lq = {form.lq} needs no more)"))
+    budget = large if rows > 8 else int(large * 0.75)
     bn = None
     for cand in (64, 32, 16):
         if form.lk % cand:
@@ -91,7 +100,8 @@ def plan_attention(form: AttentionForm, hw: XeArch) -> AttentionPlan:
     reasons.append(f"K/V block {bn}: the largest of 64/32/16 dividing Lk = {form.lk}"
                    + (f" and the {sgs * rows}-row query block (causal: blocks left of the diagonal block are "
                       "unmasked)" if form.causal else "")
-                   + f" whose K, V, S, P, Q and accumulator fit 3/4 of the large register file ({budget} B)")
+                   + " whose K, V, S, P, Q and accumulator fit " + ("" if rows > 8 else "3/4 of ")
+                   + f"the large register file ({budget} B)")
     reg = _regs(form.d, bn, rows, form.elt)
     grf = "large" if reg > hw.grf_file_bytes(False) // 2 else "default"
     reasons.append(f"{grf} GRF mode: ~{reg} B live per subgroup vs {hw.grf_file_bytes(False)} B (default) / "

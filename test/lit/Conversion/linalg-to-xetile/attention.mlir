@@ -5,12 +5,12 @@
 // RUN: xe-opt %s --split-input-file --xe-linalg-to-xetile --xe-print-plan 2>&1 >/dev/null | FileCheck %s --check-prefix=PLAN
 
 // PLAN: attention plan [pvc]: 2 x softmax(Q[64x64 f16] . K^T[64x64] * 0.125) . V[64x64] -> f32
-// PLAN: query block      : 64 rows (8 subgroups as 8x1, 8 whole rows each)
+// PLAN: query block      : 64 rows (4 subgroups as 4x1, 16 whole rows each)
 // PLAN: K/V block        : 32 rows per loop step, prefetched one step ahead
 
 // CHECK-LABEL: func.func @plain(
 // CHECK-NOT:     memref.alloc() {{.*}}x64x64xf16
-// CHECK:         gpu.launch_func @plain_kernels::@plain_attention_0 blocks in (%{{.*}}, %{{.*}}, %{{.*}}) threads in (%c128
+// CHECK:         gpu.launch_func @plain_kernels::@plain_attention_0 blocks in (%{{.*}}, %{{.*}}, %{{.*}}) threads in (%c64
 // CHECK-NOT:     linalg.
 // CHECK:         return
 // CHECK:       gpu.func @plain_attention_0(
