@@ -70,7 +70,7 @@ def test_compare_tolerances():
 
 def test_reference_of_i1_memrefs_stores_bytes():
     # issue 30: upstream's MemRefToLLVM asserted (`width >= 8`) on i1 loads and stores; i1 memrefs are
-    # stored as bytes of 0/1 (sim/i1_memrefs.py), so an i1 matmul (and = multiply, or = add) and a copy run
+    # stored as bytes of 0/1 (sim/sub_byte_memrefs.py), so an i1 matmul (and = multiply, or = add) and a copy run
     text = """
     func.func @mm(%A: memref<16x8xi1>, %B: memref<8x4xi1>, %C: memref<16x4xi1>) {
       linalg.matmul ins(%A, %B : memref<16x8xi1>, memref<8x4xi1>) outs(%C : memref<16x4xi1>)

@@ -1,7 +1,7 @@
 """i4 memrefs packed two per byte, the even element in the low nibble: upstream MLIR's layout (its
 narrow-type emulation, `mlir/test/Dialect/MemRef/emulate-narrow-type.mlir`: element i is byte i floordiv 2
 shifted right by (i mod 2) x 4), which the kernels of a fused W4A16 GEMM read. Arrays outside the kernels
-(xe-run, npz, `simulate`'s arguments, the CPU reference and the LLVM host, i1_memrefs.py) hold one value
+(xe-run, npz, `simulate`'s arguments, the CPU reference and the LLVM host, sub_byte_memrefs.py) hold one value
 per int8; the simulator's host packs at the kernel boundary (docs/quantized-gemm.md "i4 weights")."""
 from __future__ import annotations
 

@@ -151,7 +151,7 @@ def _fast_lowered(text: str, entry: str, fast: bool | None):
     """The clone (as `_clone`) with its large contractions (with `fast`, all of them) tiled and
     vectorized (reference_fast), lowered to LLVM; None when it has none, when `fast` is False, or
     when upstream refuses the schedule (the loops then run)."""
-    from .i1_memrefs import run_lowering
+    from .sub_byte_memrefs import run_lowering
     from .reference_fast import VECTOR_LOWERING, vectorize_contractions
 
     if fast is False:
@@ -176,7 +176,7 @@ def _compile(text: str, entry: str, fast: bool | None = None):
         return hit
     from mlir import execution_engine
 
-    from .i1_memrefs import run_lowering
+    from .sub_byte_memrefs import run_lowering
 
     ctx = ir.Context()
     with ctx, ir.Location.unknown():
@@ -319,7 +319,7 @@ def _invoke(text: str, entry: str, args, returns: bool, fast: bool | None = None
     for t, a in zip(arg_types, args):
         if t.kind == "memref":
             arr = np.array(np.asarray(a).astype(t.dtype), copy=True, order="C")
-            if t.elem == "i4":       # one value per byte, as the lowering stores i4 memrefs (i1_memrefs.py)
+            if t.elem == "i4":       # one value per byte, as the lowering stores i4 memrefs (sub_byte_memrefs.py)
                 check_range(arr, f"reference: {t.text}")
             arr, base, offset = laid_out(arr, t)    # at the strides and offset of its type
             arrays.append(arr)

@@ -299,7 +299,7 @@ def _parse_type_text(text: str) -> TypeInfo:
         items = split_top(m.group(1))
         dims, elem = _split_dims(items[0])
         shape = tuple(DYN if d == "?" else int(d) for d in dims)
-        # i4 memrefs hold one value per byte (int8), as the CPU lowering stores them (i1_memrefs.py); the
+        # i4 memrefs hold one value per byte (int8), as the CPU lowering stores them (sub_byte_memrefs.py); the
         # kernels of a fused W4A16 GEMM read them packed two per byte (docs/quantized-gemm.md "i4 weights")
         info = TypeInfo(t, "memref", elem, shape, np.dtype(np.int8) if elem == "i4" else scalar_dtype(elem))
         info.dyn_dims = tuple(i for i, d in enumerate(shape) if d == DYN)

@@ -9,7 +9,8 @@ written), gpu.wait and async tokens are dropped. Sizes and integer arguments are
 floats as f64, memrefs as ranked descriptors (gpu.alloc returns one). gpu/spirv modules are
 dropped; the host view of W4A16 weights (an i4 memref cast to its bytes) becomes a loop packing them.
 `lower_host` then parses the text in a fresh upstream context, adds the run-time guards
-(guards.py) and lowers it to LLVM (i1 memrefs stored as bytes, sim/i1_memrefs.py).
+(guards.py) and lowers it to LLVM (i1 and i4 memrefs stored a value per byte,
+sim/sub_byte_memrefs.py).
 """
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ from mlir import ir
 
 from ...diagnostics import Diagnostic, DiagnosticError, at
 from ...passes.utils.ir_walk import owner_op, walk
-from ...sim.i1_memrefs import run_lowering
+from ...sim.sub_byte_memrefs import run_lowering
 from ...sim.reference import PIPELINE as CPU_PIPELINE
 from ...sim.softmax_reference import decompose_softmax
 from ...sim.typeinfo import TypeInfo, parse_type, scalar_dtype
@@ -259,7 +260,7 @@ def _packs_i4(op) -> bool:
 def _packed_i4(src, t):
     """Host code (at the insertion point) packing the i4 values of 2D `src` two per byte, the even element
     in the low nibble, into a new memref of type `t`; the CPU holds i4 memrefs one value per byte
-    (sim/i1_memrefs.py), the kernel reads the packed bytes."""
+    (sim/sub_byte_memrefs.py), the kernel reads the packed bytes."""
     from mlir.dialects import arith, memref, scf
 
     idx, i8 = ir.IndexType.get(), ir.IntegerType.get_signless(8)

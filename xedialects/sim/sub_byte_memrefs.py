@@ -4,7 +4,7 @@ LLVM 22's MemRefToLLVM asserts (`width >= 8`) on loads and stores of memrefs wit
 elements, and LLVM lays sub-byte elements out one per byte in scalar accesses but packed in vector
 ones (a vectorized loop and its scalar remainder would disagree). LLVM itself keeps an i1 in a byte,
 numpy's bool is a byte, the simulator and the device runtime read i1 memrefs as one byte per element
-(0 or 1), and xe-run's i4 arrays hold one value per int8: `widen_i1_memrefs` rewrites an
+(0 or 1), and xe-run's i4 arrays hold one value per int8: `widen_sub_byte_memrefs` rewrites an
 upstream-context module to that layout before the memref lowering. Every memref (ranked or unranked)
 of i1 or i4 becomes one of i8 (results, block arguments, function types, `memref.global`s and their
 initial values); element reads (`memref.load`, `vector.load`, `vector.transfer_read`,
@@ -25,7 +25,7 @@ from mlir import ir
 from ..diagnostics import at
 from ..passes.utils.ir_walk import walk
 
-_HAS_I1_MEMREF = re.compile(r"memref<(?:[^<>]*?x)?i[14][\s,>]")
+_HAS_SUB_BYTE_MEMREF = re.compile(r"memref<(?:[^<>]*?x)?i[14][\s,>]")
 _SPLIT = "convert-scf-to-cf,"
 # op -> index of the loaded result's pass-through operand (None: none)
 _LOADS = {"memref.load": None, "vector.load": None, "vector.transfer_read": None,
@@ -35,9 +35,9 @@ _STORES = {"memref.store": 0, "vector.store": 0, "vector.transfer_write": 0, "ve
 _UNSUPPORTED = ("memref.atomic_rmw", "memref.generic_atomic_rmw", "vector.expandload", "vector.compressstore")
 
 
-def has_i1_memrefs(text: str) -> bool:
+def has_sub_byte_memrefs(text: str) -> bool:
     """True when module text mentions a memref of i1 or i4 (the rewrite is then needed)."""
-    return bool(_HAS_I1_MEMREF.search(text))
+    return bool(_HAS_SUB_BYTE_MEMREF.search(text))
 
 
 def lower_split(pipeline: str) -> tuple[str, str]:
@@ -47,7 +47,7 @@ def lower_split(pipeline: str) -> tuple[str, str]:
     return head.rstrip(",") + ")", "builtin.module(" + sep + tail
 
 
-def _is_i1(t) -> bool:
+def _is_sub_byte(t) -> bool:
     """An element type stored as a byte on the CPU: i1 or i4."""
     return isinstance(t, ir.IntegerType) and t.width in (1, 4)
 
@@ -55,9 +55,9 @@ def _is_i1(t) -> bool:
 def _widened(t):
     """The i8 form of a memref / vector type of i1 or i4; None for any other type."""
     i8 = ir.IntegerType.get_signless(8)
-    if isinstance(t, ir.MemRefType) and _is_i1(t.element_type):
+    if isinstance(t, ir.MemRefType) and _is_sub_byte(t.element_type):
         return ir.MemRefType.get(t.shape, i8, t.layout, t.memory_space)
-    if isinstance(t, ir.UnrankedMemRefType) and _is_i1(t.element_type):
+    if isinstance(t, ir.UnrankedMemRefType) and _is_sub_byte(t.element_type):
         return ir.UnrankedMemRefType.get(i8, t.memory_space)
     return None
 
@@ -114,16 +114,16 @@ def _fix_load(op, pass_thru):
     res = op.results[0]
     t = res.type
     if isinstance(t, ir.VectorType):
-        if not _is_i1(t.element_type):
+        if not _is_sub_byte(t.element_type):
             return
         res.set_type(ir.VectorType.get(t.shape, ir.IntegerType.get_signless(8)))
-    elif _is_i1(t):
+    elif _is_sub_byte(t):
         res.set_type(ir.IntegerType.get_signless(8))
     else:
         return
     for i, v in enumerate(op.operands):      # transfer_read's padding, a masked load's pass-through
         vt = v.type
-        if (op.name == "vector.transfer_read" and _is_i1(vt)) or \
+        if (op.name == "vector.transfer_read" and _is_sub_byte(vt)) or \
                 (pass_thru is not None and i == len(op.operands) + pass_thru):
             op.operands[i] = _as_i8(v, op)
     with ir.InsertionPoint(op), op.location:
@@ -136,11 +136,11 @@ def _fix_store(op, which):
     i = which % len(op.operands)
     v = op.operands[i]
     t = v.type
-    if _is_i1(t) or (isinstance(t, ir.VectorType) and _is_i1(t.element_type)):
+    if _is_sub_byte(t) or (isinstance(t, ir.VectorType) and _is_sub_byte(t.element_type)):
         op.operands[i] = _as_i8(v, op)
 
 
-def widen_i1_memrefs(module) -> list:
+def widen_sub_byte_memrefs(module) -> list:
     """Rewrite `module` (upstream context) so i1 and i4 memrefs are i8 memrefs of their values (module docstring);
     returns Diagnostics for ops that read or write i1 elements in a way not rewritten."""
     top = module.operation if hasattr(module, "operation") else module
@@ -186,12 +186,12 @@ def run_lowering(mod, pipeline: str, text: str) -> list:
     PassManager.run does."""
     from mlir import passmanager
 
-    if not has_i1_memrefs(text):
+    if not has_sub_byte_memrefs(text):
         passmanager.PassManager.parse(pipeline).run(mod.operation)
         return []
     first, second = lower_split(pipeline)
     passmanager.PassManager.parse(first).run(mod.operation)
-    problems = widen_i1_memrefs(mod)
+    problems = widen_sub_byte_memrefs(mod)
     if problems:
         return problems
     passmanager.PassManager.parse(second).run(mod.operation)
