@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from mlir import ir
 
 from ...core.typeinfo import memref_info
-from .linalg_match import NotAMatmul, _check_body, _maps, _results, identity_layout
+from .linalg_match import NotAMatmul, _maps, _results, identity_layout, matmul_maps
 
 _ZERO = ("0.000000e+00", "0", "0.0")
 
@@ -71,32 +71,14 @@ def _fill_value(op):
 
 
 def _contraction(op, rank):
-    """(a, b, c, transpose_b) of a batched matmul with `rank`-D operands (rank - 2 batch dims), or
-    NotAttention."""
-    if op.name not in ("linalg.batch_matmul", "linalg.generic") or len(op.operands) != 3:
-        raise NotAttention(f"'{op.name}' is not a batched matmul")
-    if "indexing_maps" not in op.attributes:
-        raise NotAttention(f"'{op.name}' has no indexing_maps")
-    if op.name == "linalg.generic":
-        iters = [str(x).split("<")[-1].rstrip(">") for x in ir.ArrayAttr(op.attributes["iterator_types"])]
-        if iters != ["parallel"] * rank + ["reduction"]:
-            raise NotAttention(f"'{op.name}' is not a batched matmul (iterators {iters})")
+    """(a, b, c, transpose_b) of a batched matmul with `rank`-D operands (rank - 2 batch dims: linalg_match's
+    `matmul_maps`) reading A untransposed, or NotAttention."""
     try:
-        _check_body(op)
+        ta, tb = matmul_maps(op, rank - 2)
     except NotAMatmul as e:
         raise NotAttention(e.reason) from None
-    maps = [_results(m) for m in _maps(op)]
-    nb = rank - 2
-    pre = [f"d{i}" for i in range(nb)]
-    m_, n_, k_ = (f"d{nb + i}" for i in range(3))
-    if maps[0] != pre + [m_, k_] or maps[2] != pre + [m_, n_]:
-        raise NotAttention(f"'{op.name}' maps {maps} are not batch x (M x K) . (K x N)")
-    if maps[1] == pre + [n_, k_]:
-        tb = True
-    elif maps[1] == pre + [k_, n_]:
-        tb = False
-    else:
-        raise NotAttention(f"'{op.name}' B map {maps[1]}")
+    if ta:
+        raise NotAttention(f"'{op.name}' reads its left operand transposed")
     a, b, c = op.operands
     return a, b, c, tb
 

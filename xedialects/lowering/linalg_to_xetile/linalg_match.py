@@ -4,7 +4,8 @@ Covers `linalg.matmul` (with or without transposing `indexing_maps`), `linalg.ba
 `linalg.generic` ops whose maps and body form a (batched) matmul. The body (also the one MLIR
 builds for the named ops) must compute `acc + ext(a) * ext(b)` exactly, with signed or float
 extensions only (unsigned `cast` semantics are not supported). Anything else is left alone; the
-`NotAMatmul` reason becomes the remark (or, with `strict`, the error) of the pass.
+`NotAMatmul` reason becomes the remark (or, with `strict`, the error) of the pass. `matmul_maps`, the
+iterators, body and maps alone, takes any number of batch loops (attention's 4D (batch, heads) form).
 """
 from __future__ import annotations
 
@@ -149,36 +150,31 @@ def _layout_ok(v) -> bool:
     return identity_layout(v)
 
 
-def match_matmul(op) -> MatmulSpec:
-    name = op.name
-    if name not in MATMUL_NAMES:
-        raise NotAMatmul(f"'{name}' is not a supported matmul form (supported: linalg.matmul, linalg.batch_matmul, "
-                         "matmul-shaped linalg.generic)")
+def _check_form(op) -> None:
+    """A matmul-class op (`MATMUL_NAMES`) with two inputs, one output and indexing maps; else NotAMatmul."""
+    if op.name not in MATMUL_NAMES:
+        raise NotAMatmul(f"'{op.name}' is not a supported matmul form (supported: linalg.matmul, "
+                         "linalg.batch_matmul, matmul-shaped linalg.generic)")
     if len(op.operands) != 3:
         raise NotAMatmul("expects two inputs and one output")
-    a, b, c = op.operands
-    infos = [memref_info(v) for v in (a, b, c)]
-    if any(i is None for i in infos):
-        raise NotAMatmul("operands must be memrefs (bufferize tensors first, e.g. with the xe-bufferize "
-                         "or xe-linalg-to-xetile pipeline)")
     if "indexing_maps" not in op.attributes:
-        raise NotAMatmul(f"{name} has no indexing_maps")
-    maps = _maps(op)
-    n_loops = maps[0].n_dims
-    if n_loops not in (3, 4):
-        raise NotAMatmul(f"{n_loops} loops: only 2D (M, N, K) matmuls on rank-2 memrefs and batched ones on "
-                         "rank-3 memrefs are supported")
-    batched = n_loops == 4
-    if name == "linalg.generic":
-        iters = [str(x) for x in ir.ArrayAttr(op.attributes["iterator_types"])]
-        want = (["parallel"] if batched else []) + ["parallel", "parallel", "reduction"]
-        if [s.split("<")[-1].rstrip(">") for s in iters] != want:
+        raise NotAMatmul(f"{op.name} has no indexing_maps")
+
+
+def matmul_maps(op, n_batch: int) -> tuple[bool, bool]:
+    """(transpose_a, transpose_b) of a matmul-class op (`MATMUL_NAMES`, two inputs, one output) with
+    `n_batch` leading batch loops: a generic's iterators, the body (`_check_body`) and the maps
+    batch x (M x K | K x M) . (K x N | N x K) -> batch x M x N; else NotAMatmul. `match_matmul` takes 0 or 1
+    batch loop; attention's Q.K^T and P.V (attention_match) 1 or 2 (batch, heads)."""
+    _check_form(op)
+    if op.name == "linalg.generic":
+        iters = [str(x).split("<")[-1].rstrip(">") for x in ir.ArrayAttr(op.attributes["iterator_types"])]
+        if iters != ["parallel"] * (n_batch + 2) + ["reduction"]:
             raise NotAMatmul("linalg.generic is not a matmul (iterators)")
     _check_body(op)
-    d = (lambda i: f"d{i + 1}") if batched else (lambda i: f"d{i}")
-    m_, n_, k_ = d(0), d(1), d(2)
-    ra, rb, rc = (_results(x) for x in maps)
-    pre = ["d0"] if batched else []
+    pre = [f"d{i}" for i in range(n_batch)]
+    m_, n_, k_ = (f"d{n_batch + i}" for i in range(3))
+    ra, rb, rc = (_results(x) for x in _maps(op))
     if rc != pre + [m_, n_]:
         raise NotAMatmul(f"unsupported output map {rc}")
     if ra == pre + [m_, k_]:
@@ -193,6 +189,22 @@ def match_matmul(op) -> MatmulSpec:
         tb = True
     else:
         raise NotAMatmul(f"unsupported B map {rb}")
+    return ta, tb
+
+
+def match_matmul(op) -> MatmulSpec:
+    _check_form(op)
+    a, b, c = op.operands
+    infos = [memref_info(v) for v in (a, b, c)]
+    if any(i is None for i in infos):
+        raise NotAMatmul("operands must be memrefs (bufferize tensors first, e.g. with the xe-bufferize "
+                         "or xe-linalg-to-xetile pipeline)")
+    n_loops = _maps(op)[0].n_dims
+    if n_loops not in (3, 4):
+        raise NotAMatmul(f"{n_loops} loops: only 2D (M, N, K) matmuls on rank-2 memrefs and batched ones on "
+                         "rank-3 memrefs are supported")
+    batched = n_loops == 4
+    ta, tb = matmul_maps(op, n_loops - 3)
     (sa, ea, _, spa), (sb, eb, _, spb), (sc, ec, _, spc) = infos
     rank = 3 if batched else 2
     if not (len(sa) == len(sb) == len(sc) == rank):

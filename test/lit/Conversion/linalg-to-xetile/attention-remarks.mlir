@@ -206,3 +206,33 @@ func.func @no_rows(%Q: memref<2x0x64xf16>, %K: memref<2x64x64xf16>, %V: memref<2
   linalg.batch_matmul ins(%Ph, %V : memref<2x0x64xf16>, memref<2x64x64xf16>) outs(%O : memref<2x0x64xf32>)
   return
 }
+
+// -----
+
+// Q.K^T reads Q transposed (Q stored [batch, D, Lq]): linalg_match's maps describe it, the kernel reads Q
+// row-major, so the chain is not fused; the matmuls are lowered as GEMMs.
+#qt = affine_map<(b, m, n, k) -> (b, k, m)>
+#k2 = affine_map<(b, m, n, k) -> (b, n, k)>
+#s2 = affine_map<(b, m, n, k) -> (b, m, n)>
+// CHECK-LABEL: func.func @q_transposed(
+// CHECK-NOT:   attention
+// CHECK:       gpu.launch_func
+func.func @q_transposed(%Qt: memref<2x64x64xf16>, %K: memref<2x64x64xf16>, %V: memref<2x64x64xf16>,
+                        %O: memref<2x64x64xf32>) {
+  %z = arith.constant 0.0 : f32
+  %S = memref.alloc() : memref<2x64x64xf32>
+  %P = memref.alloc() : memref<2x64x64xf32>
+  %Ph = memref.alloc() : memref<2x64x64xf16>
+  linalg.fill ins(%z : f32) outs(%S : memref<2x64x64xf32>)
+  // expected-remark @+1 {{not fused as attention: 'linalg.batch_matmul' reads its left operand transposed}}
+  linalg.batch_matmul indexing_maps = [#qt, #k2, #s2] ins(%Qt, %K : memref<2x64x64xf16>, memref<2x64x64xf16>) outs(%S : memref<2x64x64xf32>)
+  linalg.softmax dimension(2) ins(%S : memref<2x64x64xf32>) outs(%P : memref<2x64x64xf32>)
+  linalg.generic {indexing_maps = [affine_map<(b, m, n) -> (b, m, n)>, affine_map<(b, m, n) -> (b, m, n)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%P : memref<2x64x64xf32>) outs(%Ph : memref<2x64x64xf16>) {
+  ^bb0(%x: f32, %o: f16):
+    %t = arith.truncf %x : f32 to f16
+    linalg.yield %t : f16
+  }
+  linalg.fill ins(%z : f32) outs(%O : memref<2x64x64xf32>)
+  linalg.batch_matmul ins(%Ph, %V : memref<2x64x64xf16>, memref<2x64x64xf16>) outs(%O : memref<2x64x64xf32>)
+  return
+}
