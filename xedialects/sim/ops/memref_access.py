@@ -153,18 +153,3 @@ def _atomic_round(data: np.ndarray, lin: np.ndarray, val: np.ndarray, kind: str)
     else:
         data[lin] = fn(old, val.astype(data.dtype))
     return old
-    fn = _ATOMIC.get(kind)
-    if fn is None:
-        raise SimError(f"unsupported atomic kind '{kind}'")
-    if kind in ("maxu", "minu") and data.dtype.kind == "i":
-        u = data.view(np.dtype(f"u{data.dtype.itemsize}"))
-        fn.at(u, lin, as_unsigned(val))
-    elif data.dtype == BF16 or data.dtype == np.float16:
-        # ufunc.at on ml_dtypes is not guaranteed: serialise in f32 per unique address
-        tmp = data.astype(np.float32)
-        fn.at(tmp, lin, val.astype(np.float32))
-        uniq = np.unique(lin)
-        data[uniq] = tmp[uniq].astype(data.dtype)
-    else:
-        fn.at(data, lin, val.astype(data.dtype))
-    return old
