@@ -6,7 +6,8 @@ linalg.generic (3D and 4D alike), the mask linalg.index + arith.cmpi + arith.sel
 def attention_source(batch=(2,), lq=64, lk=64, d=64, elt="f16", causal=False, scale=None, out=None,
                      transpose_op=False, mask=None) -> str:
     """@attention(Q, K, V) -> O on tensors: batch dims `batch` ((B*H,) or (B, H)), Lq x d queries, Lk x d
-    keys and values of `elt`; optional scale and causal mask (one element-wise generic), P rounded to
+    keys and values of `elt`; optional scale and causal mask (one element-wise generic; `causal=True` the
+    top-left one, column > row to -inf, `causal="bottom-right"` column > row + Lk - Lq), P rounded to
     `elt`, O in f32 or `out`. `transpose_op`: K^T by linalg.transpose and a plain contraction. `mask`:
     an additive mask argument %M of that element type, "full" ([batch.., Lq, Lk]) or "shared" ([Lq, Lk])."""
     r = len(batch) + 2
@@ -69,8 +70,12 @@ def attention_source(batch=(2,), lq=64, lk=64, d=64, elt="f16", causal=False, sc
             body += [f"%c = arith.constant {scale!r} : f32", "%sy = arith.mulf %x, %c : f32"]
             y = "%sy"
         if causal:
-            body += [f"%i = linalg.index {r - 2} : index", f"%j = linalg.index {r - 1} : index",
-                     "%gt = arith.cmpi ugt, %j, %i : index", f"%msk = arith.select %gt, %ninf, {y} : f32"]
+            body += [f"%i = linalg.index {r - 2} : index", f"%j = linalg.index {r - 1} : index"]
+            row = "%i"
+            if causal == "bottom-right":
+                body += [f"%coff = arith.constant {lk - lq} : index", "%ioff = arith.addi %i, %coff : index"]
+                row = "%ioff"
+            body += [f"%gt = arith.cmpi ugt, %j, {row} : index", f"%msk = arith.select %gt, %ninf, {y} : f32"]
             y = "%msk"
         body.append(f"linalg.yield {y} : f32")
         ew("sm", cur, st, st, body, "f32")

@@ -37,8 +37,12 @@ def _run(tmp_path, capsys, pipeline, **kw):
     dict(batch=(2, 2), lq=96, lk=96, d=64, elt="bf16", causal=True, mask="shared"),
     dict(batch=(2,), lq=1, lk=512, d=64, elt="f16"),
     dict(batch=(1, 2), lq=3, lk=256, d=128, elt="bf16", out="bf16", mask="full", scale=0.088),
+    dict(batch=(2,), lq=48, lk=144, d=64, elt="f16", out="f16", causal="bottom-right", scale=0.125),
+    dict(batch=(1, 2), lq=16, lk=96, d=64, elt="bf16", causal="bottom-right"),
+    dict(batch=(2,), lq=16, lk=64, d=64, elt="f16", causal=True),
 ], ids=["f16-3d-d64", "unaligned-q-transpose-op", "bf16-4d-d128-causal", "f16-causal-2-loops", "additive-mask",
-        "shared-mask-causal-4d", "decode-split", "decode-split-4d-mask"])
+        "shared-mask-causal-4d", "decode-split", "decode-split-4d-mask", "bottom-right-causal-chunk",
+        "bottom-right-diagonal-inside-block", "causal-block-wider-than-query-block"])
 def test_fused_attention_matches_reference(tmp_path, capsys, kw):
     out = _run(tmp_path, capsys, "xe-gemm-to-xegpu", **kw)
     assert "PASS" in out.out
@@ -85,6 +89,27 @@ def test_recogniser_reads_scale_and_causal_mask():
     assert (f.batch, f.lq, f.lk, f.d, f.elt, f.out_elt) == ((2, 3), 32, 64, 64, "bf16", "f32")
     assert f.causal and f.scale == 0.25
     assert len(f.temps) == 4           # S, S scaled and masked, P, P rounded: erased with the chain
+
+
+def test_bottom_right_causal_is_recognised():
+    """Bottom-right aligned causal (query i sees keys j <= i + Lk - Lq: chunked prefill, a decode step with its
+    own KV-cache write) is read from the mask's values like the top-left one; a top-left mask with Lq < Lk
+    stays top-left; with Lq = 1 the bottom-right mask hides no key, so the chain is the unmasked decode
+    (flash-decoding's slices); with Lq > Lk the first rows would see no key (a remark)."""
+    hw = get_arch("pvc")
+    br = _form(lq=64, lk=192, d=64, causal="bottom-right")
+    assert (br.causal, br.causal_offset) == (True, 128)
+    tl = _form(lq=64, lk=192, d=64, causal=True)
+    assert (tl.causal, tl.causal_offset) == (True, 0)
+    p = plan_attention(_form(lq=128, lk=320, d=64, causal="bottom-right"), hw)
+    assert "causal bottom-right" in p.describe() and "keys <= i + 192" in p.describe()
+    from xedialects.lowering.linalg_to_xetile.attention_plan import key_blocks, useful_flops
+    assert key_blocks(p) == [(64 + 192) // 32, (128 + 192) // 32]          # to each block's last diagonal
+    assert useful_flops(p.form) == 4 * 64 * sum(q + 1 + 192 for q in range(128)) * 2
+    dec = _form(batch=(1, 8), lq=1, lk=512, d=64, causal="bottom-right")
+    assert not dec.causal and plan_attention(dec, hw).kv_splits > 1
+    with pytest.raises(NotAttention, match="Lq = 64 > Lk = 32 leaves the first 32 query rows no key"):
+        _form(lq=64, lk=32, d=64, causal="bottom-right")
 
 
 def test_plan_rules():
@@ -179,8 +204,9 @@ def test_k_loop_machine_code(arch):
     assert loop["dpas"] == 32 and loop["non_dpas_per_dpas"] < 24, loop
 
 
-@pytest.mark.parametrize("kw", [dict(d=128, elt="f16"), dict(d=64, elt="bf16", causal=True, mask="shared")],
-                         ids=["f16-d128", "bf16-d64-causal-mask"])
+@pytest.mark.parametrize("kw", [dict(d=128, elt="f16"), dict(d=64, elt="bf16", causal=True, mask="shared"),
+                                dict(d=128, elt="bf16", causal="bottom-right", lk=256)],
+                         ids=["f16-d128", "bf16-d64-causal-mask", "bf16-d128-bottom-right"])
 def test_igc_compiles_without_spill(kw):
     """Plans beyond the examples (which test_igc.py's corpus builds for pvc and bmg): IGC builds every
     kernel for pvc in the GRF mode the plan asks for, with no spill and no scratch message."""
@@ -192,7 +218,7 @@ def test_igc_compiles_without_spill(kw):
     from xedialects.lowering.xegpu_to_spirv.spirv_export import export_spirv
     from xedialects.passes import run
 
-    m = xedialects.parse(attention_source(batch=(1, 2), lq=128, lk=128, **kw), "attention.mlir")
+    m = xedialects.parse(attention_source(**{"batch": (1, 2), "lq": 128, "lk": 128, **kw}), "attention.mlir")
     run(m, "builtin.module(xe-gemm-to-xegpu{arch=pvc}, convert-xegpu-to-spirv{target=pvc arch=pvc})")
     binary, meta = export_spirv(m, "pvc", "pvc")
     build = build_module(binary, meta, "pvc")

@@ -6,8 +6,8 @@ A work-group owns `block_m` query rows of one (batch, head); its subgroups are s
 `tile_broadcast`) stay inside a subgroup. K and V blocks stream through one scf.for with a
 prefetch one step ahead; S = Q.K^T (in base 2: times log2(e)) and P = exp2(S - m) live only in
 registers; the accumulator is rescaled by exp2(m_old - m_new) each step and divided by the row sum once at the end. Causal: the
-loop stops at the work-group's last row; the blocks crossing the diagonal run in a second loop
-that adds -inf above it. Flash-decoding (plan.kv_splits > 1): each work-group streams one slice of
+loop stops at the block of the work-group's last row's diagonal (shifted by Lk - Lq when bottom-right);
+the blocks crossing the diagonal run in a second loop that adds -inf above it. Flash-decoding (plan.kv_splits > 1): each work-group streams one slice of
 K/V and stores its partial state to a workspace that `combine_text`'s kernel folds into O
 (docs/attention.md "Lowering", "Decode")."""
 from __future__ import annotations
@@ -69,6 +69,7 @@ def kernel_text(form: AttentionForm, plan: AttentionPlan, kname: str) -> str:
     kv_v, vv_v = f"vector<{D}x{BN}x{T}>", f"vector<{BN}x{D}x{T}>"
     view = lambda r, c: f"memref<{r}x{c}x{T}, strided<[{c}, 1], offset: ?>>"  # noqa: E731
     has_mask = form.mask is not None
+    rdg = "%rdg" if form.causal_offset else "%r0"      # r0 + the causal diagonal's offset
     if has_mask:
         mask_elt = str(ir.MemRefType(form.mask.type).element_type)
         mk_t = _tile((BM, BN), mask_elt, lay, (rows, BN))
@@ -98,7 +99,8 @@ def kernel_text(form: AttentionForm, plan: AttentionPlan, kname: str) -> str:
         return op(f"math.exp2 {a} {{wg_map = {wgm}}} : {vt}", ind)
 
     def step(acc, m, l, kt, vt, kp, vp, *rest, ind, masked):
-        """One K/V block at key offset j (with the additive mask's tile mt): the values the loop yields."""
+        """One K/V block at key offset j (with the additive mask's tile mt): the values the loop yields.
+        masked: None or "causal" (the diagonal table)."""
         (mt, j) = rest if has_mask else (None, rest[0])
         k = op(f"xetile.load_tile {kt} : {k_t} -> {kv_v}", ind)
         w(f"{ind}xetile.prefetch_tile {kp} : {kp_t}")
@@ -114,7 +116,7 @@ def kernel_text(form: AttentionForm, plan: AttentionPlan, kname: str) -> str:
             s = ew("arith.mulf", ew("arith.addf", s, mv, s_v, s_wg, ind), "%log2e", s_v, s_wg, ind)
         else:              # S (scale log2(e))
             s = ew("arith.mulf", s, "%scale2", s_v, s_wg, ind)
-        if masked:
+        if masked == "causal":
             s = _mask(s, j, ind)
         # maxnumf: a NaN in S still reaches the row through P and the row sum (docs/attention.md)
         mc = op(f"xetile.tile_reduce <maxnumf> {s} [1] {{wg_map = {r_wg}}} : {s_v} -> {r_v}", ind)
@@ -136,9 +138,9 @@ def kernel_text(form: AttentionForm, plan: AttentionPlan, kname: str) -> str:
         return [accn, mn, ln] + nxt
 
     def _mask(s, j, ind):
-        """S + (-inf where key j + c > query r0 + r): -inf * max(0, (j - r0) + (c - r)) in f32,
-        with c - r from the `%diag` tile (docs/attention.md "Causal mask")."""
-        dj = op(f"arith.subi {j}, %r0 : index", ind)
+        """S + (-inf where key j + c > query r0 + r + offset): -inf * max(0, (j - r0 - offset) + (c - r)) in
+        f32, with c - r from the `%diag` tile (docs/attention.md "Causal mask")."""
+        dj = op(f"arith.subi {j}, {rdg} : index", ind)
         di = op(f"arith.index_cast {dj} : index to i32", ind)
         df = op(f"arith.sitofp {di} : i32 to f32", ind)
         dv = op(f"vector.broadcast {df} {{wg_map = {s_wg}}} : f32 to {s_v}", ind)
@@ -212,14 +214,21 @@ def kernel_text(form: AttentionForm, plan: AttentionPlan, kname: str) -> str:
         d_t = _tile((BM, BN), "f32", lay, (rows, BN))
         w(f"{ind}%dgt = xetile.init_tile %Dg[%c0, %c0] : memref<{BM}x{BN}xf32> -> {d_t}")
         w(f"{ind}%diag = xetile.load_tile %dgt : {d_t} -> {s_v}")
-        w(f"{ind}%rend = arith.addi %r0, %cbm : index")
+        # keys <= r0 + offset are visible to every row of the work-group, keys < r0 + BM + offset to its last
+        if form.causal_offset:
+            w(f"{ind}%cdg = arith.constant {form.causal_offset} : index")
+            w(f"{ind}%rdg = arith.addi %r0, %cdg : index")
+        w(f"{ind}%rend = arith.addi {rdg}, %cbm : index")
         w(f"{ind}%cend = arith.minui %rend, %clk : index")
-        w(f"{ind}%uend = arith.minui %r0, %cend : index")
-        loops = [("%c0", "%uend", False), ("%uend", "%cend", True)]
-    elif splits > 1:
-        loops = [("%klo", "%khi", False)]
+        ufloor = rdg
+        if form.causal_offset % BN or BM % BN:      # the whole blocks left of the first row's diagonal
+            w(f"{ind}%ublk = arith.divui {rdg}, %cbn : index")
+            w(f"{ind}%ufloor = arith.muli %ublk, %cbn : index")
+            ufloor = "%ufloor"
+        w(f"{ind}%uend = arith.minui {ufloor}, %cend : index")
+        loops = [("%c0", "%uend", None), ("%uend", "%cend", "causal")]
     else:
-        loops = [("%c0", "%clk", False)]
+        loops = [("%klo", "%khi", None)] if splits > 1 else [("%c0", "%clk", None)]
     state = ["%acc0", "%m0", "%l0", "%kt0", "%vt0", "%kp1", "%vp1"]
     if has_mask:
         if len(form.mask.type.shape) != 2:
@@ -363,19 +372,22 @@ def combine_text(form: AttentionForm, plan: AttentionPlan, kname: str) -> str:
 
 def diag_table(bm: int, bn: int) -> str:
     """The dense literal of the causal kernel's column-minus-row table (c - r of a bm x bn block)."""
-    rows = ", ".join("[" + ", ".join(f"{float(c - r)}" for c in range(bn)) + "]" for r in range(bm))
-    return f"dense<[{rows}]> : tensor<{bm}x{bn}xf32>"
+    return _dense([[float(c - r) for c in range(bn)] for r in range(bm)])
 
 
-def _diag_global(module_op, bm: int, bn: int):
-    """The host module's constant memref.global holding `diag_table` (created once per size)."""
-    name = f"__xe_attention_diag_{bm}x{bn}"
+def _dense(rows) -> str:
+    text = ", ".join("[" + ", ".join(f"{x:e}" for x in r) + "]" for r in rows)
+    return f"dense<[{text}]> : tensor<{len(rows)}x{len(rows[0])}xf32>"
+
+
+def _table_global(module_op, name: str, literal: str, bm: int, bn: int):
+    """The host module's constant memref.global `name` holding a bm x bn table (created once)."""
     body = module_op.regions[0].blocks[0]
     for op in body.operations:
         if op.operation.name == "memref.global" and ir.StringAttr(op.operation.attributes["sym_name"]).value == name:
             return name
     g = ir.Operation.parse(f'memref.global "private" constant @{name} : memref<{bm}x{bn}xf32> = '
-                           f'{diag_table(bm, bn).replace(f" : tensor<{bm}x{bn}xf32>", "")}')
+                           f'{literal.replace(f" : tensor<{bm}x{bn}xf32>", "")}')
     ir.InsertionPoint(body.operations[0].operation).insert(g)
     return name
 
@@ -386,13 +398,17 @@ def emit_launch(form: AttentionForm, plan: AttentionPlan, mod_name: str, kname: 
     pv = form.ops[-1]
     args = [form.q, form.k, form.v, form.out]
     with pv.context, ir.InsertionPoint(pv), pv.location:
+        bm, bn = plan.block_m, plan.block_n
+        tables = []
         if form.causal:
+            tables.append((f"__xe_attention_diag_{bm}x{bn}", diag_table(bm, bn)))
+        if tables:
             module_op = pv.parent
             while module_op.name != "builtin.module":
                 module_op = module_op.parent
-            name = _diag_global(module_op, plan.block_m, plan.block_n)
-            t = ir.MemRefType.get([plan.block_m, plan.block_n], ir.F32Type.get())
-            args.append(memref.GetGlobalOp(t, name).result)
+        for name, literal in tables:
+            _table_global(module_op, name, literal, bm, bn)
+            args.append(memref.GetGlobalOp(ir.MemRefType.get([bm, bn], ir.F32Type.get()), name).result)
         if form.mask is not None:
             args.append(form.mask)
         gx, gy, gz = (index_const(g) for g in plan.groups)

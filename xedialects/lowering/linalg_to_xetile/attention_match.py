@@ -1,7 +1,7 @@
 """Recognise scaled dot-product attention in bufferized linalg (stage 1): `S = Q·Kᵀ` (a batch
 matmul reading K transposed, or a `linalg.transpose` feeding a plain one; 3D, or a 4D
-`linalg.generic` contraction for (batch, heads)), optional element-wise scale and causal mask,
-`linalg.softmax` on the last dimension, `arith.truncf` to the inputs' type, `O = P·V`. The
+`linalg.generic` contraction for (batch, heads)), optional element-wise scale and causal mask (top-left,
+or bottom-right aligned when Lq != Lk), `linalg.softmax` on the last dimension, `arith.truncf` to the inputs' type, `O = P·V`. The
 result is an `AttentionForm` or `NotAttention` with the reason the pass remarks (docs/attention.md).
 """
 from __future__ import annotations
@@ -37,6 +37,7 @@ class AttentionForm:
     out_elt: str               # O type (f32, or the inputs' type)
     scale: float = 1.0
     causal: bool = False
+    causal_offset: int = 0     # causal: query i sees keys j <= i + causal_offset (0 top-left, Lk - Lq bottom-right)
     mask: object = None        # an additive mask operand: [batch.., Lq, Lk] or [Lq, Lk] (shared by the batch)
     ops: list = field(default_factory=list)      # every op of the chain (fills and transposes included)
     temps: list = field(default_factory=list)    # buffers only the chain uses (S, P, ...), erased with it
@@ -152,6 +153,20 @@ _PROBE_X = (1.0, -2.5, 3.25)
 _PROBE_IJ = [(i, j) for i in range(4) for j in range(4)] + [(100, 37), (37, 100), (64, 65), (65, 64)]
 
 
+def _mask_probes(lq, lk):
+    """((row, column) probes, candidate diagonals) for an Lq x Lk S: probes inside S at its first, middle
+    and last rows, first, middle and last columns and each side of the two causal diagonals (column = row,
+    top-left; column = row + Lk - Lq, bottom-right). A dynamic shape (refused later) gets fixed probes."""
+    if lq is None or lk is None:
+        return _PROBE_IJ, (0,)
+    diags = sorted({0, lk - lq})
+    probes = set()
+    for i in {i for i in (0, 1, 2, 3, lq // 2, lq - 2, lq - 1) if 0 <= i < lq}:
+        cols = {0, 1, 2, 3, lk // 2, lk - 2, lk - 1} | {i + dg + e for dg in diags for e in (-1, 0, 1, 2)}
+        probes |= {(i, j) for j in cols if 0 <= j < lk}
+    return sorted(probes), diags
+
+
 def _additive_step(op, cur, rank):
     """(scale, mask operand) of a two-input element-wise generic x, m -> c * x + m with m an additive mask
     read at [batch.., i, j] or [i, j], or NotAttention."""
@@ -182,9 +197,10 @@ def _additive_step(op, cur, rank):
     return scale, mask
 
 
-def _elementwise_step(op, rank):
-    """(scale, causal) of a one-input element-wise generic on S (x -> c * x, optionally -inf above the
-    diagonal), or NotAttention."""
+def _elementwise_step(op, rank, shape):
+    """(scale, diagonal) of a one-input element-wise generic on S of `shape` (Lq, Lk): x -> c * x, optionally
+    -inf exactly where column > row + diagonal (a causal mask: diagonal 0 top-left, Lk - Lq bottom-right;
+    None without a mask, or when it hides no key of S), or NotAttention."""
     if op.name != "linalg.generic" or _num_inputs(op) != 1 or len(op.operands) != 2:
         raise NotAttention(f"'{op.name}' between Q.K^T and the softmax is not an element-wise linalg.generic of "
                            "S (and an additive mask)")
@@ -194,8 +210,9 @@ def _elementwise_step(op, rank):
     if iters != ["parallel"] * rank or maps != [ident, ident]:
         raise NotAttention("an element-wise step on S must have identity maps and parallel iterators")
     body = _Body(op)
+    probes, diags = _mask_probes(*shape)
     scale, masked = None, set()
-    for i, j in _PROBE_IJ:
+    for i, j in probes:
         for x in _PROBE_X:
             (y,) = body([x, 0.0], [1] * (rank - 2) + [i, j])
             if y == -math.inf:
@@ -207,11 +224,14 @@ def _elementwise_step(op, rank):
             elif not math.isclose(c, scale, rel_tol=1e-6):
                 raise NotAttention("an element-wise step on S is neither x * c nor a causal mask (-inf where "
                                    "column > row) of it")
-    causal = {(i, j, x) for i, j in _PROBE_IJ for x in _PROBE_X if j > i}
-    if masked and masked != causal:
-        raise NotAttention("an element-wise step on S writes -inf, but not exactly where column > row "
-                           "(the causal mask fused)")
-    return (1.0 if scale is None else scale), bool(masked)
+    scale = 1.0 if scale is None else scale
+    if not masked:
+        return scale, None
+    for dg in diags:
+        if masked == {(i, j, x) for i, j in probes for x in _PROBE_X if j > i + dg}:
+            return scale, dg
+    raise NotAttention("an element-wise step on S writes -inf, but not exactly where column > row (the causal "
+                       "mask fused: top-left, or bottom-right where column > row + Lk - Lq)")
 
 
 def _op(x):
@@ -303,7 +323,7 @@ def match_attention(op) -> AttentionForm:
                                "linalg.transpose of its last two dimensions")
         k = w.operands[0]
         chain.insert(0, w)
-    scale, causal, cur, at, mask = 1.0, False, s, pos, None
+    scale, diag, cur, at, mask = 1.0, None, s, pos, None
     softmax = None
     while True:
         nxt = _next_reader(cur, ops, at)
@@ -324,10 +344,11 @@ def match_attention(op) -> AttentionForm:
                     raise NotAttention("two additive masks (one is fused)")
                 sc, mask = _additive_step(nxt, cur, rank)
             else:
-                sc, ca = _elementwise_step(nxt, rank)
+                sc, dg = _elementwise_step(nxt, rank, tuple(info[0][-2:]))
                 if mask is not None and sc != 1.0:
                     raise NotAttention("a scale after the additive mask (the kernel scales S, then adds the mask)")
-                causal = causal or ca
+                if dg is not None:      # two masks: the keys both leave visible
+                    diag = dg if diag is None else min(diag, dg)
             scale *= sc
             cur = _outs(nxt)[0]
             continue
@@ -346,7 +367,12 @@ def match_attention(op) -> AttentionForm:
             and o.owner.operation.name == "memref.alloc":
         chain.append(readers[0])       # O rounded to the inputs' type: the kernel stores it rounded
         o = _outs(readers[0])[0]
-    form = _describe(op, pv, q, k, v, o, cur, rank, scale, causal, chain, ops)
+    form = _describe(op, pv, q, k, v, o, cur, rank, scale, diag is not None, chain, ops)
+    if diag is not None:
+        if diag < 0:
+            raise NotAttention(f"a bottom-right causal mask with Lq = {form.lq} > Lk = {form.lk} leaves the first "
+                               f"{-diag} query rows no key")
+        form.causal_offset = diag
     if mask is not None:
         ms = memref_info(mask)[0]
         if None in ms or tuple(ms) not in ((form.lq, form.lk), form.batch + (form.lq, form.lk)):

@@ -33,7 +33,7 @@ class AttentionPlan:
         f = self.form
         gx, gy, gz = self.groups
         shape = "x".join(str(b) for b in f.batch)
-        lines = [f"attention plan [{self.arch}]: {shape} x softmax({'causal ' if f.causal else ''}Q[{f.lq}x{f.d} "
+        lines = [f"attention plan [{self.arch}]: {shape} x softmax({_mask_name(f)}Q[{f.lq}x{f.d} "
                  f"{f.elt}] . K^T[{f.d}x{f.lk}] * {f.scale:g}) . V[{f.lk}x{f.d}] -> {f.out_elt}",
                  f"  query block      : {self.block_m} rows ({self.num_subgroups} subgroups as "
                  f"{self.num_subgroups}x1, {self.sg_rows} whole rows each)",
@@ -49,6 +49,12 @@ class AttentionPlan:
             lines.append(f"  model [{self.arch}]      : predicted {p.time_s * 1e6:.3f} us, {p.tflops:.2f} TFLOP/s "
                          f"(useful), bound: {p.bound}")
         return "\n".join(lines)
+
+
+def _mask_name(f: AttentionForm) -> str:
+    if not f.causal:
+        return ""
+    return "causal bottom-right " if f.causal_offset else "causal "
 
 
 def _regs(d: int, bn: int, rows: int, elt: str) -> int:
@@ -84,22 +90,8 @@ def plan_attention(form: AttentionForm, hw: XeArch) -> AttentionPlan:
     reasons.append(f"{sgs} subgroups stacked: {sgs * rows} query rows per work-group "
                    + ("(the largest: 64 rows)" if sgs * rows == 64 else f"(Lq = {form.lq} needs no more)"))
     budget = large if rows > 8 else int(large * 0.75)
-    bn = None
-    for cand in (64, 32, 16):
-        if form.lk % cand:
-            continue
-        if form.causal and (sgs * rows) % cand:
-            continue
-        if _regs(form.d, cand, rows, form.elt) <= budget:
-            bn = cand
-            break
-    if bn is None:
-        raise NotAttention(f"no K/V block of 64, 32 or 16 rows divides Lk = {form.lk}"
-                           + (" and the query block" if form.causal else "")
-                           + f" and fits {budget} B of registers at head dimension {form.d}")
+    bn = _block_n(form, rows, budget)
     reasons.append(f"K/V block {bn}: the largest of 64/32/16 dividing Lk = {form.lk}"
-                   + (f" and the {sgs * rows}-row query block (causal: blocks left of the diagonal block are "
-                      "unmasked)" if form.causal else "")
                    + " whose K, V, S, P, Q and accumulator fit " + ("" if rows > 8 else "3/4 of ")
                    + f"the large register file ({budget} B)")
     reg = _regs(form.d, bn, rows, form.elt)
@@ -114,9 +106,23 @@ def plan_attention(form: AttentionForm, hw: XeArch) -> AttentionPlan:
     reasons.append(f"grid {gx} x {splits} x {gz}: one work-group per query block"
                    + (f" and K/V slice of {form.lk // splits} keys" if splits > 1 else "") + " of one (batch, head)")
     if form.causal:
-        reasons.append("causal: the K/V loop stops at the work-group's last query row (blocks above the "
-                       "diagonal are never read); the blocks crossing the diagonal run in a second loop that masks")
+        dg = form.causal_offset
+        reasons.append("causal" + (f" bottom-right (query i sees keys <= i + {dg} = Lk - Lq)" if dg else "")
+                       + ": the K/V loop stops at the block holding the work-group's last query row's diagonal "
+                       "(blocks above it are never read); the blocks crossing the diagonal run in a second loop "
+                       "that masks")
     return AttentionPlan(hw.name, rows, sgs, bn, grf, (gx, splits, gz), reg, reasons, form=form, kv_splits=splits)
+
+
+def _block_n(form: AttentionForm, rows: int, budget: int) -> int:
+    """The largest of 64/32/16 K/V rows per loop step dividing Lk whose live registers fit `budget` (causal
+    too: the diagonal loop starts at the block holding the work-group's first row's diagonal, so the
+    block need not divide the query block)."""
+    for c in (64, 32, 16):
+        if form.lk % c == 0 and _regs(form.d, c, rows, form.elt) <= budget:
+            return c
+    raise NotAttention(f"no K/V block of 64, 32 or 16 rows divides Lk = {form.lk} and fits {budget} B of "
+                       f"registers at head dimension {form.d}")
 
 
 def _kv_splits(form: AttentionForm, gx: int, gz: int, bn: int, hw: XeArch, reasons: list) -> int:
@@ -138,20 +144,21 @@ def _kv_splits(form: AttentionForm, gx: int, gz: int, bn: int, hw: XeArch, reaso
 
 def key_blocks(plan: AttentionPlan) -> list[int]:
     """K/V blocks each work-group of one (batch, head) reads: all of Lk, its slice (flash-decoding), or
-    (causal) up to its last row."""
+    (causal) up to its last row's diagonal."""
     f, bm, bn = plan.form, plan.block_m, plan.block_n
     gx, splits = plan.groups[0], plan.kv_splits
     if not f.causal:
         return [f.lk // bn // splits] * (gx * splits)
-    return [-(-min(f.lk, (i + 1) * bm) // bn) for i in range(gx)]
+    return [-(-min(f.lk, (i + 1) * bm + f.causal_offset) // bn) for i in range(gx)]
 
 
 def useful_flops(form: AttentionForm) -> int:
-    """2 x 2 x d per (query, key) pair the program keeps: every pair, or (causal) key <= query."""
+    """2 x 2 x d per (query, key) pair the program keeps: every pair, or (causal) key <= query + offset."""
     heads = 1
     for b in form.batch:
         heads *= b
-    pairs = form.lq * form.lk if not form.causal else sum(min(q + 1, form.lk) for q in range(form.lq))
+    dg = form.causal_offset
+    pairs = form.lq * form.lk if not form.causal else sum(min(q + 1 + dg, form.lk) for q in range(form.lq))
     return 4 * form.d * pairs * heads
 
 

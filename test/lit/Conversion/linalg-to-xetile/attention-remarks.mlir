@@ -236,3 +236,43 @@ func.func @q_transposed(%Qt: memref<2x64x64xf16>, %K: memref<2x64x64xf16>, %V: m
   linalg.batch_matmul ins(%Ph, %V : memref<2x64x64xf16>, memref<2x64x64xf16>) outs(%O : memref<2x64x64xf32>)
   return
 }
+
+// -----
+
+// A bottom-right causal mask (key j hidden where j > i + Lk - Lq, written i - j < 32) with more queries
+// than keys: its first Lq - Lk rows see no key.
+// CHECK-LABEL: func.func @bottom_right_more_queries(
+// CHECK-NOT:   attention
+#q = affine_map<(b, m, n, k) -> (b, m, k)>
+#k = affine_map<(b, m, n, k) -> (b, n, k)>
+#s = affine_map<(b, m, n, k) -> (b, m, n)>
+#id = affine_map<(b, m, n) -> (b, m, n)>
+func.func @bottom_right_more_queries(%Q: memref<2x64x64xf16>, %K: memref<2x32x64xf16>, %V: memref<2x32x64xf16>, %O: memref<2x64x64xf32>) {
+  %z = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %c32 = arith.constant 32 : index
+  %S = memref.alloc() : memref<2x64x32xf32>
+  %P = memref.alloc() : memref<2x64x32xf32>
+  %Ph = memref.alloc() : memref<2x64x32xf16>
+  linalg.fill ins(%z : f32) outs(%S : memref<2x64x32xf32>)
+  // expected-remark @+1 {{not fused as attention: a bottom-right causal mask with Lq = 64 > Lk = 32 leaves the first 32 query rows no key}}
+  linalg.batch_matmul indexing_maps = [#q, #k, #s] ins(%Q, %K : memref<2x64x64xf16>, memref<2x32x64xf16>) outs(%S : memref<2x64x32xf32>)
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel"]} ins(%S : memref<2x64x32xf32>) outs(%S : memref<2x64x32xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %i = linalg.index 1 : index
+    %j = linalg.index 2 : index
+    %d = arith.subi %i, %j : index
+    %lt = arith.cmpi slt, %d, %c32 : index
+    %r = arith.select %lt, %ninf, %x : f32
+    linalg.yield %r : f32
+  }
+  linalg.softmax dimension(2) ins(%S : memref<2x64x32xf32>) outs(%P : memref<2x64x32xf32>)
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel"]} ins(%P : memref<2x64x32xf32>) outs(%Ph : memref<2x64x32xf16>) {
+  ^bb0(%x: f32, %o: f16):
+    %t = arith.truncf %x : f32 to f16
+    linalg.yield %t : f16
+  }
+  linalg.fill ins(%z : f32) outs(%O : memref<2x64x64xf32>)
+  linalg.batch_matmul ins(%Ph, %V : memref<2x64x32xf16>, memref<2x32x64xf16>) outs(%O : memref<2x64x64xf32>)
+  return
+}

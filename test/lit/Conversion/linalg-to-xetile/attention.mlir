@@ -116,3 +116,62 @@ func.func @causal(%Q: memref<2x64x64xf16>, %K: memref<2x64x64xf16>, %V: memref<2
   }
   return
 }
+
+// -----
+
+// A bottom-right aligned causal mask (query i sees keys j <= i + Lk - Lq; here written j - i > 64 with
+// Lq = 32, Lk = 96: chunked prefill): the first loop runs the blocks left of the work-group's first
+// row's shifted diagonal (r0 + 64: a whole number of 32-key blocks), the second the blocks up to its last
+// row's, masked by the same c - r table.
+// PLAN: attention plan [pvc]: 2 x softmax(causal bottom-right Q[32x64 f16] . K^T[64x96] * 1) . V[96x64] -> f32
+// PLAN: query block      : 32 rows (4 subgroups as 4x1, 8 whole rows each)
+// PLAN: K/V block        : 32 rows per loop step
+// PLAN: - causal bottom-right (query i sees keys <= i + 64 = Lk - Lq)
+// CHECK-LABEL: func.func @bottom_right(
+// CHECK:         %[[D:.*]] = memref.get_global @__xe_attention_diag_32x32 : memref<32x32xf32>
+// CHECK:         gpu.launch_func @bottom_right_kernels::@bottom_right_attention_0 {{.*}} args({{.*}}, %[[D]] : memref<32x32xf32>)
+// CHECK:       gpu.func @bottom_right_attention_0(
+// CHECK:         %[[OFF:.*]] = arith.constant 64 : index
+// CHECK:         %[[RDG:.*]] = arith.addi %{{.*}}, %[[OFF]] : index
+// CHECK:         %[[REND:.*]] = arith.addi %[[RDG]], %{{.*}} : index
+// CHECK:         %[[CEND:.*]] = arith.minui %[[REND]], %{{.*}} : index
+// CHECK:         %[[UEND:.*]] = arith.minui %[[RDG]], %[[CEND]] : index
+// CHECK:         scf.for %{{.*}} = %{{.*}} to %[[UEND]] step
+// CHECK-NOT:       arith.sitofp
+// CHECK:           scf.yield
+// CHECK:         scf.for %[[J:.*]] = %[[UEND]] to %[[CEND]] step
+// CHECK:           arith.subi %[[J]], %[[RDG]] : index
+// CHECK:           arith.sitofp
+// CHECK:           scf.yield
+#q3 = affine_map<(b, m, n, k) -> (b, m, k)>
+#k3 = affine_map<(b, m, n, k) -> (b, n, k)>
+#s3 = affine_map<(b, m, n, k) -> (b, m, n)>
+#id3 = affine_map<(b, m, n) -> (b, m, n)>
+func.func @bottom_right(%Q: memref<2x32x64xf16>, %K: memref<2x96x64xf16>, %V: memref<2x96x64xf16>, %O: memref<2x32x64xf32>) {
+  %z = arith.constant 0.0 : f32
+  %ninf = arith.constant 0xFF800000 : f32
+  %c64 = arith.constant 64 : index
+  %S = memref.alloc() : memref<2x32x96xf32>
+  %P = memref.alloc() : memref<2x32x96xf32>
+  %Ph = memref.alloc() : memref<2x32x96xf16>
+  linalg.fill ins(%z : f32) outs(%S : memref<2x32x96xf32>)
+  linalg.batch_matmul indexing_maps = [#q3, #k3, #s3] ins(%Q, %K : memref<2x32x64xf16>, memref<2x96x64xf16>) outs(%S : memref<2x32x96xf32>)
+  linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%S : memref<2x32x96xf32>) outs(%S : memref<2x32x96xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %i = linalg.index 1 : index
+    %j = linalg.index 2 : index
+    %d = arith.subi %j, %i : index
+    %gt = arith.cmpi sgt, %d, %c64 : index
+    %r = arith.select %gt, %ninf, %x : f32
+    linalg.yield %r : f32
+  }
+  linalg.softmax dimension(2) ins(%S : memref<2x32x96xf32>) outs(%P : memref<2x32x96xf32>)
+  linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%P : memref<2x32x96xf32>) outs(%Ph : memref<2x32x96xf16>) {
+  ^bb0(%x: f32, %o: f16):
+    %t = arith.truncf %x : f32 to f16
+    linalg.yield %t : f16
+  }
+  linalg.fill ins(%z : f32) outs(%O : memref<2x32x64xf32>)
+  linalg.batch_matmul ins(%Ph, %V : memref<2x32x96xf16>, memref<2x96x64xf16>) outs(%O : memref<2x32x64xf32>)
+  return
+}
