@@ -5,7 +5,8 @@ The host form (after bufferization): a temporary K x N f16/bf16 buffer written o
 `linalg.generic` whose inputs are the integer weights (identity map), scales and optional zero points
 per column (`(d1)`) or per group of K rows (`(d0 floordiv G, d1)`), and read by the matmul as B. The kernel
 side is `dequant_kernel.py`. A producer that dequantizes but is not in this form gets a remark and keeps
-its own kernel.
+its own kernel. The same checks (`recognize_generic`, the dimensions' roles in `Roles`) serve the matrix of a
+gemv (`recognize_gemv`: a matvec's N x K weights, a vecmat's K x N; kernel side `dequant_gemv.py`).
 """
 from __future__ import annotations
 
@@ -23,7 +24,6 @@ OUT_TYPES = ("f16", "bf16")
 PARAM_TYPES = ("f16", "bf16", "f32", "i8")
 BODY_OPS = ("arith.sitofp", "arith.extsi", "arith.extf", "arith.truncf", "arith.subf", "arith.mulf",
             "arith.addf", "arith.subi", "arith.constant")
-_GROUP = re.compile(r"d0 floordiv (\d+)")
 
 
 class NotDequant(Exception):
@@ -43,14 +43,16 @@ class DqInput:
 @dataclass
 class Dequant:
     op: object            # the linalg.generic
-    buffer: object        # the K x N temporary it writes (the matmul's B)
-    weights: object       # the K x N integer memref
+    buffer: object        # the K x N temporary it writes (the matmul's B; a gemv's matrix: Roles)
+    weights: object       # the K x N integer memref (a matvec's: N x K)
     wtype: str            # "i8" | "i4"
     out_type: str         # "f16" | "bf16"
     inputs: list          # DqInput per block argument, in operand order
     block: object
-    group: int | None     # G of the per-group inputs (None: per column only)
+    group: int | None     # G of the per-group inputs (None: per output only)
     kernel_weights: object = None   # what the kernel takes for the weights (host_view); None: `weights`
+    k_dim: int = 0        # the reduced dimension of the matrix (Roles.k_dim: 1 for a matvec's N x K weights)
+    role: str = "B"       # the operand it becomes: a GEMM's B, a gemv's A
 
     @property
     def params(self) -> list:
@@ -58,10 +60,11 @@ class Dequant:
         return [i.value for i in self.inputs if i.kind in ("col", "group")]
 
     def describe(self) -> str:
-        per = f"per group of {self.group} K rows" if self.group else "per column"
+        along = "rows" if self.k_dim == 0 else "columns"
+        per = f"per group of {self.group} K {along}" if self.group else f"per {'column' if self.k_dim == 0 else 'row'}"
         kinds = ", ".join(f"{i.kind} {memref_info(i.value)[1]}" for i in self.inputs if i.kind != "weights")
-        return (f"  B prologue       : {self.wtype} weights dequantized to {self.out_type} in registers ({per}; "
-                f"{kinds}); the {self.out_type} B is never written")
+        return (f"  {self.role} prologue       : {self.wtype} weights dequantized to {self.out_type} in registers "
+                f"({per}; {kinds}); the {self.out_type} {self.role} is never written")
 
 
 def _is_int_weights(v) -> bool:
@@ -100,6 +103,39 @@ def _int_producer(value, user):
     return gen
 
 
+@dataclass(frozen=True)
+class Roles:
+    """Where the dequantized matrix's dimensions go in the op that reads it. `k_dim`: the reduced one (0: a
+    matmul's K x N B and a vecmat's K x N matrix; 1: a matvec's N x K matrix, a linear layer's out x in
+    weight); the other is the output's. `names`: the two dimensions' letters in order; `group_rule`: why a
+    group is a multiple of 16 for this kernel."""
+    k_dim: int
+    names: tuple
+    group_rule: str
+
+    @property
+    def out_map(self) -> list:
+        return [f"d{1 - self.k_dim}"]
+
+    def group_of(self, res: list):
+        """G of a per-group map: the identity with the K dimension floordiv G, else None."""
+        if len(res) != 2 or res[1 - self.k_dim] != f"d{1 - self.k_dim}":
+            return None
+        m = re.fullmatch(rf"d{self.k_dim} floordiv (\d+)", res[self.k_dim])
+        return int(m.group(1)) if m else None
+
+    def maps_text(self) -> str:
+        g = ["d0", "d1"]
+        g[self.k_dim] = f"d{self.k_dim} floordiv G"
+        return (f"the weights (d0, d1), per-{'column' if self.k_dim == 0 else 'row'} ({self.out_map[0]}), "
+                f"per-group ({', '.join(g)})")
+
+
+GEMM_B = Roles(0, ("K", "N"), "the K step of the fused kernel divides the group and is a multiple of DPAS K = 16")
+GEMV_ROLES = {"linalg.vecmat": Roles(0, ("K", "N"), "the fused gemv's K step divides the group"),
+              "linalg.matvec": Roles(1, ("N", "K"), "the fused gemv's K step divides the group")}
+
+
 def recognize(spec) -> Dequant | None:
     """The Dequant of `spec`'s B, None when B has no integer-weight producer, NotDequant when it has one
     this lowering does not fuse."""
@@ -110,30 +146,50 @@ def recognize(spec) -> Dequant | None:
         raise NotDequant("only a 2D matmul reading B as K x N (not transposed, not batched) fuses the dequantization")
     if spec.dynamic:
         raise NotDequant("dynamic shapes: the fused dequantization needs static M, N, K")
-    block = spec.op.block
+    return recognize_generic(gen, spec.b, spec.op, spec.c, (spec.k, spec.n), GEMM_B)
+
+
+def recognize_gemv(form, gen) -> Dequant:
+    """The Dequant of a gemv's matrix written by `gen` (gemv.GemvForm `form`), NotDequant when not fused."""
+    if form.batched or form.dynamic:
+        raise NotDequant("only a static 2D gemv fuses the dequantization (not batched, static sizes)")
+    if form.scalars:
+        raise NotDequant("a gemv scaling its product by host scalars is not fused")
+    return recognize_generic(gen, form.a, form.op, form.y, (form.m, form.n), GEMV_ROLES[form.op.name])
+
+
+def recognize_generic(gen, buffer, user, out, shape: tuple, roles: Roles) -> Dequant:
+    """The checks every fused dequantization passes: `gen` writes the temporary `buffer` (rows x cols =
+    `shape`) that only `user` reads (its output `out` may be filled in between), with the weights, per-output
+    and per-group parameters placed by `roles`."""
+    block = user.block
     ops = _block_ops(block)
     pos = {o: i for i, o in enumerate(ops)}
-    d = _defining(spec.b)
-    if d is None or d.name != "memref.alloc" or not identity_layout(spec.b):
-        raise NotDequant("B is not a temporary (memref.alloc with the identity layout)")
-    for u in _users_in(spec.b, block):
-        if u not in (gen, spec.op) and (u is None or u.name != "memref.dealloc"):
-            raise NotDequant(f"the dequantized B is also used by '{u.name if u else 'a nested op'}' (it must stay "
-                             "a temporary only the matmul reads)")
-    for op in ops[pos[gen] + 1:pos[spec.op]]:
-        if not _neutral(op) and not (op.name == "linalg.fill" and op.operands[-1] == spec.c):
-            raise NotDequant(f"'{op.name}' sits between the dequantization and the matmul")
+    what_b = "B" if roles is GEMM_B else "the matrix"
+    d = _defining(buffer)
+    if d is None or d.name != "memref.alloc" or not identity_layout(buffer):
+        raise NotDequant(f"{what_b} is not a temporary (memref.alloc with the identity layout)")
+    reader = "the matmul" if roles is GEMM_B else "the gemv"
+    for u in _users_in(buffer, block):
+        if u not in (gen, user) and (u is None or u.name != "memref.dealloc"):
+            raise NotDequant(f"the dequantized {what_b.replace('the ', '')} is also used by '{u.name if u else 'a nested op'}' (it must "
+                             f"stay a temporary only {reader} reads)")
+    for op in ops[pos[gen] + 1:pos[user]]:
+        if not _neutral(op) and not (op.name == "linalg.fill" and op.operands[-1] == out):
+            raise NotDequant(f"'{op.name}' sits between the dequantization and {reader}")
     iters = [str(x) for x in ir.ArrayAttr(gen.attributes["iterator_types"])]
     if len(iters) != 2 or any("parallel" not in s for s in iters):
         raise NotDequant("the dequantizing linalg.generic is not 2D all-parallel")
     maps = [ir.AffineMapAttr(a).value for a in ir.ArrayAttr(gen.attributes["indexing_maps"])]
     operands = list(gen.operands)
     if [str(e) for e in maps[-1].results] != ["d0", "d1"]:
-        raise NotDequant("the dequantizing linalg.generic does not write B with the identity map")
-    out_type = memref_info(spec.b)[1]
+        raise NotDequant(f"the dequantizing linalg.generic does not write {what_b} with the identity map")
+    out_type = memref_info(buffer)[1]
     if out_type not in OUT_TYPES:
         raise NotDequant(f"dequantized type {out_type} (fused: {', '.join(OUT_TYPES)})")
-    K, N = spec.k, spec.n
+    kd, (r_name, c_name) = roles.k_dim, roles.names
+    K, O = shape[kd], shape[1 - kd]
+    group_shape = lambda g: tuple(K // g if i == kd else O for i in range(2))  # noqa: E731
     inputs, weights, groups = [], None, set()
     for i, (v, amap) in enumerate(zip(operands[:-1], maps[:-1])):
         res = [str(e) for e in amap.results]
@@ -144,40 +200,38 @@ def recognize(spec) -> Dequant | None:
                 raise NotDequant(f"{what} is not a memref")
             inputs.append(DqInput(v, "scalar"))
             continue
-        shape, elt, strides, space = info
+        vshape, elt, strides, space = info
         if space not in (None, "0", "0 : i64", "0 : i32"):
             raise NotDequant(f"{what} is not in global memory")
         if not identity_layout(v):
             raise NotDequant(f"{what} needs the identity layout")
         if res == ["d0", "d1"] and elt in WEIGHT_TYPES and weights is None:
-            if tuple(shape) != (K, N):
-                raise NotDequant(f"{what}: the weights must be K x N = {K}x{N}")
-            if elt == "i4" and N % 2:
-                raise NotDequant(f"{what}: i4 weights need an even N (two per byte along N), N = {N}")
+            if tuple(vshape) != tuple(shape):
+                raise NotDequant(f"{what}: the weights must be {r_name} x {c_name} = {shape[0]}x{shape[1]}")
+            if elt == "i4" and shape[1] % 2:
+                raise NotDequant(f"{what}: i4 weights need an even {c_name} (two per byte along {c_name}), "
+                                 f"{c_name} = {shape[1]}")
             weights = DqInput(v, "weights")
             inputs.append(weights)
             continue
         if elt not in PARAM_TYPES:
             raise NotDequant(f"{what}: scales and zero points are {', '.join(PARAM_TYPES)}")
-        if res == ["d1"] and tuple(shape) == (N,):
+        if res == roles.out_map and tuple(vshape) == (O,):
             inputs.append(DqInput(v, "col"))
             continue
-        m = _GROUP.fullmatch(res[0]) if len(res) == 2 and res[1] == "d1" else None
-        if m is not None:
-            g = int(m.group(1))
+        g = roles.group_of(res)
+        if g is not None:
             if g % 16:
-                raise NotDequant(f"{what}: group {g} is not a multiple of 16 (the K step of the fused kernel divides "
-                                 "the group and is a multiple of DPAS K = 16)")
-            if K % g or tuple(shape) != (K // g, N):
-                raise NotDequant(f"{what}: per-group parameters of group {g} must be {K // g if K % g == 0 else '?'}"
-                                 f"x{N} with G dividing K = {K}")
+                raise NotDequant(f"{what}: group {g} is not a multiple of 16 ({roles.group_rule})")
+            if K % g or tuple(vshape) != group_shape(g):
+                want = "x".join(map(str, group_shape(g))) if K % g == 0 else "?"
+                raise NotDequant(f"{what}: per-group parameters of group {g} must be {want} with G dividing K = {K}")
             groups.add(g)
             inputs.append(DqInput(v, "group"))
             continue
-        raise NotDequant(f"{what} has the map ({', '.join(res)}) (fused: the weights (d0, d1), per-column (d1), "
-                         "per-group (d0 floordiv G, d1))")
+        raise NotDequant(f"{what} has the map ({', '.join(res)}) (fused: {roles.maps_text()})")
     if weights is None:
-        raise NotDequant("no K x N integer weights input with the identity map")
+        raise NotDequant(f"no {r_name} x {c_name} integer weights input with the identity map")
     if len(groups) > 1:
         raise NotDequant(f"per-group parameters with different group sizes {sorted(groups)}")
     block_ = gen.regions[0].blocks[0]
@@ -195,7 +249,8 @@ def recognize(spec) -> Dequant | None:
     if len(list(block_.arguments[-1].uses)):
         raise NotDequant("the dequantization body reads its output")
     group = groups.pop() if groups else None
-    return Dequant(gen, spec.b, weights.value, memref_info(weights.value)[1], out_type, inputs, block_, group)
+    return Dequant(gen, buffer, weights.value, memref_info(weights.value)[1], out_type, inputs, block_, group,
+                   k_dim=kd, role="B" if roles is GEMM_B else "A")
 
 
 DECODE_M = 32   # M up to this is a decode shape (docs/quantized-gemm.md "Decode shapes")
