@@ -40,9 +40,13 @@ def _run(tmp_path, capsys, pipeline, **kw):
     dict(batch=(2,), lq=48, lk=144, d=64, elt="f16", out="f16", causal="bottom-right", scale=0.125),
     dict(batch=(1, 2), lq=16, lk=96, d=64, elt="bf16", causal="bottom-right"),
     dict(batch=(2,), lq=16, lk=64, d=64, elt="f16", causal=True),
+    dict(batch=(2,), lq=24, lk=40, d=64, elt="f16", scale=0.125),
+    dict(batch=(1, 2), lq=1, lk=1000, d=64, elt="bf16", out="bf16"),
+    dict(batch=(2,), lq=40, lk=200, d=64, elt="f16", causal="bottom-right"),
 ], ids=["f16-3d-d64", "unaligned-q-transpose-op", "bf16-4d-d128-causal", "f16-causal-2-loops", "additive-mask",
         "shared-mask-causal-4d", "decode-split", "decode-split-4d-mask", "bottom-right-causal-chunk",
-        "bottom-right-diagonal-inside-block", "causal-block-wider-than-query-block"])
+        "bottom-right-diagonal-inside-block", "causal-block-wider-than-query-block", "tail-40-keys-16-rows",
+        "tail-1000-keys-decode-split", "tail-hidden-by-bottom-right"])
 def test_fused_attention_matches_reference(tmp_path, capsys, kw):
     out = _run(tmp_path, capsys, "xe-gemm-to-xegpu", **kw)
     assert "PASS" in out.out
@@ -123,8 +127,16 @@ def test_plan_rules():
     d = plan_attention(_form(lq=1, lk=512, d=64), hw)          # decode: 2 heads, 2 x 8 slices <= 128 cores
     assert (d.kv_splits, d.groups, d.block_m) == (8, (1, 8, 2), 8)
     assert plan_attention(_form(lq=64, lk=512, d=64, causal=True), hw).kv_splits == 1   # keys end at the diagonal
-    with pytest.raises(NotAttention, match="Lk = 40"):
-        plan_attention(_form(lq=16, lk=40, d=64), hw)
+    t = plan_attention(_form(lq=16, lk=40, d=64), hw)     # no block divides 40: 32, a last block of 8 keys
+    assert (t.block_n, t.tail) == (32, 8) and "the last block holds 8 keys" in t.describe()
+    t = plan_attention(_form(lq=64, lk=40, d=64, causal=True), hw)
+    assert (t.block_n, t.tail) == (32, 0)                 # causal: the mask hides keys past Lk from every row
+    t = plan_attention(_form(lq=16, lk=8, d=64), hw)
+    assert (t.block_n, t.tail) == (16, 8)                 # not a block wider than Lk rounded up to 16
+    dt = plan_attention(_form(batch=(1, 2), lq=1, lk=1000, d=64), hw)   # 32 blocks of 32, 16 slices of 64 keys
+    assert (dt.block_n, dt.tail, dt.kv_splits) == (32, 8, 16)
+    from xedialects.lowering.linalg_to_xetile.attention_plan import key_blocks
+    assert key_blocks(dt) == [2] * 16
 
 
 def test_model_counts_only_kept_pairs_and_skipped_blocks():
@@ -143,12 +155,14 @@ def test_model_counts_only_kept_pairs_and_skipped_blocks():
 
 
 @needs_rt
-def test_pvc_binary_under_emulation_agrees(tmp_path, capsys):
+@pytest.mark.parametrize("kw", [dict(lq=64, lk=64, causal=True), dict(lq=16, lk=40)], ids=["causal", "tail-40-keys"])
+def test_pvc_binary_under_emulation_agrees(tmp_path, capsys, kw):
     """The pvc SPIR-V on OpenCL with the DPAS / 2D block emulation library (P = exp2 through the
     imported builtin), against the simulator and the reference: both comparisons take the rounded-P
-    tolerance (OpenCL's exp may round P to the other f16 neighbour than numpy's)."""
+    tolerance (OpenCL's exp may round P to the other f16 neighbour than numpy's). With 40 keys the
+    last K/V block reads past Lk (the 2D block loads' zeros) and the tail table masks them."""
     path = tmp_path / "attention.mlir"
-    path.write_text(attention_source(batch=(1,), lq=64, lk=64, d=64, causal=True))
+    path.write_text(attention_source(batch=(1,), d=64, **kw))
     rc = xe_run([str(path), "--pipeline=xe-gemm-to-spirv", "--backend=both", "--check"])
     out = capsys.readouterr()
     assert rc == 0, out.out + out.err
@@ -205,8 +219,8 @@ def test_k_loop_machine_code(arch):
 
 
 @pytest.mark.parametrize("kw", [dict(d=128, elt="f16"), dict(d=64, elt="bf16", causal=True, mask="shared"),
-                                dict(d=128, elt="bf16", causal="bottom-right", lk=256)],
-                         ids=["f16-d128", "bf16-d64-causal-mask", "bf16-d128-bottom-right"])
+                                dict(d=128, elt="bf16", causal="bottom-right", lk=256), dict(d=64, elt="bf16", lk=1000)],
+                         ids=["f16-d128", "bf16-d64-causal-mask", "bf16-d128-bottom-right", "bf16-d64-tail-1000"])
 def test_igc_compiles_without_spill(kw):
     """Plans beyond the examples (which test_igc.py's corpus builds for pvc and bmg): IGC builds every
     kernel for pvc in the GRF mode the plan asks for, with no spill and no scratch message."""

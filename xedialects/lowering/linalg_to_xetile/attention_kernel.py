@@ -7,7 +7,8 @@ A work-group owns `block_m` query rows of one (batch, head); its subgroups are s
 prefetch one step ahead; S = Q.K^T (in base 2: times log2(e)) and P = exp2(S - m) live only in
 registers; the accumulator is rescaled by exp2(m_old - m_new) each step and divided by the row sum once at the end. Causal: the
 loop stops at the block of the work-group's last row's diagonal (shifted by Lk - Lq when bottom-right);
-the blocks crossing the diagonal run in a second loop that adds -inf above it. Flash-decoding (plan.kv_splits > 1): each work-group streams one slice of
+the blocks crossing the diagonal run in a second loop that adds -inf above it. Lk not a multiple of the
+block: a last step adds -inf past Lk from a host table. Flash-decoding (plan.kv_splits > 1): each work-group streams one slice of
 K/V and stores its partial state to a workspace that `combine_text`'s kernel folds into O
 (docs/attention.md "Lowering", "Decode")."""
 from __future__ import annotations
@@ -100,7 +101,7 @@ def kernel_text(form: AttentionForm, plan: AttentionPlan, kname: str) -> str:
 
     def step(acc, m, l, kt, vt, kp, vp, *rest, ind, masked):
         """One K/V block at key offset j (with the additive mask's tile mt): the values the loop yields.
-        masked: None or "causal" (the diagonal table)."""
+        masked: None, "causal" (the diagonal table) or "tail" (-inf past Lk from the tail table)."""
         (mt, j) = rest if has_mask else (None, rest[0])
         k = op(f"xetile.load_tile {kt} : {k_t} -> {kv_v}", ind)
         w(f"{ind}xetile.prefetch_tile {kp} : {kp_t}")
@@ -118,6 +119,11 @@ def kernel_text(form: AttentionForm, plan: AttentionPlan, kname: str) -> str:
             s = ew("arith.mulf", s, "%scale2", s_v, s_wg, ind)
         if masked == "causal":
             s = _mask(s, j, ind)
+        elif masked == "tail":
+            tt = op(f"xetile.init_tile %Tl[%c0, %c0] : memref<{BM}x{BN}xf32> -> {_tile((BM, BN), 'f32', lay, (rows, BN))}",
+                    ind)
+            tv = op(f"xetile.load_tile {tt} : {_tile((BM, BN), 'f32', lay, (rows, BN))} -> {s_v}", ind)
+            s = ew("arith.addf", s, tv, s_v, s_wg, ind)
         # maxnumf: a NaN in S still reaches the row through P and the row sum (docs/attention.md)
         mc = op(f"xetile.tile_reduce <maxnumf> {s} [1] {{wg_map = {r_wg}}} : {s_v} -> {r_v}", ind)
         mn = ew("arith.maxnumf", m, mc, r_v, r_wg, ind)
@@ -153,6 +159,7 @@ def kernel_text(form: AttentionForm, plan: AttentionPlan, kname: str) -> str:
     n_iter = len(iter_types)
     qt, kt_, vt_, ot = (str(x.type) for x in (form.q, form.k, form.v, form.out))
     diag_arg = f", %Dg: memref<{BM}x{BN}xf32>" if form.causal else ""
+    diag_arg += f", %Tl: memref<{BM}x{BN}xf32>" if plan.tail else ""
     mask_arg = f", %Mk: {form.mask.type}" if has_mask else ""
     splits = plan.kv_splits
     ws_arg = f", %W: {workspace_type(form, plan)}" if splits > 1 else ""
@@ -170,7 +177,7 @@ def kernel_text(form: AttentionForm, plan: AttentionPlan, kname: str) -> str:
     k0 = "%c0"
     if splits > 1:       # flash-decoding: this work-group's slice of the keys
         w(f"{ind}%bs = gpu.block_id y")
-        w(f"{ind}%cchunk = arith.constant {LK // splits} : index")
+        w(f"{ind}%cchunk = arith.constant {-(-LK // BN) // splits * BN} : index")
         w(f"{ind}%klo = arith.muli %bs, %cchunk : index")
         w(f"{ind}%khi = arith.addi %klo, %cchunk : index")
         k0 = "%klo"
@@ -228,7 +235,17 @@ def kernel_text(form: AttentionForm, plan: AttentionPlan, kname: str) -> str:
         w(f"{ind}%uend = arith.minui {ufloor}, %cend : index")
         loops = [("%c0", "%uend", None), ("%uend", "%cend", "causal")]
     else:
-        loops = [("%klo", "%khi", None)] if splits > 1 else [("%c0", "%clk", None)]
+        lo, hi = ("%klo", "%khi") if splits > 1 else ("%c0", "%clk")
+        if plan.tail:      # whole blocks, then (in the slice that holds it) the partial last one, masked
+            w(f"{ind}%clkf = arith.constant {LK - plan.tail} : index")
+            if splits > 1:
+                w(f"{ind}%khf = arith.minui %khi, %clkf : index")
+                w(f"{ind}%khl = arith.minui %khi, %clk : index")
+                loops = [(lo, "%khf", None), ("%khf", "%khl", "tail")]
+            else:
+                loops = [(lo, "%clkf", None), ("%clkf", "%clk", "tail")]
+        else:
+            loops = [(lo, hi, None)]
     state = ["%acc0", "%m0", "%l0", "%kt0", "%vt0", "%kp1", "%vp1"]
     if has_mask:
         if len(form.mask.type.shape) != 2:
@@ -375,6 +392,11 @@ def diag_table(bm: int, bn: int) -> str:
     return _dense([[float(c - r) for c in range(bn)] for r in range(bm)])
 
 
+def tail_table(bm: int, bn: int, keys: int) -> str:
+    """The dense literal of the partial last block's mask: 0 in its first `keys` columns, -1e30 past Lk."""
+    return _dense([[0.0] * keys + [-1.0e30] * (bn - keys)] * bm)
+
+
 def _dense(rows) -> str:
     text = ", ".join("[" + ", ".join(f"{x:e}" for x in r) + "]" for r in rows)
     return f"dense<[{text}]> : tensor<{len(rows)}x{len(rows[0])}xf32>"
@@ -402,6 +424,8 @@ def emit_launch(form: AttentionForm, plan: AttentionPlan, mod_name: str, kname: 
         tables = []
         if form.causal:
             tables.append((f"__xe_attention_diag_{bm}x{bn}", diag_table(bm, bn)))
+        if plan.tail:
+            tables.append((f"__xe_attention_tail_{bm}x{bn}_{plan.tail}", tail_table(bm, bn, plan.tail)))
         if tables:
             module_op = pv.parent
             while module_op.name != "builtin.module":

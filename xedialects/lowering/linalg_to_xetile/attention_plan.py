@@ -29,6 +29,12 @@ class AttentionPlan:
     def block_m(self) -> int:
         return self.sg_rows * self.num_subgroups
 
+    @property
+    def tail(self) -> int:
+        """Keys in a partial last K/V block that the kernel masks with a -inf table (0: every block is
+        whole, or a causal mask hides the keys past Lk from every query row)."""
+        return 0 if self.form.causal else self.form.lk % self.block_n
+
     def describe(self) -> str:
         f = self.form
         gx, gy, gz = self.groups
@@ -75,7 +81,7 @@ def plan_attention(form: AttentionForm, hw: XeArch) -> AttentionPlan:
     rows = min(8, m_rep)
     # not causal: the diagonal table and the masked loop's copy of the body spill at 16 rows (IGC 2.40,
     # pvc, d 64 bf16: 7,296 B; docs/attention.md "Plan")
-    wide_fits = any(form.lk % c == 0 and _regs(form.d, c, 2 * rows, form.elt) <= large for c in (64, 32))
+    wide_fits = _block_n(form, 2 * rows, large, strict=False)[0] >= 32
     if form.lq > rows and not form.causal and wide_fits:
         rows *= 2
         reasons.append(f"{rows} query rows per subgroup: two DPAS row blocks (repeat count <= {m_rep}) share "
@@ -90,10 +96,14 @@ def plan_attention(form: AttentionForm, hw: XeArch) -> AttentionPlan:
     reasons.append(f"{sgs} subgroups stacked: {sgs * rows} query rows per work-group "
                    + ("(the largest: 64 rows)" if sgs * rows == 64 else f"(Lq = {form.lq} needs no more)"))
     budget = large if rows > 8 else int(large * 0.75)
-    bn = _block_n(form, rows, budget)
-    reasons.append(f"K/V block {bn}: the largest of 64/32/16 dividing Lk = {form.lk}"
-                   + " whose K, V, S, P, Q and accumulator fit " + ("" if rows > 8 else "3/4 of ")
-                   + f"the large register file ({budget} B)")
+    bn, tail = _block_n(form, rows, budget)
+    reasons.append(f"K/V block {bn}: the largest of 64/32/16 " + ("" if tail else f"dividing Lk = {form.lk} ")
+                   + "whose K, V, S, P, Q and accumulator fit " + ("" if rows > 8 else "3/4 of ")
+                   + f"the large register file ({budget} B)"
+                   + (f"; none divides Lk = {form.lk}: the last block holds {tail} keys, the keys past Lk "
+                      + ("are hidden from every query row by the causal mask" if form.causal else
+                         "get -inf from a table in a last, masked step (a load past Lk reads 0)")
+                      if tail else ""))
     reg = _regs(form.d, bn, rows, form.elt)
     grf = "large" if reg > hw.grf_file_bytes(False) // 2 else "default"
     reasons.append(f"{grf} GRF mode: ~{reg} B live per subgroup vs {hw.grf_file_bytes(False)} B (default) / "
@@ -104,7 +114,7 @@ def plan_attention(form: AttentionForm, hw: XeArch) -> AttentionPlan:
         gz *= b
     splits = _kv_splits(form, gx, gz, bn, hw, reasons)
     reasons.append(f"grid {gx} x {splits} x {gz}: one work-group per query block"
-                   + (f" and K/V slice of {form.lk // splits} keys" if splits > 1 else "") + " of one (batch, head)")
+                   + (f" and K/V slice of {-(-form.lk // bn) // splits * bn} keys" if splits > 1 else "") + " of one (batch, head)")
     if form.causal:
         dg = form.causal_offset
         reasons.append("causal" + (f" bottom-right (query i sees keys <= i + {dg} = Lk - Lq)" if dg else "")
@@ -114,41 +124,53 @@ def plan_attention(form: AttentionForm, hw: XeArch) -> AttentionPlan:
     return AttentionPlan(hw.name, rows, sgs, bn, grf, (gx, splits, gz), reg, reasons, form=form, kv_splits=splits)
 
 
-def _block_n(form: AttentionForm, rows: int, budget: int) -> int:
-    """The largest of 64/32/16 K/V rows per loop step dividing Lk whose live registers fit `budget` (causal
-    too: the diagonal loop starts at the block holding the work-group's first row's diagonal, so the
-    block need not divide the query block)."""
-    for c in (64, 32, 16):
-        if form.lk % c == 0 and _regs(form.d, c, rows, form.elt) <= budget:
-            return c
-    raise NotAttention(f"no K/V block of 64, 32 or 16 rows divides Lk = {form.lk} and fits {budget} B of "
-                       f"registers at head dimension {form.d}")
+def _up16(n: int) -> int:
+    return -(-n // 16) * 16
+
+
+def _block_n(form: AttentionForm, rows: int, budget: int, strict: bool = True) -> tuple[int, int]:
+    """(K/V rows per loop step, keys in the partial last block or 0): the largest of 64/32/16 dividing Lk
+    whose live registers fit `budget`; when none divides Lk, the largest that fits and does not pass Lk
+    rounded up to 16 (a K/V cache of 1000 keys: 64, a last block of 40). The kernel masks the partial
+    block's missing keys (a block load past Lk reads 0, which would enter the row max and sum). Nothing
+    fits: NotAttention, or (0, 0) when not `strict`."""
+    fits = [c for c in (64, 32, 16) if _regs(form.d, c, rows, form.elt) <= budget]
+    for c in fits:
+        if form.lk % c == 0:
+            return c, 0
+    for c in fits:
+        if c <= _up16(form.lk):
+            return c, form.lk % c
+    if not strict:
+        return 0, 0
+    raise NotAttention(f"no K/V block of 64, 32 or 16 rows fits {budget} B of registers at head dimension "
+                       f"{form.d}")
 
 
 def _kv_splits(form: AttentionForm, gx: int, gz: int, bn: int, hw: XeArch, reasons: list) -> int:
     """Flash-decoding: with one query block per head and fewer work-groups than Xe-cores, the keys are
-    split into slices (a power of two, whole K/V blocks, at least 2 blocks each) until the Xe-cores are
-    covered; a second kernel combines the slices. Not with a causal mask (a query block's keys end at
-    its diagonal)."""
+    split into slices (a power of two, whole K/V blocks, at least 2 blocks each; the last slice holds a
+    partial last block) until the Xe-cores are covered; a second kernel combines the slices. Not with a
+    causal mask (a query block's keys end at its diagonal)."""
     if gx != 1 or form.causal or gz >= hw.xe_cores:
         return 1
-    s = 1
-    while gz * s * 2 <= hw.xe_cores and form.lk % (s * 2 * bn) == 0 and form.lk // (s * 2) >= 2 * bn:
+    s, blocks = 1, -(-form.lk // bn)
+    while gz * s * 2 <= hw.xe_cores and blocks % (s * 2) == 0 and blocks // (s * 2) >= 2:
         s *= 2
     if s > 1:
         reasons.append(f"flash-decoding: {gz} work-groups (one query block per head) < {hw.xe_cores} Xe-cores, "
-                       f"so K/V are split into {s} slices of {form.lk // s} keys over work-groups; a combine kernel "
-                       "folds their (accumulator, row max, row sum)")
+                       f"so K/V are split into {s} slices of {blocks // s * bn} keys over work-groups; a combine "
+                       "kernel folds their (accumulator, row max, row sum)")
     return s
 
 
 def key_blocks(plan: AttentionPlan) -> list[int]:
     """K/V blocks each work-group of one (batch, head) reads: all of Lk, its slice (flash-decoding), or
-    (causal) up to its last row's diagonal."""
+    (causal) up to its last row's diagonal; a partial last block counts whole."""
     f, bm, bn = plan.form, plan.block_m, plan.block_n
     gx, splits = plan.groups[0], plan.kv_splits
     if not f.causal:
-        return [f.lk // bn // splits] * (gx * splits)
+        return [-(-f.lk // bn) // splits] * (gx * splits)
     return [-(-min(f.lk, (i + 1) * bm + f.causal_offset) // bn) for i in range(gx)]
 
 

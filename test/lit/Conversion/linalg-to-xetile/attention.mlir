@@ -175,3 +175,48 @@ func.func @bottom_right(%Q: memref<2x32x64xf16>, %K: memref<2x96x64xf16>, %V: me
   linalg.batch_matmul ins(%Ph, %V : memref<2x32x96xf16>, memref<2x96x64xf16>) outs(%O : memref<2x32x64xf32>)
   return
 }
+
+// -----
+
+// 40 keys (a K/V cache length no 16-row block divides): whole 32-key blocks in the first loop, then
+// the partial last block in a second loop (one step) that adds a host table, -inf past the 40th key,
+// to S before the row max and sum (a load past Lk reads 0); each table row: 8 zeros, 24 x -1e30 (0xF149F2CA).
+// PLAN: attention plan [pvc]: 2 x softmax(Q[64x64 f16] . K^T[64x40] * 1) . V[40x64] -> f32
+// PLAN: K/V block        : 32 rows per loop step
+// PLAN: - K/V block 32: the largest of 64/32/16 whose K, V, S, P, Q and accumulator fit the large register file (16384 B); none divides Lk = 40: the last block holds 8 keys
+// CHECK:       memref.global "private" constant @__xe_attention_tail_64x32_8 : memref<64x32xf32> = dense<"0x0000000000000000000000000000000000000000000000000000000000000000CAF249F1CAF249F1CAF249F1CAF249F1CAF249F1CAF249F1CAF249F1CAF249F1CAF249F1CAF249F1CAF249F1CAF249F1CAF249F1CAF249F1CAF249F1CAF249F1CAF249F1CAF249F1CAF249F1CAF249F1CAF249F1CAF249F1CAF249F1CAF249F10000
+// CHECK-LABEL: func.func @keys_40(
+// CHECK:         %[[T:.*]] = memref.get_global @__xe_attention_tail_64x32_8 : memref<64x32xf32>
+// CHECK:         gpu.launch_func @keys_40_kernels::@keys_40_attention_0 {{.*}} args({{.*}}, %[[T]] : memref<64x32xf32>)
+// CHECK:       gpu.func @keys_40_attention_0(
+// CHECK-SAME:    %[[TL:[^:]*]]: memref<64x32xf32>)
+// CHECK:         scf.for %{{.*}} = %{{.*}} to %[[LKF:[^ ]*]] step
+// CHECK-NOT:       %[[TL]]
+// CHECK:           scf.yield
+// CHECK:         scf.for %{{.*}} = %[[LKF]] to %{{.*}} step
+// CHECK:           xetile.init_tile %[[TL]]
+// CHECK:           xetile.load_tile
+// CHECK:           arith.addf
+// CHECK:           xetile.tile_reduce <maxnumf>
+// CHECK:           scf.yield
+#q4 = affine_map<(b, m, n, k) -> (b, m, k)>
+#k4 = affine_map<(b, m, n, k) -> (b, n, k)>
+#s4 = affine_map<(b, m, n, k) -> (b, m, n)>
+#id4 = affine_map<(b, m, n) -> (b, m, n)>
+func.func @keys_40(%Q: memref<2x64x64xf16>, %K: memref<2x40x64xf16>, %V: memref<2x40x64xf16>, %O: memref<2x64x64xf32>) {
+  %z = arith.constant 0.0 : f32
+  %S = memref.alloc() : memref<2x64x40xf32>
+  %P = memref.alloc() : memref<2x64x40xf32>
+  %Ph = memref.alloc() : memref<2x64x40xf16>
+  linalg.fill ins(%z : f32) outs(%S : memref<2x64x40xf32>)
+  linalg.batch_matmul indexing_maps = [#q4, #k4, #s4] ins(%Q, %K : memref<2x64x64xf16>, memref<2x40x64xf16>) outs(%S : memref<2x64x40xf32>)
+  linalg.softmax dimension(2) ins(%S : memref<2x64x40xf32>) outs(%P : memref<2x64x40xf32>)
+  linalg.generic {indexing_maps = [#id4, #id4], iterator_types = ["parallel", "parallel", "parallel"]} ins(%P : memref<2x64x40xf32>) outs(%Ph : memref<2x64x40xf16>) {
+  ^bb0(%x: f32, %o: f16):
+    %t = arith.truncf %x : f32 to f16
+    linalg.yield %t : f16
+  }
+  linalg.fill ins(%z : f32) outs(%O : memref<2x64x64xf32>)
+  linalg.batch_matmul ins(%Ph, %V : memref<2x64x40xf16>, memref<2x40x64xf16>) outs(%O : memref<2x64x64xf32>)
+  return
+}
