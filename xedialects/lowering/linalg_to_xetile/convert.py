@@ -28,7 +28,7 @@ from ...passes.utils.arch_option import arch_option, pass_arch, record_told_arch
 from ...passes.utils.ir_walk import walk
 from . import dequant, gemv, ger
 from .attention_fuse import emit_attention, fuse_attention
-from .gemm_epilogue import Fusion, KernelIO, plan_fusion, rewrite_host
+from .gemm_epilogue import Fusion, KernelIO, NotFusible, plan_fusion, rewrite_host
 from .gemm_kernel import kernel_text
 from . import col_major, loop_sizes
 from .linalg_match import NotAMatmul, is_contraction_like, match_matmul
@@ -181,7 +181,7 @@ def convert_linalg_to_xetile(module_op, options, ctx):
                 spec = match_matmul(op)
             except NotAMatmul as e:
                 if gemv.is_gemv(op):
-                    gemv.consider(mb, op, len(launches) + len(mb.kernels))
+                    gemv.consider(mb, op, len(launches) + len(mb.kernels), dequants.get(op))
                 elif is_contraction_like(op):
                     report(op, f"not lowered to XeTile: {e.reason}")
                 elif ger.is_ger(op):
@@ -281,15 +281,19 @@ def _dequant_replans(plan, dq, options) -> list[tuple[dict, str]]:
 
 
 def _dequant_producers(func, ctx) -> dict:
-    """matmul op -> the dequant.Dequant fused into its B path; a dequantizing producer that is not in the
-    fused form gets a remark (it keeps its own kernel)."""
+    """matmul or gemv op -> the dequant.Dequant fused into its B path / its gemv kernel's A tile; a
+    dequantizing producer that is not in the fused form gets a remark (it keeps its own kernel)."""
     out = {}
     for op in walk(func):
         gen = dequant.gemv_producer(op)
         if gen is not None:
-            ctx.remark(gen, f"dequantization not fused into '{op.name}': the gemv kernels take no dequantizing "
-                            "prologue (the fused form is a linalg.matmul reading the weights as K x N, M = 1 for "
-                            "decode; docs/quantized-gemm.md)")
+            try:
+                out[op] = dequant.recognize_gemv(gemv.match_gemv(op), gen)
+            except NotFusible:
+                pass                       # the gemv itself is not lowered (gemv.consider says why)
+            except dequant.NotDequant as e:
+                ctx.remark(gen, f"dequantization not fused into '{op.name}': {e.reason}")
+            continue
         if op.name not in col_major.MATMUL_NAMES:
             continue
         try:

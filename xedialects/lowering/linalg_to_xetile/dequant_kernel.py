@@ -25,8 +25,14 @@ class DequantB:
         self.n += 1
         return f"%dq{self.n}"
 
+    bdim = 0   # the dimension a parameter tile is broadcast along (its rows are 1 x wn)
+
     def vt(self, elt) -> str:
         return f"vector<{self.ks}x{self.wn}x{elt}>"
+
+    def param_vt(self, elt) -> str:
+        """The vector of one parameter tile (a row of wn values; dequant_gemv: a column for a matvec)."""
+        return f"vector<1x{self.wn}x{elt}>"
 
     def _row_tile(self, view, view_t, row, elt):
         t = (f"!xetile.tile<1x{self.wn}x{elt}, #xetile.tile_attr<wg_map = <sg_layout = [{self.layout[0]}, "
@@ -108,7 +114,7 @@ class DequantB:
                     w(f"    {group_row} = arith.divui {k}, {group_row}c : index")
                 small = self._row_tile(self.names[inp.value], str(inp.value.type), group_row, elt)
             r = self.fresh()
-            w(f"    {r} = xetile.tile_broadcast {small} [0] {{wg_map = {self.wg}}} : vector<1x{self.wn}x{elt}> -> "
+            w(f"    {r} = xetile.tile_broadcast {small} [{self.bdim}] {{wg_map = {self.wg}}} : {self.param_vt(elt)} -> "
               f"{self.vt(elt)}")
             vals[arg] = (r, elt)
         body = [o.operation for o in dq.block.operations]

@@ -18,6 +18,8 @@ from .gemm_epilogue import (NotFusible, _block_ops, _buffer_ok, _defining, _is_c
                             _users_in)
 from .launch import index_const, launch_func
 from .linalg_match import identity_layout
+from .dequant import erase_host, host_view
+from .dequant_gemv import DequantGemv
 from .memory_plan import plan_gemv
 from .wg_map_rule import map_text
 
@@ -201,12 +203,19 @@ def _fill_prologue(op, y):
 
 
 class GemvIO:
-    def __init__(self, form: GemvForm):
-        self.host_args = [form.a, form.x, form.y] + list(form.scalars)
+    """The kernel's host arguments; with a fused dequantization (`dequant`, a dequant.Dequant) A is the
+    weights as the kernel takes them and the parameters follow as %q0, %q1, ..."""
+
+    def __init__(self, form: GemvForm, dequant=None):
+        self.dequant = dequant
+        a = form.a if dequant is None else dequant.kernel_weights
+        self.host_args = [a, form.x, form.y] + list(form.scalars)
         self.fill_arg = None
         if form.fill is not None and not _is_constant(form.fill.operands[0]):
             self.fill_arg = form.fill.operands[0]
             self.host_args.append(self.fill_arg)
+        self.names = {p: f"%q{i}" for i, p in enumerate(dequant.params)} if dequant is not None else {}
+        self.host_args += list(self.names)
 
 
 def _tile(shape, elt, layout, data) -> str:
@@ -285,10 +294,11 @@ def kernel_text(form: GemvForm, plan, kname: str, io) -> str:
     step = tile * plan.unroll
     fl = form.float
     add, mul = ("arith.addf", "arith.mulf") if fl else ("arith.addi", "arith.muli")
-    sig = [f"%A: {form.a.type}", f"%X: {form.x.type}", f"%Y: {form.y.type}"]
+    sig = [f"%A: {io.host_args[0].type}", f"%X: {form.x.type}", f"%Y: {form.y.type}"]
     sig += [f"%s{i}: {s.type}" for i, s in enumerate(form.scalars)]
     if io.fill_arg is not None:
         sig.append(f"%fill: {T}")
+    sig += [f"{name}: {v.type}" for v, name in io.names.items()]
     L = []
     w = L.append
     w(f"  gpu.func @{kname}({', '.join(sig)}) kernel attributes "
@@ -312,6 +322,10 @@ def kernel_text(form: GemvForm, plan, kname: str, io) -> str:
         start_k = "%kb"
     views = _views(form, w)
     (av, at, asz), (xv, xt, xsz), (yv, yt, ysz) = views["A"], views["X"], views["Y"]
+    dqb = DequantGemv(io.dequant, io.names, (wm, wn), (lay, (dr, dc)), "%p", w) if io.dequant else None
+    if dqb is not None:   # A is the weights (static, not batched: the fused form)
+        at = str(io.host_args[0].type)
+        dqb.setup()
     end = "%cend" if extent is not None else ("%N" if rows else "%M")
     if plan.slices > 1:
         end = "%ke"
@@ -335,16 +349,23 @@ def kernel_text(form: GemvForm, plan, kname: str, io) -> str:
         if u:
             w(f"      %k{u} = arith.addi %k, %cu{u} : index")
             k = f"%k{u}"
-        w(f"      %ta{u} = xetile.init_tile {av}{f'[%p, {k}]' if rows else f'[{k}, %p]'}{asz} : {at} -> {tile_a}")
-        w(f"      %va{u} = xetile.load_tile %ta{u} : {tile_a} -> {vti}")
+        if dqb is None:
+            w(f"      %ta{u} = xetile.init_tile {av}{f'[%p, {k}]' if rows else f'[{k}, %p]'}{asz} : {at} -> {tile_a}")
+            w(f"      %va{u} = xetile.load_tile %ta{u} : {tile_a} -> {vti}")
+        else:             # the weights' tile (i4: its bytes), dequantized after the step's loads
+            cols, col, (ql, qd) = dqb.weights_tile(k if rows else "%p")
+            tile_w = _tile((wm, cols), "i8", ql, qd)
+            w(f"      %ta{u} = xetile.init_tile {av}{f'[%p, {col}]' if rows else f'[{k}, {col}]'} : {at} -> {tile_w}")
+            w(f"      %vw{u} = xetile.load_tile %ta{u} : {tile_w} -> vector<{wm}x{cols}xi8>")
         w(f"      %tx{u} = xetile.init_tile {xv}{f'[%c0, {k}]' if rows else f'[{k}, %c0]'}{xsz} : {xt} -> {tile_x}")
         w(f"      %vx{u} = xetile.load_tile %tx{u} : {tile_x} -> {xvt}")
     acc = "%acc"
     for u in range(unroll):
+        va = dqb.apply(f"%vw{u}", f"%k{u}" if u else "%k") if dqb is not None else f"%va{u}"
         w(f"      %bx{u} = xetile.tile_broadcast %vx{u} [{0 if rows else 1}] {{wg_map = {amap}}} : {xvt} -> {vti}")
-        va, bx = f"%va{u}", f"%bx{u}"
+        bx = f"%bx{u}"
         if Ti != T:
-            w(f"      %va{u}w = arith.extf %va{u} {{wg_map = {amap}}} : {vti} to {vt}")
+            w(f"      %va{u}w = arith.extf {va} {{wg_map = {amap}}} : {vti} to {vt}")
             w(f"      %bx{u}w = arith.extf %bx{u} {{wg_map = {amap}}} : {vti} to {vt}")
             va, bx = f"%va{u}w", f"%bx{u}w"
         w(f"      %pr{u} = {mul} {va}, {bx} {{wg_map = {amap}}} : {vt}")
@@ -392,6 +413,8 @@ def emit_launch(form: GemvForm, plan, mod_name: str, kname: str, io: GemvIO):
         threads = const(plan.num_subgroups * 16)
         launch = launch_func(mod_name, kname, (gx, gy, gz), (threads, one, one), io.host_args)
     op.erase()
+    if io.dequant is not None:
+        erase_host(io.dequant)         # the dequantizing generic and its temporary
     if form.fill is not None:
         const = _defining(form.fill.operands[0])
         form.fill.erase()
@@ -400,9 +423,10 @@ def emit_launch(form: GemvForm, plan, mod_name: str, kname: str, io: GemvIO):
     return launch
 
 
-def consider(mb, op, index: int) -> None:
-    """Plan and write the kernel of gemv op `op` into the MemoryBound collector `mb`; report (remark,
-    error under strict) why not when its form is unsupported."""
+def consider(mb, op, index: int, dq=None) -> None:
+    """Plan and write the kernel of gemv op `op` into the MemoryBound collector `mb`, with the dequantization
+    `dq` (dequant.Dequant of its matrix) in its A path when given; report (remark, error under strict) why
+    not when its form is unsupported."""
     from .memory_bound import MbKernel
 
     try:
@@ -411,9 +435,13 @@ def consider(mb, op, index: int) -> None:
         mb.report(op, f"not lowered to XeTile: {e}")
         return
     plan = plan_gemv(form.m, form.n, form.dim, form.batch, form.elt_in, mb.hw,
-                     can_split=form.elt in ("f32", "i32") and form.fill is None)
+                     can_split=form.elt in ("f32", "i32") and form.fill is None,
+                     weights=dq and (dq.wtype, dq.group))
     name = f"{mb.fname}_{index}"
     if mb.printing:
-        print(f"// memory-bound plan for {op.name} at {op.location}\n{plan.describe()}", file=sys.stderr)
-    io = GemvIO(form)
+        extra = f"\n{dq.describe()}" if dq is not None else ""
+        print(f"// memory-bound plan for {op.name} at {op.location}\n{plan.describe()}{extra}", file=sys.stderr)
+    if dq is not None:
+        host_view(dq)                  # i4: the packed bytes' view the kernel takes
+    io = GemvIO(form, dq)
     mb.kernels.append(MbKernel(op, form, plan, name, io, kernel_text(form, plan, name, io), sys.modules[__name__]))

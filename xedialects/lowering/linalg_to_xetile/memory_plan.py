@@ -2,6 +2,7 @@
 for full-width 2D block loads, shrunk until the grid has enough work-groups for every Xe-core."""
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 from ...arch import XeArch
@@ -105,6 +106,10 @@ def plan_memory_bound(kind: str, m, n, elt: str, hw: XeArch, whole_rows: bool = 
     return MemPlan(kind, m, n, elt, hw.name, tuple(wg), tuple(layout), (sg_rows, sg_cols), reasons)
 
 
+# the narrowest plain 8-bit 2D block read the SPIR-V lowering has (spirv_builtins.block_read: 32 or 64 bytes
+# wide); a 16-byte-wide i4 tile of a gemv went per lane (IGC 2.40, 4096 x 4096 W4A16 matvec: 36 scattered loads
+# and 98 branches per loop iteration)
+MIN_8BIT_READ_BYTES = 32
 GATHER_ADDRESS_BYTES = 8    # a gather's per-lane address: 64-bit (Physical64 kernels; IGC: load.ugm.*.a64)
 GATHER_SLOT_BYTES = 4       # a gather returns each element in a 32-bit slot (IGC: load.ugm.d16u32 for 16-bit data)
 
@@ -197,11 +202,14 @@ class GemvPlan(MemPlan):
         return text
 
 
-def gemv_engine(elt_in: str, hw: XeArch) -> tuple[str, str]:
+def gemv_engine(elt_in: str, hw: XeArch, stored_bytes: float | None = None) -> tuple[str, str]:
     """The engine of a gemv and why: a gemv uses each element of A in one multiply-add, so either
     engine streams A once at full width; DPAS would pay off only if the vector units could not
-    multiply-add as fast as memory delivers A (the reason says so; the kernel uses FMAs)."""
-    eb = _BYTES.get(elt_in, 4)
+    multiply-add as fast as memory delivers A (the reason says so; the kernel uses FMAs). `stored_bytes`:
+    A's bytes per element in memory when they differ from `elt_in`'s (dequantized weights)."""
+    eb = stored_bytes or _BYTES.get(elt_in, 4)
+    if stored_bytes:
+        elt_in = f"{elt_in} (stored at {stored_bytes:g} B)"
     need = hw.peak.mem_bandwidth_gbs * 1e9 / eb                  # A elements per second
     vec = dict(hw.peak.vector_ops_per_clk)
     ops = vec.get(elt_in if elt_in in vec else "f32", 0)          # bf16 math runs as f32
@@ -229,7 +237,8 @@ def _in_flight_target(hw: XeArch) -> tuple[float, str]:
     return per_core * lat_ns, f"{per_core:.1f} GB/s per Xe-core x {lat_ns:.0f} ns latency"
 
 
-def plan_gemv(m: int, n: int, dim: int, batch: int, elt_in: str, hw: XeArch, can_split: bool = False) -> GemvPlan:
+def plan_gemv(m: int, n: int, dim: int, batch: int, elt_in: str, hw: XeArch, can_split: bool = False,
+              weights: tuple | None = None) -> GemvPlan:
     """Tiles for y = A x (dim 1: matvec, rows of A reduced) or y = x A (dim 0: vecmat) on an m x n A,
     `batch` times: every subgroup owns whole output rows / columns (tile_reduce stays inside it);
     tiles shrink until batch x tiles fills every Xe-core (subgroups are given up last: each brings
@@ -237,13 +246,31 @@ def plan_gemv(m: int, n: int, dim: int, batch: int, elt_in: str, hw: XeArch, can
     per subgroup until an Xe-core has the bytes in flight its share of the bandwidth needs. With
     `can_split` (a gemv into an f32/i32 y that is not overwritten first), too few outputs to fill
     the Xe-cores, or too few bytes in flight, split the reduced dimension over work-groups that add
-    their partial sums into y atomically."""
+    their partial sums into y atomically. `weights` = (storage type, group or None): A is integer weights
+    dequantized to `elt_in` in registers (docs/quantized-gemm.md "gemv"): the tiles are those of the `elt_in`
+    gemv (the registers hold the dequantized values), A's bytes in flight are counted at the weights' width,
+    and the K extent of an A tile divides the group."""
     eb = _BYTES.get(elt_in, 4)
     row_bytes = max(r.max_row_bytes for r in hw.blocks) if hw.blocks else 64
     width = max(1, row_bytes // eb)
     want = hw.xe_cores
-    engine, why = gemv_engine(elt_in, hw)
+    sb = eb   # bytes of an A element in memory
+    if weights is not None:
+        sb = _BYTES[weights[0]] if weights[0] in _BYTES else 0.5    # i4: two per byte
+    engine, why = gemv_engine(elt_in, hw, sb if weights is not None else None)
     reasons = [why, f"A streams in full-width 2D block rows of {row_bytes} bytes = {width} {elt_in}"]
+    if weights is not None:
+        wtype, group = weights
+        wide = max(width, int(MIN_8BIT_READ_BYTES / sb))
+        reasons[1] = (f"A holds {wtype} weights dequantized to {elt_in} in registers: tiles of {wide} columns "
+                      f"({sb:g} byte(s) per weight in memory: {int(wide * sb)}-byte rows of the weights' bytes, "
+                      f"at least the {MIN_8BIT_READ_BYTES} bytes of the narrowest plain 8-bit 2D block read; "
+                      f"narrower ones are per-lane loads)")
+        width = wide
+        if group and dim == 1 and group % width:
+            width = math.gcd(group, width)
+            reasons.append(f"A tiles of {width} columns of K: the step divides the dequantization group {group} "
+                           "(one parameter column per tile)")
     if dim == 1:
         layout, data = [4, 1], [16, width]
         while m is not None and batch * -(-m // (layout[0] * data[0])) < want and (layout[0] > 1 or data[0] > 8):
@@ -273,7 +300,7 @@ def plan_gemv(m: int, n: int, dim: int, batch: int, elt_in: str, hw: XeArch, can
     target, how = _in_flight_target(hw)
     per_core = -(-total // want) if total is not None else 1   # dynamic: one work-group per Xe-core
     sg_bytes = data[0] * data[1] * eb
-    step_bytes = per_core * layout[0] * layout[1] * sg_bytes
+    step_bytes = int(per_core * layout[0] * layout[1] * data[0] * data[1] * sb)
     unroll = 1
     while (unroll * step_bytes < target and unroll < 8 and 2 * unroll * sg_bytes <= hw.grf_file_bytes() // 4
            and (extent is None or 2 * unroll * tile <= -(-extent // tile) * tile)):

@@ -118,23 +118,3 @@ func.func @int4_arith(%A: memref<32x64xf16>, %W: memref<64x64xi4>, %S: memref<64
   linalg.matmul ins(%A, %Bd : memref<32x64xf16>, memref<64x64xf16>) outs(%C : memref<32x64xf32>)
   return
 }
-
-// -----
-// A dequantized matrix feeding a gemv (linalg.matvec): the gemv kernels take no prologue; two kernels.
-#id = affine_map<(d0, d1) -> (d0, d1)>
-#row = affine_map<(d0, d1) -> (d0)>
-// CHECK-LABEL: func.func @matvec(
-// CHECK-COUNT-2: gpu.launch_func
-func.func @matvec(%W: memref<64x128xi8>, %S: memref<64xf16>, %x: memref<128xf16>, %y: memref<64xf16>) {
-  %Bd = memref.alloc() : memref<64x128xf16>
-  // expected-remark @+1 {{dequantization not fused into 'linalg.matvec': the gemv kernels take no dequantizing prologue}}
-  linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
-      ins(%W, %S : memref<64x128xi8>, memref<64xf16>) outs(%Bd : memref<64x128xf16>) {
-  ^bb0(%w: i8, %s: f16, %o: f16):
-    %f = arith.sitofp %w : i8 to f16
-    %r = arith.mulf %f, %s : f16
-    linalg.yield %r : f16
-  }
-  linalg.matvec ins(%Bd, %x : memref<64x128xf16>, memref<128xf16>) outs(%y : memref<64xf16>)
-  return
-}

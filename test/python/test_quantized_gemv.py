@@ -1,0 +1,105 @@
+"""Weight-only quantized gemvs (docs/quantized-gemm.md "gemv"): a dequantizing linalg.generic feeding a
+linalg.matvec (weights N x K, i4 packed along K) or linalg.vecmat (K x N) lowers to one gemv kernel whose A tile
+holds the integer weights, dequantized in registers. Checked against upstream MLIR's CPU run of the unfused
+program through the simulator and, where the OpenCL CPU runtime is present, the portable binary and the pvc
+one under the emulation library; the plan counts the weights at their own width."""
+import os
+import sys
+
+import pytest
+
+import xedialects
+from xedialects.passes import run
+from xedialects.tools.xe_run import main as xe_run
+
+sys.path.insert(0, os.path.dirname(__file__))
+from opencl_support import needs_rt  # noqa: E402
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "bench"))
+from quantized_source import quantized_gemv_source  # noqa: E402
+
+# (form, N, K, weights, group, zero point, y type): i8 per output, i4 per group (64: 32-byte rows of the packed
+# bytes) with a zero point; f16 and bf16 (the vecmat i4 one into an f32 y)
+CASES = {
+    "matvec_i8_f16": ("matvec", 64, 256, "i8", None, False, None, "f16"),
+    "matvec_i4_bf16": ("matvec", 48, 256, "i4", 64, True, None, "bf16"),
+    "vecmat_i8_bf16": ("vecmat", 96, 128, "i8", None, False, None, "bf16"),
+    "vecmat_i4_f16": ("vecmat", 128, 128, "i4", 32, True, "f32", "f16"),
+}
+
+
+def _source(name):
+    form, n, k, wtype, group, zp, acc, elt = CASES[name]
+    return quantized_gemv_source(n, k, wtype, group, elt, acc, form, zp)
+
+
+def _write(tmp_path, name):
+    path = tmp_path / f"{name}.mlir"
+    path.write_text(_source(name))
+    return str(path)
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_one_launch_and_no_dequantized_matrix(name):
+    m = xedialects.parse(_source(name), f"{name}.mlir")
+    run(m, "builtin.module(convert-linalg-to-xetile)")
+    func = [o for o in m.body.operations if o.operation.name == "func.func"][0]
+    host = [o.operation.name for o in func.regions[0].blocks[0].operations]
+    assert host.count("gpu.launch_func") == 1, host
+    assert not [n for n in host if n.startswith("linalg.") or n in ("memref.alloc", "memref.dealloc")], host
+    assert host.count("builtin.unrealized_conversion_cast") == (1 if "_i4_" in name else 0), host
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_simulated_kernel_matches_the_unfused_cpu_program(tmp_path, capsys, name):
+    assert xe_run([_write(tmp_path, name), "--pipeline=xe-gemm-to-spirv", "--check"]) == 0
+    out = capsys.readouterr().out
+    assert out.rstrip().endswith("PASS") and "y: max abs error" in out, out
+
+
+@needs_rt
+@pytest.mark.parametrize("name, pipeline", [("matvec_i4_bf16", "xe-gemm-to-spirv-portable"),
+                                            ("vecmat_i4_f16", "xe-gemm-to-spirv")])
+def test_opencl_and_pvc_emulation_match(tmp_path, capsys, name, pipeline):
+    """The portable binary on the OpenCL CPU device, the pvc one under the emulation library; --backend=both
+    also compares them with the simulator."""
+    assert xe_run([_write(tmp_path, name), f"--pipeline={pipeline}", "--backend=both", "--check"]) == 0
+    out = capsys.readouterr().out
+    assert "backends agree" in out and out.rstrip().endswith("PASS"), out
+
+
+def test_plan_counts_the_weights_at_their_width():
+    """The plan of a 4096 x 4096 decode matvec: i4 tiles of 64 columns (32 bytes of packed weights, the narrowest
+    plain 8-bit block read), a K step dividing the group, and the bytes in flight counted at 1 and 1/2 byte per
+    weight; the kernel's launch reads the weights' bytes, not the f16 matrix's."""
+    from xedialects.arch import get_arch
+    from xedialects.lowering.linalg_to_xetile.memory_plan import plan_gemv
+    from xedialects.passes.analysis.kernel_bytes import kernel_bytes
+    from xedialects.passes.analysis.launch_sizes import launches
+    from xedialects.passes.utils.ir_walk import walk
+
+    pvc = get_arch("pvc")
+    f16 = plan_gemv(4096, 4096, 1, 1, "f16", pvc)
+    i8 = plan_gemv(4096, 4096, 1, 1, "f16", pvc, weights=("i8", None))
+    i4 = plan_gemv(4096, 4096, 1, 1, "f16", pvc, weights=("i4", 128))
+    assert (f16.sg_data, i8.sg_data, i4.sg_data) == ((8, 32), (8, 32), (8, 64))
+    assert any("32-byte rows of the weights' bytes" in r for r in i4.reasons)
+    def per_tile(p):   # KiB in flight per Xe-core and A tile of a step
+        why = next(r for r in p.reasons if "in flight per Xe-core" in r)
+        return float(why.split("): ")[1].split()[0]) / p.unroll
+
+    assert per_tile(i8) == pytest.approx(per_tile(f16) / 2) and per_tile(i4) == pytest.approx(per_tile(f16) / 2)
+    g16 = plan_gemv(4096, 4096, 1, 1, "f16", pvc, weights=("i4", 16))
+    assert g16.sg_data == (8, 16) and any("divides the dequantization group 16" in r for r in g16.reasons)
+
+    def hbm_read(src):
+        m = xedialects.parse(src, "q.mlir")
+        run(m, "builtin.module(xe-gemm-to-xegpu)")
+        grids = launches(m.operation)
+        func = next(o for o in walk(m.operation) if o.name == "gpu.func")
+        return kernel_bytes(func, grids.get("qgemv_0"), pvc, True)["hbm_read"]
+
+    w8, w4 = (hbm_read(quantized_gemv_source(4096, 4096, t, g)) for t, g in (("i8", None), ("i4", 128)))
+    assert 4096 * 4096 <= w8 < 4096 * 4096 * 1.01, w8          # the i8 weights, x and the scales
+    assert 4096 * 4096 // 2 <= w4 < 4096 * 4096 // 2 * 1.05, w4
+
