@@ -219,7 +219,8 @@ def test_k_loop_machine_code(arch):
 
 
 @pytest.mark.parametrize("kw", [dict(d=128, elt="f16"), dict(d=64, elt="bf16", causal=True, mask="shared"),
-                                dict(d=128, elt="bf16", causal="bottom-right", lk=256), dict(d=64, elt="bf16", lk=1000)],
+                                dict(d=128, elt="bf16", causal="bottom-right", lk=256),
+                                dict(d=64, elt="bf16", lk=1000)],
                          ids=["f16-d128", "bf16-d64-causal-mask", "bf16-d128-bottom-right", "bf16-d64-tail-1000"])
 def test_igc_compiles_without_spill(kw):
     """Plans beyond the examples (which test_igc.py's corpus builds for pvc and bmg): IGC builds every

@@ -5,11 +5,11 @@ A work-group owns `block_m` query rows of one (batch, head); its subgroups are s
 (`sg_layout = [R, 1]`) and own whole rows, so the row max and row sum (`tile_reduce` /
 `tile_broadcast`) stay inside a subgroup. K and V blocks stream through one scf.for with a
 prefetch one step ahead; S = Q.K^T (in base 2: times log2(e)) and P = exp2(S - m) live only in
-registers; the accumulator is rescaled by exp2(m_old - m_new) each step and divided by the row sum once at the end. Causal: the
-loop stops at the block of the work-group's last row's diagonal (shifted by Lk - Lq when bottom-right);
-the blocks crossing the diagonal run in a second loop that adds -inf above it. Lk not a multiple of the
-block: a last step adds -inf past Lk from a host table. Flash-decoding (plan.kv_splits > 1): each work-group streams one slice of
-K/V and stores its partial state to a workspace that `combine_text`'s kernel folds into O
+registers; the accumulator is rescaled by exp2(m_old - m_new) each step and divided by the row sum
+once at the end. Causal: the loop stops at the block of the work-group's last row's diagonal (shifted
+by Lk - Lq when bottom-right); the blocks crossing the diagonal run in a second loop that adds -inf
+above it. Lk not a multiple of the block: a last step adds -inf past Lk from a host table.
+Flash-decoding (plan.kv_splits > 1): each work-group streams one slice of K/V and stores its partial state to a workspace that `combine_text`'s kernel folds into O
 (docs/attention.md "Lowering", "Decode")."""
 from __future__ import annotations
 
@@ -65,6 +65,7 @@ def kernel_text(form: AttentionForm, plan: AttentionPlan, kname: str) -> str:
     kp_t = _tile((D, BN), T, pkl, pkd, order=(0, 1))
     vp_t = _tile((BN, D), T, pvl, pvd)
     s_wg, a_wg, r_wg = _wg(lay, (rows, BN)), _wg(lay, (rows, D)), _wg(lay, (rows, 1))
+    tab_t = _tile((BM, BN), "f32", lay, (rows, BN))      # the host tables' tile (diagonal, partial last block)
     s_v, a_v, r_v = f"vector<{BM}x{BN}xf32>", f"vector<{BM}x{D}xf32>", f"vector<{BM}x1xf32>"
     p_v, q_v = f"vector<{BM}x{BN}x{T}>", f"vector<{BM}x{D}x{T}>"
     kv_v, vv_v = f"vector<{D}x{BN}x{T}>", f"vector<{BN}x{D}x{T}>"
@@ -120,9 +121,8 @@ def kernel_text(form: AttentionForm, plan: AttentionPlan, kname: str) -> str:
         if masked == "causal":
             s = _mask(s, j, ind)
         elif masked == "tail":
-            tt = op(f"xetile.init_tile %Tl[%c0, %c0] : memref<{BM}x{BN}xf32> -> {_tile((BM, BN), 'f32', lay, (rows, BN))}",
-                    ind)
-            tv = op(f"xetile.load_tile {tt} : {_tile((BM, BN), 'f32', lay, (rows, BN))} -> {s_v}", ind)
+            tt = op(f"xetile.init_tile %Tl[%c0, %c0] : memref<{BM}x{BN}xf32> -> {tab_t}", ind)
+            tv = op(f"xetile.load_tile {tt} : {tab_t} -> {s_v}", ind)
             s = ew("arith.addf", s, tv, s_v, s_wg, ind)
         # maxnumf: a NaN in S still reaches the row through P and the row sum (docs/attention.md)
         mc = op(f"xetile.tile_reduce <maxnumf> {s} [1] {{wg_map = {r_wg}}} : {s_v} -> {r_v}", ind)
@@ -218,9 +218,8 @@ def kernel_text(form: AttentionForm, plan: AttentionPlan, kname: str) -> str:
     loops = []
     if form.causal:
         w(f"{ind}%ninf_big = arith.constant {{wg_map = {s_wg}}} dense<-1.0e+30> : {s_v}")
-        d_t = _tile((BM, BN), "f32", lay, (rows, BN))
-        w(f"{ind}%dgt = xetile.init_tile %Dg[%c0, %c0] : memref<{BM}x{BN}xf32> -> {d_t}")
-        w(f"{ind}%diag = xetile.load_tile %dgt : {d_t} -> {s_v}")
+        w(f"{ind}%dgt = xetile.init_tile %Dg[%c0, %c0] : memref<{BM}x{BN}xf32> -> {tab_t}")
+        w(f"{ind}%diag = xetile.load_tile %dgt : {tab_t} -> {s_v}")
         # keys <= r0 + offset are visible to every row of the work-group, keys < r0 + BM + offset to its last
         if form.causal_offset:
             w(f"{ind}%cdg = arith.constant {form.causal_offset} : index")

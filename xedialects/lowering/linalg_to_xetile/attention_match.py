@@ -1,8 +1,9 @@
 """Recognise scaled dot-product attention in bufferized linalg (stage 1): `S = Q·Kᵀ` (a batch
 matmul reading K transposed, or a `linalg.transpose` feeding a plain one; 3D, or a 4D
 `linalg.generic` contraction for (batch, heads)), optional element-wise scale and causal mask (top-left,
-or bottom-right aligned when Lq != Lk), `linalg.softmax` on the last dimension, `arith.truncf` to the inputs' type, `O = P·V`. The
-result is an `AttentionForm` or `NotAttention` with the reason the pass remarks (docs/attention.md).
+or bottom-right aligned when Lq != Lk), `linalg.softmax` on the last dimension, `arith.truncf` to the
+inputs' type, `O = P·V`. The result is an `AttentionForm` or `NotAttention` with the reason the pass
+remarks (docs/attention.md).
 """
 from __future__ import annotations
 

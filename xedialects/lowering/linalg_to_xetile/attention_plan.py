@@ -114,7 +114,8 @@ def plan_attention(form: AttentionForm, hw: XeArch) -> AttentionPlan:
         gz *= b
     splits = _kv_splits(form, gx, gz, bn, hw, reasons)
     reasons.append(f"grid {gx} x {splits} x {gz}: one work-group per query block"
-                   + (f" and K/V slice of {-(-form.lk // bn) // splits * bn} keys" if splits > 1 else "") + " of one (batch, head)")
+                   + (f" and K/V slice of {-(-form.lk // bn) // splits * bn} keys" if splits > 1 else "")
+                   + " of one (batch, head)")
     if form.causal:
         dg = form.causal_offset
         reasons.append("causal" + (f" bottom-right (query i sees keys <= i + {dg} = Lk - Lq)" if dg else "")
