@@ -12,6 +12,10 @@ for the attention projections, 11008 for the MLP), M = 1 and 16 (decode) and 512
 scales (G = 128). Both are lowered to one fused kernel each; the plan's model reads the weights at 1 and 1/2
 byte.
 
+Quantized gemv (docs/quantized-gemm.md "gemv"): the same layers at M = 1 written as a linalg.matvec of N x K
+weights (a framework's [out, in]), the dequantization fused into the gemv kernel (vector FMAs), beside the
+DPAS rows; with IGC, the instructions of its streaming loop per weight.
+
 Published figures: no per-GEMM W4A16 / W8A16 time for these shapes on PVC or BMG was found. Searched: Intel
 Extension for PyTorch's INT4 GPU tutorial (intel.github.io/intel-extension-for-pytorch/xpu/2.1.10+xpu/
 tutorials/features/int4.html: INT4 weight-only operators, no kernel times), Intel's "Weight-only
@@ -178,6 +182,86 @@ def print_quantized(arch: str, use_isa: bool = True):
               f"{work.bytes_hbm / t / 1e9:>7.0f}  {p.bound}")
 
 
+# ---- quantized gemv --------------------------------------------------------------------------------
+# docs/quantized-gemm.md "gemv": the decode (M = 1) linear layer as a linalg.matvec of N x K weights (a
+# framework's [out, in] layout), the dequantization fused into the gemv kernel (vector FMAs + tile_reduce)
+
+GEMV_SHAPES = [(4096, 4096), (11008, 4096)]    # (N, K): the attention projections and the MLP's up projection
+
+
+def gemv_loop_issue(work, isa: dict | None, report: dict, trips: int):
+    """`work` with the issue term of IGC's machine code for a kernel without DPAS: its streaming loop (the
+    `hot_loop` of the ISA row, one iteration) times the iterations (the IR loop's `trips`, scaled by the IR's
+    block loads per step over the machine loop's block loads: IGC may unroll), plus the code outside it."""
+    from dataclasses import replace
+
+    hot = isa and isa.get("hot_loop")
+    loads = (report.get("per_k_step") or {}).get("block_loads")
+    if not hot or not trips or not loads or not hot["block_loads"]:
+        return work, None
+    iters = trips * loads / hot["block_loads"]
+    total = isa["total"]["instructions"] - hot["instructions"] + hot["instructions"] * iters
+    return replace(work, isa_instructions_per_sg=int(round(total)),
+                   assumptions=work.assumptions + (f"issue: IGC's loop, {hot['instructions']} instructions per "
+                                                   f"iteration, {iters:g} iterations",)), hot
+
+
+def quantized_gemv_rows(arch: str, use_isa: bool = True):
+    """(kernel, N, K, plan, prediction, IGC loop row or None, weights per loop iteration of a subgroup) per shape
+    and weight type: the fused dequantizing matvec (f16 x, f32 y, scales per 128 K), priced from its XeGPU
+    (kernel_report: the launch's bytes, the weights at their width) and, with IGC, its machine code."""
+    from xedialects.lowering.linalg_to_xetile.memory_plan import plan_gemv
+    from xedialects.passes.analysis.kernel_report import kernel_report
+    from xedialects.passes.analysis.launch_sizes import launches
+    from xedialects.passes.analysis.perf_model import work_from_report
+    from quantized_source import quantized_gemv_source
+
+    hw = get_arch(arch)
+    rows = []
+    for n, k in GEMV_SHAPES:
+        for wtype in ("i8", "i4"):
+            src = quantized_gemv_source(n, k, wtype, 128, "f16", "f32")
+            mod = xedialects.parse(src, f"qgemv_{n}x{k}.mlir")
+            with contextlib.redirect_stderr(io.StringIO()):
+                run(mod, f"builtin.module(xe-gemm-to-xegpu{{arch={arch}}})")
+            (r,) = kernel_report(mod, hw, isa=use_isa and igc_ok())
+            plan = plan_gemv(n, k, 1, 1, "f16", hw, can_split=True, weights=(wtype, 128))
+            step = plan.unroll * plan.wg_tile[1]
+            trips = -(-(plan.chunk if plan.slices > 1 else k) // step)     # loop steps of one work-group
+            work = work_from_report(dict(r, isa=None), launches(mod).get(r["kernel"]), hw)
+            work, hot = gemv_loop_issue(work, r.get("isa"), r, trips)
+            per_iter = plan.sg_data[0] * plan.sg_data[1] * plan.unroll
+            if hot is not None:
+                hot = dict(hot, spill_bytes=r["isa"]["spill_bytes"])
+            rows.append((f"W{8 if wtype == 'i8' else 4}A16", n, k, plan, predict(hw, work), hot, per_iter))
+    return rows
+
+
+def igc_ok() -> bool:
+    from xedialects.runtime.igc import igc_available
+
+    return igc_available()
+
+
+def print_quantized_gemv(arch: str, use_isa: bool = True):
+    print(f"## Quantized gemv [{arch}] (M = 1 as linalg.matvec of N x K weights: f16 x, f32 y, scales per 128 of K; "
+          "vector FMAs, beside the DPAS M = 1 rows above)")
+    print(f"{'kernel':<7} {'N':>6} {'K':>5}  {'plan (wg tile, sg tile, unroll, grid)':<38} {'time':>10} {'GB/s':>7}  "
+          "bound        IGC loop: instr / weights, spill")
+    for name, n, k, plan, p, hot, per_iter in quantized_gemv_rows(arch, use_isa):
+        gx, gy = plan.grid()
+        desc = (f"{plan.wg_tile[0]}x{plan.wg_tile[1]}, {plan.sg_data[0]}x{plan.sg_data[1]}, x{plan.unroll}, "
+                f"{gx}x{gy}")
+        t = p.time_s
+        ts = f"{t * 1e6:.1f} us" if t < 1e-3 else f"{t * 1e3:.3f} ms"
+        isa = (f"{hot['instructions']} / {per_iter} = {hot['instructions'] / per_iter:.2f}, {hot['spill_bytes']} B"
+               if hot else "")
+        print(f"{name:<7} {n:>6} {k:>5}  {desc:<38} {ts:>10} {p.gbs:>7.0f}  {p.bound:<12} {isa}")
+    print("GB/s: the launch's HBM bytes (the weights at 1 or 1/2 byte, x, y, the scales) over the model's time; "
+          "IGC loop: instructions of one iteration of the machine code's streaming loop per weight a subgroup "
+          "dequantizes in it")
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--arch", default="pvc", choices=["pvc", "bmg"])
@@ -187,6 +271,8 @@ def main(argv=None):
     args = ap.parse_args(argv)
     print_attention(args.arch, args.plans, not args.no_isa)
     print_quantized(args.arch, not args.no_isa)
+    print()
+    print_quantized_gemv(args.arch, not args.no_isa)
 
 
 if __name__ == "__main__":
