@@ -16,21 +16,11 @@ class DequantGemv(DequantB):
         self.out = out            # the work-group's offset along the output dimension
         self.bdim = dq.k_dim      # matvec (K along columns): parameter columns broadcast along dimension 1
 
-    def param_vt(self, elt) -> str:
-        return f"vector<{self.ks}x1x{elt}>" if self.bdim else super().param_vt(elt)
-
-    def _row_tile(self, view, view_t, at, elt, order=""):
-        """One parameter tile: the column of the tile's rows at column `at` (matvec) or the row at `at`."""
+    def param_place(self, at) -> tuple:
+        """A parameter tile: the column of the tile's rows at column `at` (matvec) or the row at `at` (vecmat)."""
         if self.bdim:
-            shape, data, offs = (self.ks, 1), (self.data[0], 1), (self.out, at)
-        else:
-            shape, data, offs = (1, self.wn), (1, self.data[1]), (at, self.out)
-        t = (f"!xetile.tile<{shape[0]}x{shape[1]}x{elt}, #xetile.tile_attr<wg_map = <sg_layout = [{self.layout[0]}, "
-             f"{self.layout[1]}], sg_data = [{data[0]}, {data[1]}]>>>")
-        tile, v = self.fresh(), self.fresh()
-        self.w(f"    {tile} = xetile.init_tile {view}[{offs[0]}, {offs[1]}] : {view_t} -> {t}")
-        self.w(f"    {v} = xetile.load_tile {tile} : {t} -> vector<{shape[0]}x{shape[1]}x{elt}>")
-        return v
+            return (self.ks, 1), (self.data[0], 1), (self.out, at)
+        return (1, self.wn), (1, self.data[1]), (at, self.out)
 
     def setup(self) -> None:
         """Before the loop: the per-output parameters as N x 1 (matvec) or 1 x N (vecmat) views, loaded once."""

@@ -30,16 +30,23 @@ class DequantB:
     def vt(self, elt) -> str:
         return f"vector<{self.ks}x{self.wn}x{elt}>"
 
+    def param_place(self, at) -> tuple:
+        """(shape, sg_data, offsets) of a parameter tile at row `at`: a row of wn values at column %n
+        (dequant_gemv: a column for a matvec)."""
+        return (1, self.wn), (1, self.data[1]), (at, "%n")
+
     def param_vt(self, elt) -> str:
-        """The vector of one parameter tile (a row of wn values; dequant_gemv: a column for a matvec)."""
-        return f"vector<1x{self.wn}x{elt}>"
+        """The vector of one parameter tile."""
+        (r, c), _, _ = self.param_place(None)
+        return f"vector<{r}x{c}x{elt}>"
 
     def _row_tile(self, view, view_t, row, elt):
-        t = (f"!xetile.tile<1x{self.wn}x{elt}, #xetile.tile_attr<wg_map = <sg_layout = [{self.layout[0]}, "
-             f"{self.layout[1]}], sg_data = [1, {self.data[1]}]>>>")
+        (r, c), data, offs = self.param_place(row)
+        t = (f"!xetile.tile<{r}x{c}x{elt}, #xetile.tile_attr<wg_map = <sg_layout = [{self.layout[0]}, "
+             f"{self.layout[1]}], sg_data = [{data[0]}, {data[1]}]>>>")
         tile, v = self.fresh(), self.fresh()
-        self.w(f"    {tile} = xetile.init_tile {view}[{row}, %n] : {view_t} -> {t}")
-        self.w(f"    {v} = xetile.load_tile {tile} : {t} -> vector<1x{self.wn}x{elt}>")
+        self.w(f"    {tile} = xetile.init_tile {view}[{offs[0]}, {offs[1]}] : {view_t} -> {t}")
+        self.w(f"    {v} = xetile.load_tile {tile} : {t} -> {self.param_vt(elt)}")
         return v
 
     def b_tiles(self, prefetch_map):
