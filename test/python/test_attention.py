@@ -43,10 +43,11 @@ def _run(tmp_path, capsys, pipeline, **kw):
     dict(batch=(2,), lq=24, lk=40, d=64, elt="f16", scale=0.125),
     dict(batch=(1, 2), lq=1, lk=1000, d=64, elt="bf16", out="bf16"),
     dict(batch=(2,), lq=40, lk=200, d=64, elt="f16", causal="bottom-right"),
+    dict(batch=(1, 2), lq=64, lk=40, d=64, elt="f16", causal=True),
 ], ids=["f16-3d-d64", "unaligned-q-transpose-op", "bf16-4d-d128-causal", "f16-causal-2-loops", "additive-mask",
         "shared-mask-causal-4d", "decode-split", "decode-split-4d-mask", "bottom-right-causal-chunk",
         "bottom-right-diagonal-inside-block", "causal-block-wider-than-query-block", "tail-40-keys-16-rows",
-        "tail-1000-keys-decode-split", "tail-hidden-by-bottom-right"])
+        "tail-1000-keys-decode-split", "tail-hidden-by-bottom-right", "tail-seen-by-top-left-rows-past-lk"])
 def test_fused_attention_matches_reference(tmp_path, capsys, kw):
     out = _run(tmp_path, capsys, "xe-gemm-to-xegpu", **kw)
     assert "PASS" in out.out
@@ -129,8 +130,10 @@ def test_plan_rules():
     assert plan_attention(_form(lq=64, lk=512, d=64, causal=True), hw).kv_splits == 1   # keys end at the diagonal
     t = plan_attention(_form(lq=16, lk=40, d=64), hw)     # no block divides 40: 32, a last block of 8 keys
     assert (t.block_n, t.tail) == (32, 8) and "the last block holds 8 keys" in t.describe()
+    t = plan_attention(_form(lq=40, lk=40, d=64, causal=True), hw)
+    assert (t.block_n, t.tail) == (32, 0)                 # causal, Lq <= Lk: the mask hides keys past Lk from every row
     t = plan_attention(_form(lq=64, lk=40, d=64, causal=True), hw)
-    assert (t.block_n, t.tail) == (32, 0)                 # causal: the mask hides keys past Lk from every row
+    assert (t.block_n, t.tail) == (32, 8)                 # top-left, Lq > Lk: rows 40..63 see the keys past Lk
     t = plan_attention(_form(lq=16, lk=8, d=64), hw)
     assert (t.block_n, t.tail) == (16, 8)                 # not a block wider than Lk rounded up to 16
     dt = plan_attention(_form(batch=(1, 2), lq=1, lk=1000, d=64), hw)   # 32 blocks of 32, 16 slices of 64 keys

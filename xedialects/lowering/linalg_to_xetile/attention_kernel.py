@@ -102,7 +102,7 @@ def kernel_text(form: AttentionForm, plan: AttentionPlan, kname: str) -> str:
 
     def step(acc, m, l, kt, vt, kp, vp, *rest, ind, masked):
         """One K/V block at key offset j (with the additive mask's tile mt): the values the loop yields.
-        masked: None, "causal" (the diagonal table) or "tail" (-inf past Lk from the tail table)."""
+        masked: None, "causal" (the diagonal table), "tail" (-inf past Lk from the tail table) or both."""
         (mt, j) = rest if has_mask else (None, rest[0])
         k = op(f"xetile.load_tile {kt} : {k_t} -> {kv_v}", ind)
         w(f"{ind}xetile.prefetch_tile {kp} : {kp_t}")
@@ -118,9 +118,9 @@ def kernel_text(form: AttentionForm, plan: AttentionPlan, kname: str) -> str:
             s = ew("arith.mulf", ew("arith.addf", s, mv, s_v, s_wg, ind), "%log2e", s_v, s_wg, ind)
         else:              # S (scale log2(e))
             s = ew("arith.mulf", s, "%scale2", s_v, s_wg, ind)
-        if masked == "causal":
+        if masked in ("causal", "causal+tail"):
             s = _mask(s, j, ind)
-        elif masked == "tail":
+        if masked in ("tail", "causal+tail"):
             tt = op(f"xetile.init_tile %Tl[%c0, %c0] : memref<{BM}x{BN}xf32> -> {tab_t}", ind)
             tv = op(f"xetile.load_tile {tt} : {tab_t} -> {s_v}", ind)
             s = ew("arith.addf", s, tv, s_v, s_wg, ind)
@@ -233,6 +233,11 @@ def kernel_text(form: AttentionForm, plan: AttentionPlan, kname: str) -> str:
             ufloor = "%ufloor"
         w(f"{ind}%uend = arith.minui {ufloor}, %cend : index")
         loops = [("%c0", "%uend", None), ("%uend", "%cend", "causal")]
+        if plan.tail:      # top-left, Lq > Lk: rows >= Lk see the partial last block's keys past Lk
+            w(f"{ind}%clkf = arith.constant {LK - plan.tail} : index")
+            w(f"{ind}%uendf = arith.minui %uend, %clkf : index")
+            w(f"{ind}%cendf = arith.minui %cend, %clkf : index")
+            loops = [("%c0", "%uendf", None), ("%uendf", "%cendf", "causal"), ("%cendf", "%cend", "causal+tail")]
     else:
         lo, hi = ("%klo", "%khi") if splits > 1 else ("%c0", "%clk")
         if plan.tail:      # whole blocks, then (in the slice that holds it) the partial last one, masked

@@ -33,7 +33,7 @@ class AttentionPlan:
     def tail(self) -> int:
         """Keys in a partial last K/V block that the kernel masks with a -inf table (0: every block is
         whole, or a causal mask hides the keys past Lk from every query row)."""
-        return 0 if self.form.causal else self.form.lk % self.block_n
+        return 0 if _causal_hides_past_lk(self.form) else self.form.lk % self.block_n
 
     def describe(self) -> str:
         f = self.form
@@ -55,6 +55,12 @@ class AttentionPlan:
             lines.append(f"  model [{self.arch}]      : predicted {p.time_s * 1e6:.3f} us, {p.tflops:.2f} TFLOP/s "
                          f"(useful), bound: {p.bound}")
         return "\n".join(lines)
+
+
+def _causal_hides_past_lk(f: AttentionForm) -> bool:
+    """A causal mask hides the keys past Lk from every query row: the last row's diagonal is left of Lk
+    (bottom-right always; top-left only when Lq <= Lk: a row i >= Lk sees keys up to i)."""
+    return f.causal and f.lq - 1 + f.causal_offset < f.lk
 
 
 def _mask_name(f: AttentionForm) -> str:
@@ -101,7 +107,7 @@ def plan_attention(form: AttentionForm, hw: XeArch) -> AttentionPlan:
                    + "whose K, V, S, P, Q and accumulator fit " + ("" if rows > 8 else "3/4 of ")
                    + f"the large register file ({budget} B)"
                    + (f"; none divides Lk = {form.lk}: the last block holds {tail} keys, the keys past Lk "
-                      + ("are hidden from every query row by the causal mask" if form.causal else
+                      + ("are hidden from every query row by the causal mask" if _causal_hides_past_lk(form) else
                          "get -inf from a table in a last, masked step (a load past Lk reads 0)")
                       if tail else ""))
     reg = _regs(form.d, bn, rows, form.elt)
