@@ -4,6 +4,7 @@ simulator for f16/bf16, head dim 64/128, causal or not, additive masks, 3D and 4
 SPIR-V."""
 import os
 import sys
+from dataclasses import replace
 
 import pytest
 
@@ -142,6 +143,83 @@ def test_plan_rules():
     assert key_blocks(dt) == [2] * 16
 
 
+def test_causal_split_plan_for_chunked_prefill():
+    """Chunked prefill (a few query blocks per head over a long KV cache, bottom-right causal) leaves most
+    Xe-cores idle: the model prices each power of two of K/V slices (split kernel + combine) and keeps the
+    fastest; a full prefill (a grid of 512 work-groups) and bmg's 20 Xe-cores under 64 work-groups are not
+    split. Each work-group's blocks are clipped to its slice: the diagonal ones fall in the last slices."""
+    from xedialects.lowering.linalg_to_xetile.attention_plan import key_blocks, predict_attention
+
+    pvc, bmg = get_arch("pvc"), get_arch("bmg")
+    llama = dict(batch=(1, 32), d=128, elt="bf16", causal="bottom-right")
+    chunk = _form(lq=128, lk=4096, **llama)
+    p = plan_attention(chunk, pvc)
+    assert (p.kv_splits, p.groups, p.block_n) == (4, (2, 4, 32), 16)
+    assert "K/V slices under a causal mask: 64 work-groups < 128 Xe-cores" in p.describe()
+    assert "1 slice 80.62 us" in p.describe() and "combine kernel" in p.describe()
+    # query block 0 ends at key 64 + 3968 = 4032: 252 blocks of 16, the last slice holds 60 of them
+    assert key_blocks(p) == [64, 64, 64, 60, 64, 64, 64, 64]
+    single = replace(p, kv_splits=1, groups=(2, 1, 32))
+    assert predict_attention(p).time_s < 0.5 * predict_attention(single).time_s
+    assert plan_attention(_form(lq=1024, lk=1024, **dict(llama, causal=True)), pvc).kv_splits == 1
+    assert plan_attention(chunk, bmg).kv_splits == 1
+    small = plan_attention(_form(lq=40, lk=256, d=64, causal="bottom-right"), pvc)   # 1 work-group, 8 blocks
+    assert small.kv_splits == 1 and "a split must save 20%" in small.describe()
+
+
+def _split_40x256(monkeypatch, slices):
+    """Force `slices` K/V slices on the 40 x 256 bottom-right plan (the model keeps one): slices of 32 keys,
+    narrower than the 40 query rows, so the last slice [224, 256) is right of rows 0-7's diagonals (<= 216)."""
+    from xedialects.lowering.linalg_to_xetile import attention_fuse
+
+    def forced(form, hw):
+        p = plan_attention(form, hw)
+        return replace(p, kv_splits=slices, groups=(p.groups[0], slices, p.groups[2]))
+    monkeypatch.setattr(attention_fuse, "plan_attention", forced)
+    return dict(batch=(1,), lq=40, lk=256, d=64, elt="f16", causal="bottom-right")
+
+
+@pytest.mark.parametrize("kw", [dict(batch=(1,), lq=16, lk=1000, d=64, elt="bf16", out="bf16", causal="bottom-right"),
+                                dict(batch=(1,), lq=72, lk=1000, d=64, elt="f16", causal="bottom-right", scale=0.125),
+                                "forced-8-slices"],
+                         ids=["16x1000-bf16-4-slices", "72x1000-f16-2-query-blocks", "40x256-f16-8-slices"])
+def test_causal_split_matches_reference(tmp_path, capsys, monkeypatch, kw):
+    """Causal flash-decoding against the unfused CPU program: 4 slices of 256 keys over a 1,000-key cache (the
+    last slice holds the diagonal and the partial block), two query blocks per head (the combine kernel's
+    grid x), and slices narrower than the chunk (rows that see no key of a slice)."""
+    if kw == "forced-8-slices":
+        kw = _split_40x256(monkeypatch, 8)
+    else:
+        assert plan_attention(_form(**kw), get_arch("pvc")).kv_splits == 4
+    out = _run(tmp_path, capsys, "xe-gemm-to-xegpu", **kw)
+    assert "PASS" in out.out
+
+
+def test_slice_right_of_a_rows_diagonal_is_neutral(monkeypatch):
+    """A row that sees no key of its slice stores the neutral partial (row max -1e30, row sum 0, accumulator 0):
+    the diagonal's penalty (-2e30 per key) stays below the running max's start, so P = 0 there (with -1e30 the
+    row would sum exp2(0) = 1 per key and only the combine's weight would hide it)."""
+    import numpy as np
+
+    import xedialects
+    from xedialects.passes import run
+    from xedialects.sim import simulate
+
+    kw = _split_40x256(monkeypatch, 8)
+    m = xedialects.parse(attention_source(**kw), "attention.mlir")
+    run(m, "builtin.module(xe-gemm-to-xegpu)")
+    rng = np.random.default_rng(0)
+    q, k, v = (rng.uniform(-1, 1, (1, n, 64)).astype(np.float16) for n in (40, 256, 256))
+    diag = np.array([[c - r for c in range(32)] for r in range(64)], np.float32)     # the kernel's c - r table
+    ws = np.full((8 * 64, 96), np.nan, np.float32)
+    res = simulate(m, "attention_attention_0", [q, k, v, np.zeros((1, 40, 64), np.float32), diag, ws],
+                   grid=(1, 8, 1))
+    w = res.buffers[5].reshape(8, 64, 96)
+    last = w[7]                                    # keys 224..255; row r sees keys <= r + 216
+    assert (last[:8, :64] == 0).all() and (last[:8, 64:80] == -1e30).all() and (last[:8, 80:] == 0).all()
+    assert (last[8:40, 80:] > 0).all() and not np.isnan(w[:, :40]).any()
+
+
 def test_model_counts_only_kept_pairs_and_skipped_blocks():
     from xedialects.lowering.linalg_to_xetile.attention_plan import key_blocks, predict_attention, useful_flops
 
@@ -152,6 +230,11 @@ def test_model_counts_only_kept_pairs_and_skipped_blocks():
     assert useful_flops(full.form) == 4 * 64 * 256 * 256 * 2
     assert useful_flops(causal.form) == 4 * 64 * (256 * 257 // 2) * 2
     p, pc = predict_attention(full), predict_attention(causal)
+    # 8 work-groups on 128 Xe-cores: the last query block reads every key, and it sets the time
+    assert 0 < pc.time_s == p.time_s and pc.flops < p.flops
+    many = dict(batch=(1, 32), lq=1024, lk=1024, d=128, elt="bf16")   # 512 work-groups of all lengths share the cores
+    p, pc = predict_attention(plan_attention(_form(**many), hw)), predict_attention(plan_attention(
+        _form(**many, causal=True), hw))
     assert 0 < pc.time_s < p.time_s and pc.flops < p.flops
     assert "model [pvc]" in causal.describe()
 
@@ -228,6 +311,22 @@ def test_k_loop_machine_code(arch):
 def test_igc_compiles_without_spill(kw):
     """Plans beyond the examples (which test_igc.py's corpus builds for pvc and bmg): IGC builds every
     kernel for pvc in the GRF mode the plan asks for, with no spill and no scratch message."""
+    _igc_builds_without_spill({"batch": (1, 2), "lq": 128, "lk": 128, **kw}, "pvc")
+
+
+@pytest.mark.parametrize("arch", ["pvc", "bmg"])
+def test_igc_compiles_causal_split_without_spill(arch):
+    """The causal kernel split over K/V (bf16 d 128, 16 queries over 1,024 keys bottom-right: 2 heads, so the
+    model splits) and its combine kernel: IGC builds both with the large register file and no spill."""
+    kw = dict(batch=(1, 2), lq=16, lk=1024, d=128, elt="bf16", out="bf16", causal="bottom-right")
+    assert plan_attention(_form(**kw), get_arch(arch)).kv_splits > 1
+    names = _igc_builds_without_spill(kw, arch)
+    assert sorted(names) == ["attention_attention_0", "attention_attention_0_combine"]
+
+
+def _igc_builds_without_spill(kw, arch):
+    """IGC builds every kernel of attention_source(**kw) for `arch` with 256 registers, no spill and no scratch
+    message; their names."""
     from xedialects.runtime.igc import build_module, igc_available
 
     if not igc_available():
@@ -236,13 +335,14 @@ def test_igc_compiles_without_spill(kw):
     from xedialects.lowering.xegpu_to_spirv.spirv_export import export_spirv
     from xedialects.passes import run
 
-    m = xedialects.parse(attention_source(**{"batch": (1, 2), "lq": 128, "lk": 128, **kw}), "attention.mlir")
-    run(m, "builtin.module(xe-gemm-to-xegpu{arch=pvc}, convert-xegpu-to-spirv{target=pvc arch=pvc})")
-    binary, meta = export_spirv(m, "pvc", "pvc")
-    build = build_module(binary, meta, "pvc")
+    m = xedialects.parse(attention_source(**kw), "attention.mlir")
+    run(m, f"builtin.module(xe-gemm-to-xegpu{{arch={arch}}}, convert-xegpu-to-spirv{{target=pvc arch={arch}}})")
+    binary, meta = export_spirv(m, "pvc", arch)
+    build = build_module(binary, meta, arch)
     for k in meta["kernels"]:
         isa = build.kernels[k["name"]]
         assert (isa.grf_count, isa.spill_bytes, isa.total.scratch_messages) == (256, 0, 0), k["name"]
+    return [k["name"] for k in meta["kernels"]]
 
 
 def test_unusual_element_wise_bodies_are_remarks(tmp_path, capsys):

@@ -9,7 +9,8 @@ registers; the accumulator is rescaled by exp2(m_old - m_new) each step and divi
 once at the end. Causal: the loop stops at the block of the work-group's last row's diagonal (shifted
 by Lk - Lq when bottom-right); the blocks crossing the diagonal run in a second loop that adds -inf
 above it. Lk not a multiple of the block: a last step adds -inf past Lk from a host table.
-Flash-decoding (plan.kv_splits > 1): each work-group streams one slice of K/V and stores its partial state to a workspace that `combine_text`'s kernel folds into O
+Flash-decoding (plan.kv_splits > 1): each work-group streams one slice of K/V (causal: its loops clipped to the
+slice) and stores its partial state to a workspace that `combine_text`'s kernel folds into O
 (docs/attention.md "Lowering", "Decode")."""
 from __future__ import annotations
 
@@ -217,7 +218,9 @@ def kernel_text(form: AttentionForm, plan: AttentionPlan, kname: str) -> str:
         w(f"{ind}%scale2 = arith.constant {{wg_map = {s_wg}}} dense<{form.scale * LOG2E!r}> : {s_v}")
     loops = []
     if form.causal:
-        w(f"{ind}%ninf_big = arith.constant {{wg_map = {s_wg}}} dense<-1.0e+30> : {s_v}")
+        # -2e30 per key past the diagonal: below the running max's start (-1e30), so a row that has seen no key
+        # yet (a K/V slice right of its diagonal) keeps P = exp2(<= -1e30) = 0, the neutral partial
+        w(f"{ind}%ninf_big = arith.constant {{wg_map = {s_wg}}} dense<-2.0e+30> : {s_v}")
         w(f"{ind}%dgt = xetile.init_tile %Dg[%c0, %c0] : memref<{BM}x{BN}xf32> -> {tab_t}")
         w(f"{ind}%diag = xetile.load_tile %dgt : {tab_t} -> {s_v}")
         # keys <= r0 + offset are visible to every row of the work-group, keys < r0 + BM + offset to its last
@@ -238,6 +241,8 @@ def kernel_text(form: AttentionForm, plan: AttentionPlan, kname: str) -> str:
             w(f"{ind}%uendf = arith.minui %uend, %clkf : index")
             w(f"{ind}%cendf = arith.minui %cend, %clkf : index")
             loops = [("%c0", "%uendf", None), ("%uendf", "%cendf", "causal"), ("%cendf", "%cend", "causal+tail")]
+        if splits > 1:     # the loops clipped to the slice [klo, khi): each before, across or past the diagonal
+            loops = _clip_loops(w, ind, loops)
     else:
         lo, hi = ("%klo", "%khi") if splits > 1 else ("%c0", "%clk")
         if plan.tail:      # whole blocks, then (in the slice that holds it) the partial last one, masked
@@ -268,16 +273,27 @@ def kernel_text(form: AttentionForm, plan: AttentionPlan, kname: str) -> str:
         w(f"{ind}}}")
         state = [f"{res}#{i}" for i in range(n_iter)]
     if splits > 1:       # the unnormalised accumulator, row max and row sum of this slice
-        w(f"{ind}%wrow = arith.constant {splits * BM} : index")
-        w(f"{ind}%wz = arith.muli %bz, %wrow : index")
         w(f"{ind}%ws = arith.muli %bs, %cbm : index")
-        w(f"{ind}%w0 = arith.addi %wz, %ws : index")
+        w(f"{ind}%w0 = arith.addi {_workspace_row(w, ind, plan)}, %ws : index")
         _store_partial(w, op, ind, form, plan, state[0], state[1], state[2])
         w(f"{ind}gpu.return")
         w("  }")
         return "\n".join(L) + "\n" + combine_text(form, plan, kname + "_combine")
     _store_output(w, lambda t: op(t, ind), ind, form, plan, state[0], state[2], "%r0")
     return "\n".join(L)
+
+
+def _clip_loops(w, ind, loops):
+    """Consecutive loops [(lo, hi, masked)] from key 0 clipped to the work-group's K/V slice [%klo, %khi): every
+    bound b becomes min(max(b, klo), khi), so the loops stay consecutive and ordered and those outside the
+    slice run no step."""
+    out, prev = [], "%klo"
+    for n, (_, hi, masked) in enumerate(loops):
+        w(f"{ind}%slo{n} = arith.maxui {hi}, %klo : index")
+        w(f"{ind}%shi{n} = arith.minui %slo{n}, %khi : index")
+        out.append((prev, f"%shi{n}", masked))
+        prev = f"%shi{n}"
+    return out
 
 
 def _store_output(w, emit, ind, form, plan, acc, l, row):
@@ -298,9 +314,25 @@ def _store_output(w, emit, ind, form, plan, acc, l, row):
 
 
 def workspace_type(form: AttentionForm, plan: AttentionPlan) -> str:
-    """Flash-decoding's workspace: per (batch x head, slice) block_m rows of [acc (d) | row max (16) |
-    row sum (16)] in f32 (max and sum repeated over 16 columns: a full 64-byte block row)."""
-    return f"memref<{plan.groups[2] * plan.kv_splits * plan.block_m}x{form.d + 32}xf32>"
+    """Flash-decoding's workspace: per (batch x head, query block, slice) block_m rows of [acc (d) | row max (16)
+    | row sum (16)] in f32 (max and sum repeated over 16 columns: a full 64-byte block row)."""
+    gx, gy, gz = plan.groups
+    return f"memref<{gz * gx * gy * plan.block_m}x{form.d + 32}xf32>"
+
+
+def _workspace_row(w, ind, plan) -> str:
+    """The index value of the workspace row of this work-group's (batch x head, query block) first slice:
+    (bz * gx + bx) * slices * block_m."""
+    gx, BM, S = plan.groups[0], plan.block_m, plan.kv_splits
+    w(f"{ind}%wrow = arith.constant {gx * S * BM} : index")
+    w(f"{ind}%wz = arith.muli %bz, %wrow : index")
+    base = "%wz"
+    if gx > 1:         # chunked prefill: several query blocks per head
+        w(f"{ind}%wxrow = arith.constant {S * BM} : index")
+        w(f"{ind}%wx = arith.muli %bx, %wxrow : index")
+        w(f"{ind}%wzx = arith.addi %wz, %wx : index")
+        base = "%wzx"
+    return base
 
 
 def _store_partial(w, op, ind, form, plan, acc, m, l):
@@ -320,8 +352,10 @@ def _store_partial(w, op, ind, form, plan, acc, m, l):
 
 
 def combine_text(form: AttentionForm, plan: AttentionPlan, kname: str) -> str:
-    """Flash-decoding's second kernel: one work-group per (batch, head) folds the slices' (acc, m, l)
-    with the online-softmax rule and writes O = acc / l."""
+    """Flash-decoding's second kernel: one work-group per (batch, head) and query block folds the slices'
+    (acc, m, l) with the online-softmax rule and writes O = acc / l. A slice a row saw no key of holds the
+    neutral partial (m = -1e30, l = 0, acc = 0): its weight exp2(m_s - M') is 0, or 1 times zeros while M' is
+    still -1e30 (slice 0 holds key 0, which every row sees), never a NaN."""
     R, rows, BM, D, S = plan.num_subgroups, plan.sg_rows, plan.block_m, form.d, plan.kv_splits
     lay = (R, 1)
     wt, ot = workspace_type(form, plan), str(form.out.type)
@@ -352,9 +386,10 @@ def combine_text(form: AttentionForm, plan: AttentionPlan, kname: str) -> str:
     w(f"{i}%cbm = arith.constant {BM} : index")
     w(f"{i}%cD = arith.constant {D} : index")
     w(f"{i}%cD16 = arith.constant {D + 16} : index")
-    w(f"{i}%wrow = arith.constant {S * BM} : index")
     w(f"{i}%bz = gpu.block_id z")
-    w(f"{i}%row0 = arith.muli %bz, %wrow : index")
+    w(f"{i}%bx = gpu.block_id x")
+    row0 = _workspace_row(w, i, plan)
+    w(f"{i}%r0 = arith.muli %bx, %cbm : index")
     if len(form.batch) == 2:
         w(f"{i}%ch = arith.constant {form.batch[1]} : index")
         w(f"{i}%bb = arith.divui %bz, %ch : index")
@@ -364,9 +399,9 @@ def combine_text(form: AttentionForm, plan: AttentionPlan, kname: str) -> str:
         lead, ones = "%bz, ", "1, "
     oview = f"memref<{form.lq}x{D}x{form.out_elt}, strided<[{D}, 1], offset: ?>>"
     w(f"{i}%Os = memref.subview %O[{lead}0, 0] [{ones}{form.lq}, {D}] [{ones}1, 1] : {ot} to {oview}")
-    w(f"{i}%at0 = xetile.init_tile %W[%row0, %c0] : {wt} -> {a_t}")
-    w(f"{i}%mt0 = xetile.init_tile %W[%row0, %cD] : {wt} -> {r16_t}")
-    w(f"{i}%lt0 = xetile.init_tile %W[%row0, %cD16] : {wt} -> {r16_t}")
+    w(f"{i}%at0 = xetile.init_tile %W[{row0}, %c0] : {wt} -> {a_t}")
+    w(f"{i}%mt0 = xetile.init_tile %W[{row0}, %cD] : {wt} -> {r16_t}")
+    w(f"{i}%lt0 = xetile.init_tile %W[{row0}, %cD16] : {wt} -> {r16_t}")
     w(f"{i}%o0 = arith.constant {{wg_map = {a_wg}}} dense<0.0> : {a_v}")
     w(f"{i}%m0 = arith.constant {{wg_map = {r_wg}}} dense<{_M0}> : {r_v}")
     w(f"{i}%l0 = arith.constant {{wg_map = {r_wg}}} dense<0.0> : {r_v}")
@@ -387,7 +422,7 @@ def combine_text(form: AttentionForm, plan: AttentionPlan, kname: str) -> str:
                                                                                   ("%lt", r16_t))]
     w(f"      scf.yield {on}, {mn}, {ln}, {', '.join(nxt)} : {', '.join(types)}")
     w(f"{i}}}")
-    _store_output(w, lambda t: op(t, i), i, form, plan, "%r#0", "%r#2", "%c0")
+    _store_output(w, lambda t: op(t, i), i, form, plan, "%r#0", "%r#2", "%r0")
     return "\n".join(L)
 
 
@@ -445,7 +480,7 @@ def emit_launch(form: AttentionForm, plan: AttentionPlan, mod_name: str, kname: 
         if plan.kv_splits > 1:
             ws = memref.AllocOp(ir.MemRefType.parse(workspace_type(form, plan)), [], []).result
             launch_func(mod_name, kname, (gx, gy, gz), threads, args + [ws])
-            launch = launch_func(mod_name, kname + "_combine", (one, one, gz), threads, [ws, form.out])
+            launch = launch_func(mod_name, kname + "_combine", (gx, one, gz), threads, [ws, form.out])
             memref.DeallocOp(ws)
         else:
             launch = launch_func(mod_name, kname, (gx, gy, gz), threads, args)

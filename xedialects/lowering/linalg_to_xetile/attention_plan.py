@@ -4,12 +4,15 @@ block streamed per loop step, the register-file mode and the grid, each with its
 docs/attention.md "Plan"."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ...arch import XeArch
 from .attention_match import AttentionForm, NotAttention
 
 _BYTES = {"f16": 2, "bf16": 2, "f32": 4}
+# a causal kernel is split over K/V only when the model predicts the split and combine kernels at most this
+# fraction of the single kernel's time: a second launch costs what the model does not price
+_SPLIT_GAIN = 0.8
 
 
 @dataclass
@@ -50,10 +53,11 @@ class AttentionPlan:
                  f"{gx * gy * gz} work-groups",
                  "  reasons:"]
         lines += [f"    - {r}" for r in self.reasons]
-        p = predict_attention(self)
+        p, c = predict_attention(self), predict_combine(self)
         if p is not None:
             lines.append(f"  model [{self.arch}]      : predicted {p.time_s * 1e6:.3f} us, {p.tflops:.2f} TFLOP/s "
-                         f"(useful), bound: {p.bound}")
+                         f"(useful), bound: {p.bound}"
+                         + (f"; combine kernel {c.time_s * 1e6:.3f} us ({c.bound})" if c is not None else ""))
         return "\n".join(lines)
 
 
@@ -118,17 +122,20 @@ def plan_attention(form: AttentionForm, hw: XeArch) -> AttentionPlan:
     gz = 1
     for b in form.batch:
         gz *= b
-    splits = _kv_splits(form, gx, gz, bn, hw, reasons)
+    plan = AttentionPlan(hw.name, rows, sgs, bn, grf, (gx, 1, gz), reg, reasons, form=form)
+    splits = _causal_splits(plan, hw) if form.causal else _kv_splits(form, gx, gz, bn, hw, reasons)
+    plan.kv_splits, plan.groups = splits, (gx, splits, gz)
     reasons.append(f"grid {gx} x {splits} x {gz}: one work-group per query block"
-                   + (f" and K/V slice of {-(-form.lk // bn) // splits * bn} keys" if splits > 1 else "")
+                   + (f" and K/V slice of {slice_keys(plan)} keys" if splits > 1 else "")
                    + " of one (batch, head)")
     if form.causal:
         dg = form.causal_offset
         reasons.append("causal" + (f" bottom-right (query i sees keys <= i + {dg} = Lk - Lq)" if dg else "")
                        + ": the K/V loop stops at the block holding the work-group's last query row's diagonal "
                        "(blocks above it are never read); the blocks crossing the diagonal run in a second loop "
-                       "that masks")
-    return AttentionPlan(hw.name, rows, sgs, bn, grf, (gx, splits, gz), reg, reasons, form=form, kv_splits=splits)
+                       "that masks" + ("; a slice starting right of a row's diagonal leaves that row the neutral "
+                                       "partial (row max -1e30, row sum 0)" if splits > 1 else ""))
+    return plan
 
 
 def _up16(n: int) -> int:
@@ -157,8 +164,8 @@ def _block_n(form: AttentionForm, rows: int, budget: int, strict: bool = True) -
 def _kv_splits(form: AttentionForm, gx: int, gz: int, bn: int, hw: XeArch, reasons: list) -> int:
     """Flash-decoding: with one query block per head and fewer work-groups than Xe-cores, the keys are
     split into slices (a power of two, whole K/V blocks, at least 2 blocks each; the last slice holds a
-    partial last block) until the Xe-cores are covered; a second kernel combines the slices. Not with a
-    causal mask (a query block's keys end at its diagonal)."""
+    partial last block) until the Xe-cores are covered; a second kernel combines the slices. A causal mask's
+    slices are the model's choice (`_causal_splits`)."""
     if gx != 1 or form.causal or gz >= hw.xe_cores:
         return 1
     s, blocks = 1, -(-form.lk // bn)
@@ -171,14 +178,60 @@ def _kv_splits(form: AttentionForm, gx: int, gz: int, bn: int, hw: XeArch, reaso
     return s
 
 
+def _causal_splits(plan: AttentionPlan, hw: XeArch) -> int:
+    """K/V slices of a causal kernel, chosen by the perf model: with fewer work-groups than Xe-cores (chunked
+    prefill: a few query blocks per head over a long KV cache), each power of two of slices (whole K/V blocks,
+    at least 2 per slice) is priced -- the split kernel plus the combine kernel -- and the fastest kept. Every
+    slice but those crossing the diagonal is unmasked."""
+    f, (gx, _, gz) = plan.form, plan.groups
+    if gx * gz >= hw.xe_cores or hw.perf is None:
+        return 1
+    blocks = -(-f.lk // plan.block_n)
+    wave = hw.xe_cores * max(1, hw.threads_per_core(plan.grf_mode == "large") // plan.num_subgroups)
+    times, s = {}, 1
+    while blocks % s == 0 and blocks // s >= 2 and gx * gz * s <= wave:     # more slices than one wave: no gain
+        trial = replace(plan, kv_splits=s, groups=(gx, s, gz), reasons=[])
+        times[s] = predict_attention(trial).time_s + (predict_combine(trial).time_s if s > 1 else 0.0)
+        s *= 2
+    best = min(times, key=lambda k: (times[k], k))
+    if times[best] > _SPLIT_GAIN * times[1]:
+        best = 1
+    if len(times) > 1:
+        priced = ", ".join(f"{k} slice{'s' if k > 1 else ''} {t * 1e6:.2f} us" for k, t in times.items())
+        plan.reasons.append(
+            f"K/V slices under a causal mask: {gx * gz} work-groups < {hw.xe_cores} Xe-cores; the model (split "
+            f"kernel + combine kernel) predicts {priced}: "
+            + (f"{best} slices of {blocks // best * plan.block_n} keys; a work-group's blocks crossing its rows' "
+               "diagonals fall in its last slice(s), the slices left of them run unmasked, those right of them "
+               "are empty" if best > 1 else
+               f"one slice (a split must save {1 - _SPLIT_GAIN:.0%}: the model does not price the combine's launch)"))
+    return best
+
+
+def slice_keys(plan: AttentionPlan) -> int:
+    """Keys of one K/V slice (whole blocks; the last slice holds a partial last block)."""
+    return -(-plan.form.lk // plan.block_n) // plan.kv_splits * plan.block_n
+
+
 def key_blocks(plan: AttentionPlan) -> list[int]:
     """K/V blocks each work-group of one (batch, head) reads: all of Lk, its slice (flash-decoding), or
-    (causal) up to its last row's diagonal; a partial last block counts whole."""
+    (causal) up to its last row's diagonal, within its slice; a partial last block counts whole."""
     f, bm, bn = plan.form, plan.block_m, plan.block_n
     gx, splits = plan.groups[0], plan.kv_splits
     if not f.causal:
         return [-(-f.lk // bn) // splits] * (gx * splits)
-    return [-(-min(f.lk, (i + 1) * bm + f.causal_offset) // bn) for i in range(gx)]
+    per = slice_keys(plan) // bn
+    ends = [-(-min(f.lk, (i + 1) * bm + f.causal_offset) // bn) for i in range(gx)]
+    return [max(0, min(e, (s + 1) * per) - s * per) for e in ends for s in range(splits)]
+
+
+def busiest_steps(plan: AttentionPlan, hw: XeArch) -> int:
+    """K/V steps the model charges each work-group: the mean over work-groups (work-groups of all lengths
+    share the Xe-cores), but at least the longest work-group's over the work-groups of one Xe-core (with fewer
+    work-groups than Xe-cores, a causal work-group that reads all of Lk sets the time)."""
+    blocks = key_blocks(plan)
+    per_core = -(-plan.groups[0] * plan.groups[1] * plan.groups[2] // hw.xe_cores)
+    return max(-(-sum(blocks) // len(blocks)), -(-max(blocks) // per_core))
 
 
 def useful_flops(form: AttentionForm) -> int:
@@ -203,14 +256,13 @@ def model_work(plan: AttentionPlan, hw: XeArch):
     blocks = key_blocks(plan)
     heads = plan.groups[2]
     mean = sum(blocks) / len(blocks)
-    steps = -(-sum(blocks) // len(blocks))     # causal: work-groups of all lengths share the Xe-cores
+    steps = busiest_steps(plan, hw)
     vec = int(mean * (rows * bn * (10 + (4 if f.causal else 0)) + rows * d))
     qo = f.lq * d * (eb + _BYTES[f.out_elt]) * heads
     kv = 2 * f.lk * d * eb * heads
     l2 = int(qo + heads * sum(blocks) * 2 * bn * d * eb)
-    if plan.kv_splits > 1:       # the slices' (acc, max, sum) written, and read back by the combine kernel
-        ws = heads * plan.kv_splits * plan.block_m * (d + 32) * 4
-        l2 += 2 * ws
+    if plan.kv_splits > 1:       # the slices' (acc, max, sum) written (the combine kernel reads them back)
+        l2 += workspace_bytes(plan)
     return KernelWork(
         work_groups=plan.groups[0] * plan.groups[1] * heads, subgroups_per_wg=plan.num_subgroups, k_steps=steps,
         dpas_ops_per_step=4 * rows * bn * d, dpas_type=f.elt, vector_elems_per_sg=vec,
@@ -219,8 +271,44 @@ def model_work(plan: AttentionPlan, hw: XeArch):
         assumptions=("HBM: Q, K, V read and O written once (one head's K and V fit L2)",
                      "vector work: ~10 operations per S element (scale, max, subtract, exp, sum, round), "
                      "+4 with the mask, 1 per accumulator element per step")
-        + (("flash-decoding: the combine kernel's launch is not modelled; its workspace traffic is in L2",)
+        + (("flash-decoding: the workspace written to L2; the combine kernel is priced on its own (predict_combine)",)
            if plan.kv_splits > 1 else ()))
+
+
+def workspace_bytes(plan: AttentionPlan) -> int:
+    """Flash-decoding's f32 workspace: block_m rows of [acc (d) | row max (16) | row sum (16)] per (batch x head,
+    query block, slice)."""
+    gx, gy, gz = plan.groups
+    return gz * gx * gy * plan.block_m * (plan.form.d + 32) * 4
+
+
+def combine_work(plan: AttentionPlan, hw: XeArch):
+    """The perf model's `KernelWork` of flash-decoding's combine kernel: one work-group per (batch x head,
+    query block) reads its slices' partials (one step each, ~4 vector operations per accumulator element) and
+    writes O; the workspace comes from HBM when it does not fit L2."""
+    from ...passes.analysis.perf_model import KernelWork
+
+    f, (gx, gy, gz) = plan.form, plan.groups
+    ws = workspace_bytes(plan)
+    o = f.lq * f.d * _BYTES[f.out_elt] * gz
+    return KernelWork(
+        work_groups=gx * gz, subgroups_per_wg=plan.num_subgroups, k_steps=gy, dpas_ops_per_step=0, dpas_type=None,
+        vector_elems_per_sg=gy * plan.sg_rows * (4 * f.d + 40), bytes_hbm=o + (ws if ws > hw.l2_bytes else 0),
+        bytes_l2=ws + o, flops=0,
+        assumptions=("combine: each slice's partial read once (the workspace stays in L2 when it fits), "
+                     "O written once",))
+
+
+def predict_combine(plan: AttentionPlan):
+    """The perf model's prediction for the combine kernel of a plan with K/V slices, or None without
+    performance facts or slices."""
+    from ...arch import get_arch
+    from ...passes.analysis.perf_model import predict
+
+    hw = get_arch(plan.arch)
+    if hw.perf is None or plan.kv_splits < 2:
+        return None
+    return predict(hw, combine_work(plan, hw))
 
 
 def predict_attention(plan: AttentionPlan):
