@@ -68,6 +68,19 @@ def test_compare_tolerances():
     assert not compare(np.zeros(3), np.zeros(4), "f32", "f32")[0]
 
 
+def test_compare_infinities_and_nans():
+    """Equal infinities compare equal (an attention mask of -inf was a MISMATCH: -inf - -inf is NaN), at
+    the same places and signs only; finite values keep the tolerance of the finite reference (before, a NaN
+    anywhere turned the infinities into +-1.8e308 and the tolerance with them)."""
+    inf, nan = np.inf, np.nan
+    ref = np.array([-inf, 1.0, inf, nan, 2.0], np.float32)
+    assert compare(ref.copy(), ref, "f32", "f32") == (True, 0.0, 0.0)
+    assert compare(ref[:3].copy(), ref[:3], "f32", "f32") == (True, 0.0, 0.0)      # no NaN
+    for bad in ([inf, 1.0, inf, nan, 2.0], [-inf, 1.0, 5.0, nan, 2.0], [-inf, 1.0, inf, 0.0, 2.0],
+                [-inf, 1.0, inf, nan, 3.0]):
+        assert not compare(np.array(bad, np.float32), ref, "f32", "f32")[0], bad
+
+
 def test_reference_of_i1_memrefs_stores_bytes():
     # issue 30: upstream's MemRefToLLVM asserted (`width >= 8`) on i1 loads and stores; i1 memrefs are
     # stored as bytes of 0/1 (sim/sub_byte_memrefs.py), so an i1 matmul (and = multiply, or = add) and a copy run
