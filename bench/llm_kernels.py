@@ -2,7 +2,7 @@
 upstream linalg and priced by the performance model (docs/perf-model.md): for each Llama-like shape the
 plan, the predicted time, TFLOP/s or GB/s and the bound.
 
-    python bench/llm_kernels.py [--arch pvc|bmg] [--plans]
+    python bench/llm_kernels.py [--arch pvc|bmg] [--plans] [--weights kn|nk]
 
 Attention (docs/attention.md): prefill with a causal mask, 32 heads x head dim 128, sequence 1k-8k, and
 decode (one query row, 4k-32k of K/V), bf16; published XeTLA figures beside them (ATTENTION_PUBLISHED).
@@ -10,7 +10,8 @@ decode (one query row, 4k-32k of K/V), bf16; published XeTLA figures beside them
 Quantized GEMM (docs/quantized-gemm.md): W8A16 and W4A16 linear layers of a 7B Llama (K = 4096; N = 4096
 for the attention projections, 11008 for the MLP), M = 1 and 16 (decode) and 512 (prefill), per-group f16
 scales (G = 128). Both are lowered to one fused kernel each; the plan's model reads the weights at 1 and 1/2
-byte.
+byte. `--weights nk`: the weights stored N x K (PyTorch's nn.Linear layout, B read transposed; i4 packed along
+K); a form that is not fused prints as such.
 
 Quantized gemv (docs/quantized-gemm.md "gemv"): the same layers at M = 1 written as a linalg.matvec of N x K
 weights (a framework's [out, in]), the dequantization fused into the gemv kernel (vector FMAs), beside the
@@ -141,38 +142,48 @@ def print_attention(arch: str, show_plans: bool = False, use_isa: bool = True):
 
 # ---- quantized GEMM --------------------------------------------------------------------------------
 
-def quantized_plan(m, n, k, arch: str, wtype="i8"):
-    """The GEMM plan convert-linalg-to-xetile makes for the fused program (b_storage_type = `wtype`)."""
-    mod = xedialects.parse(quantized_gemm_source(m, n, k, wtype), f"qgemm_{m}x{n}x{k}.mlir")
-    with plan_recording() as plans:
+def quantized_plan(m, n, k, arch: str, wtype="i8", layout="kn"):
+    """The GEMM plan convert-linalg-to-xetile makes for the fused program (b_storage_type = `wtype`); None when
+    the dequantization is not fused (its remark says why)."""
+    mod = xedialects.parse(quantized_gemm_source(m, n, k, wtype, layout=layout), f"qgemm_{m}x{n}x{k}.mlir")
+    with plan_recording() as plans, contextlib.redirect_stderr(io.StringIO()):
         run(mod, f"builtin.module(convert-linalg-to-xetile{{arch={arch}}})")
-    (plan,) = plans.values()
-    return plan
+    plan = plans.get("qgemm_0")
+    return plan if plan is not None and plan.b_storage_type == wtype else None
 
 
-def quantized_rows(arch: str, use_isa: bool = True):
-    """(kernel, M, N, K, plan, work, prediction) per shape and weight type; with IGC (and `use_isa`) the
-    model's issue term reads the kernel's machine code, which holds the dequantization's vector work."""
+def quantized_rows(arch: str, use_isa: bool = True, layout: str = "kn"):
+    """(kernel, M, N, K, plan, work, prediction) per shape and weight type (plan, work and prediction None
+    when not fused); with IGC (and `use_isa`) the model's issue term reads the kernel's machine code, which
+    holds the dequantization's vector work."""
     hw = get_arch(arch)
     rows = []
     for m, n, k in QUANT_SHAPES:
         for wtype in ("i8", "i4"):
-            plan = quantized_plan(m, n, k, arch, wtype)
+            name = f"W{8 if wtype == 'i8' else 4}A16"
+            plan = quantized_plan(m, n, k, arch, wtype, layout)
+            if plan is None:
+                rows.append((name, m, n, k, None, None, None))
+                continue
             work = work_from_plan(plan, hw)
-            isa = kernel_isa(quantized_gemm_source(m, n, k, wtype), "qgemm_0", arch) if use_isa else None
+            isa = kernel_isa(quantized_gemm_source(m, n, k, wtype, layout=layout), "qgemm_0", arch) if use_isa else None
             if isa is not None:
                 dm, dn, dk = plan.dpas
                 step_dpas = -(-plan.sg_data[0] // dm) * -(-plan.sg_data[1] // dn) * (plan.k_step // dk)
                 work = with_isa(work, isa, step_dpas, -(-k // (plan.k_step * max(1, plan.k_slices))))
-            rows.append((f"W{8 if wtype == 'i8' else 4}A16", m, n, k, plan, work, predict(hw, work)))
+            rows.append((name, m, n, k, plan, work, predict(hw, work)))
     return rows
 
 
-def print_quantized(arch: str, use_isa: bool = True):
-    print(f"## Quantized GEMM [{arch}] (f16 activations, f32 result, scales per 128 rows of K)")
+def print_quantized(arch: str, use_isa: bool = True, layout: str = "kn"):
+    print(f"## Quantized GEMM [{arch}] (f16 activations, f32 result, scales per 128 rows of K, weights stored "
+          f"{'N x K' if layout == 'nk' else 'K x N'})")
     print(f"{'kernel':<7} {'M':>4} {'N':>6} {'K':>5}  {'plan (wg tile, sg layout, k_step, grid)':<38} "
           f"{'time':>10} {'TFLOP/s':>8} {'GB/s':>7}  bound")
-    for name, m, n, k, plan, work, p in quantized_rows(arch, use_isa):
+    for name, m, n, k, plan, work, p in quantized_rows(arch, use_isa, layout):
+        if plan is None:
+            print(f"{name:<7} {m:>4} {n:>6} {k:>5}  not fused (two kernels; docs/quantized-gemm.md \"N x K weights\")")
+            continue
         gx, gy, gz = plan.grid
         desc = (f"{plan.wg_tile[0]}x{plan.wg_tile[1]}, {plan.sg_layout[0]}x{plan.sg_layout[1]}, "
                 f"k{plan.k_step}, {gx}x{gy}x{gz}")
@@ -268,9 +279,11 @@ def main(argv=None):
     ap.add_argument("--plans", action="store_true", help="print each attention kernel's plan with its reasons")
     ap.add_argument("--no-isa", action="store_true", help="without IGC's instruction counts (the model's "
                     "DPAS / vector terms only; faster)")
+    ap.add_argument("--weights", default="kn", choices=["kn", "nk"], help="the quantized GEMMs' weights stored "
+                    "K x N or N x K (a framework's linear layer, B read transposed)")
     args = ap.parse_args(argv)
     print_attention(args.arch, args.plans, not args.no_isa)
-    print_quantized(args.arch, not args.no_isa)
+    print_quantized(args.arch, not args.no_isa, args.weights)
     print()
     print_quantized_gemv(args.arch, not args.no_isa)
 

@@ -1,25 +1,35 @@
 """Weight-only quantized GEMMs as a framework writes them in upstream linalg (docs/quantized-gemm.md): a
 linalg.generic dequantizing integer weights (per-group scales of G rows of K, f16) into a temporary that
-is linalg.matmul's B. The programs bench/llm_kernels.py lowers."""
+is linalg.matmul's B. The weights are K x N, or N x K (`layout="nk"`: PyTorch's nn.Linear [out, in], the
+matmul reading B through a transposing indexing map). The programs bench/llm_kernels.py lowers."""
 
 
-def quantized_gemm_source(m, n, k, wtype="i8", group=128, elt="f16", acc="f32") -> str:
-    """@qgemm(A: m x k `elt`, W: k x n `wtype`, S: k/group x n `elt`, C: m x n `acc`) on memrefs."""
+def quantized_gemm_source(m, n, k, wtype="i8", group=128, elt="f16", acc="f32", layout="kn") -> str:
+    """@qgemm(A: m x k `elt`, W: k x n `wtype` (n x k for layout "nk"), S: k/group x n `elt` (n x k/group),
+    C: m x n `acc`) on memrefs."""
     g = k // group
+    if layout == "nk":
+        w, s, grp, b_map = f"{n}x{k}", f"{n}x{g}", f"(d0, d1 floordiv {group})", "(d1, d2)"
+    else:
+        w, s, grp, b_map = f"{k}x{n}", f"{g}x{n}", f"(d0 floordiv {group}, d1)", "(d2, d1)"
     return f"""#id = affine_map<(d0, d1) -> (d0, d1)>
-#grp = affine_map<(d0, d1) -> (d0 floordiv {group}, d1)>
-func.func @qgemm(%A: memref<{m}x{k}x{elt}>, %W: memref<{k}x{n}x{wtype}>, %S: memref<{g}x{n}x{elt}>,
+#grp = affine_map<(d0, d1) -> {grp}>
+#ma = affine_map<(d0, d1, d2) -> (d0, d2)>
+#mb = affine_map<(d0, d1, d2) -> {b_map}>
+#mc = affine_map<(d0, d1, d2) -> (d0, d1)>
+func.func @qgemm(%A: memref<{m}x{k}x{elt}>, %W: memref<{w}x{wtype}>, %S: memref<{s}x{elt}>,
                  %C: memref<{m}x{n}x{acc}>) {{
-  %B = memref.alloc() : memref<{k}x{n}x{elt}>
+  %B = memref.alloc() : memref<{w}x{elt}>
   linalg.generic {{indexing_maps = [#id, #grp, #id], iterator_types = ["parallel", "parallel"]}}
-      ins(%W, %S : memref<{k}x{n}x{wtype}>, memref<{g}x{n}x{elt}>) outs(%B : memref<{k}x{n}x{elt}>) {{
+      ins(%W, %S : memref<{w}x{wtype}>, memref<{s}x{elt}>) outs(%B : memref<{w}x{elt}>) {{
   ^bb0(%w: {wtype}, %s: {elt}, %o: {elt}):
     %f = arith.sitofp %w : {wtype} to {elt}
     %r = arith.mulf %f, %s : {elt}
     linalg.yield %r : {elt}
   }}
-  linalg.matmul ins(%A, %B : memref<{m}x{k}x{elt}>, memref<{k}x{n}x{elt}>) outs(%C : memref<{m}x{n}x{acc}>)
-  memref.dealloc %B : memref<{k}x{n}x{elt}>
+  linalg.matmul indexing_maps = [#ma, #mb, #mc] ins(%A, %B : memref<{m}x{k}x{elt}>, memref<{w}x{elt}>)
+      outs(%C : memref<{m}x{n}x{acc}>)
+  memref.dealloc %B : memref<{w}x{elt}>
   return
 }}
 """

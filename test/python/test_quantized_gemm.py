@@ -65,14 +65,21 @@ func.func @f(%A: memref<24x64xT>, %W: memref<64x48xi8>, %S: memref<4x48xT>, %Z: 
 # converts through i8 (extsi i4 -> i8 is the value the kernel already holds)
 W4 = quantized_gemm_source(24, 160, 128, wtype="i4", group=32, elt="T").replace(
     "%f = arith.sitofp %w : i4 to T", "%e = arith.extsi %w : i4 to i8\n    %f = arith.sitofp %e : i8 to T")
-PROGRAMS = {f"{form}_{t}": src.replace("xT>", f"x{t}>").replace(": T", f": {t}").replace("to T", f"to {t}")
-            for form, src in (("per_column", PER_COLUMN), ("per_group", PER_GROUP), ("w4", W4))
-            for t in ("f16", "bf16")}
 
 
-def _write(tmp_path, name):
+def typed_programs(forms) -> dict:
+    """{form_t: the source with its element type T as t} for each (form, source) of `forms` and t in f16, bf16
+    (test_quantized_gemm_nk's programs too)."""
+    return {f"{form}_{t}": src.replace("xT>", f"x{t}>").replace(": T", f": {t}").replace("to T", f"to {t}")
+            for form, src in forms for t in ("f16", "bf16")}
+
+
+PROGRAMS = typed_programs((("per_column", PER_COLUMN), ("per_group", PER_GROUP), ("w4", W4)))
+
+
+def _write(tmp_path, name, programs=None):
     path = tmp_path / f"{name}.mlir"
-    path.write_text(PROGRAMS[name])
+    path.write_text((programs or PROGRAMS)[name])
     return str(path)
 
 

@@ -277,7 +277,7 @@ def _dequant_replans(plan, dq, options) -> list[tuple[dict, str]]:
     if options["k-step"]:
         return []
     user = {"wg_tile": options.get("wg-tile"), "sg_layout": options.get("sg-layout")}
-    return [(x, why) for x, why in dequant.register_pieces(plan, dq.wtype) if not any(user.get(k) for k in x)]
+    return [(x, why) for x, why in dequant.register_pieces(plan, dq.wtype, dq.nk) if not any(user.get(k) for k in x)]
 
 
 def _dequant_producers(func, ctx) -> dict:

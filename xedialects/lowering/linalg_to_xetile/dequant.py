@@ -3,7 +3,9 @@
 
 The host form (after bufferization): a temporary K x N f16/bf16 buffer written only by an all-parallel 2D
 `linalg.generic` whose inputs are the integer weights (identity map), scales and optional zero points
-per column (`(d1)`) or per group of K rows (`(d0 floordiv G, d1)`), and read by the matmul as B. The kernel
+per column (`(d1)`) or per group of K rows (`(d0 floordiv G, d1)`), and read by the matmul as B; or the
+framework layout, an N x K temporary the matmul reads transposed (weights N x K, parameters `(d0)` or
+`(d0, d1 floordiv G)`, i4 packed along K; docs/quantized-gemm.md "N x K weights"). The kernel
 side is `dequant_kernel.py`. A producer that dequantizes but is not in this form gets a remark and keeps
 its own kernel. The same checks (`recognize_generic`, the dimensions' roles in `Roles`) serve the matrix of a
 gemv (`recognize_gemv`: a matvec's N x K weights, a vecmat's K x N; kernel side `dequant_gemv.py`).
@@ -43,8 +45,8 @@ class DqInput:
 @dataclass
 class Dequant:
     op: object            # the linalg.generic
-    buffer: object        # the K x N temporary it writes (the matmul's B; a gemv's matrix: Roles)
-    weights: object       # the K x N integer memref (a matvec's: N x K)
+    buffer: object        # the K x N temporary it writes (the matmul's B; a gemv's matrix: Roles; N x K weights: N x K)
+    weights: object       # the K x N integer memref (a matvec's and GEMM_B_NK's: N x K)
     wtype: str            # "i8" | "i4"
     out_type: str         # "f16" | "bf16"
     inputs: list          # DqInput per block argument, in operand order
@@ -53,6 +55,11 @@ class Dequant:
     kernel_weights: object = None   # what the kernel takes for the weights (host_view); None: `weights`
     k_dim: int = 0        # the reduced dimension of the matrix (Roles.k_dim: 1 for a matvec's N x K weights)
     role: str = "B"       # the operand it becomes: a GEMM's B, a gemv's A
+
+    @property
+    def nk(self) -> bool:
+        """A GEMM's B from weights stored N x K (GEMM_B_NK: the matmul reads B transposed)."""
+        return self.role == "B" and self.k_dim == 1
 
     @property
     def params(self) -> list:
@@ -132,6 +139,8 @@ class Roles:
 
 
 GEMM_B = Roles(0, ("K", "N"), "the K step of the fused kernel divides the group and is a multiple of DPAS K = 16")
+GEMM_B_NK = Roles(1, ("N", "K"), GEMM_B.group_rule)   # N x K weights (the framework layout), B read transposed
+GEMM_ROLES = (GEMM_B, GEMM_B_NK)
 GEMV_ROLES = {"linalg.vecmat": Roles(0, ("K", "N"), "the fused gemv's K step divides the group"),
               "linalg.matvec": Roles(1, ("N", "K"), "the fused gemv's K step divides the group")}
 
@@ -142,10 +151,12 @@ def recognize(spec) -> Dequant | None:
     gen = producer(spec)
     if gen is None:
         return None
-    if spec.batch is not None or spec.transpose_b:
-        raise NotDequant("only a 2D matmul reading B as K x N (not transposed, not batched) fuses the dequantization")
+    if spec.batch is not None:
+        raise NotDequant("only a 2D matmul (not batched) fuses the dequantization")
     if spec.dynamic:
         raise NotDequant("dynamic shapes: the fused dequantization needs static M, N, K")
+    if spec.transpose_b:
+        return recognize_generic(gen, spec.b, spec.op, spec.c, (spec.n, spec.k), GEMM_B_NK)
     return recognize_generic(gen, spec.b, spec.op, spec.c, (spec.k, spec.n), GEMM_B)
 
 
@@ -165,11 +176,11 @@ def recognize_generic(gen, buffer, user, out, shape: tuple, roles: Roles) -> Deq
     block = user.block
     ops = _block_ops(block)
     pos = {o: i for i, o in enumerate(ops)}
-    what_b = "B" if roles is GEMM_B else "the matrix"
+    what_b = "B" if roles in GEMM_ROLES else "the matrix"
     d = _defining(buffer)
     if d is None or d.name != "memref.alloc" or not identity_layout(buffer):
         raise NotDequant(f"{what_b} is not a temporary (memref.alloc with the identity layout)")
-    reader = "the matmul" if roles is GEMM_B else "the gemv"
+    reader = "the matmul" if roles in GEMM_ROLES else "the gemv"
     for u in _users_in(buffer, block):
         if u not in (gen, user) and (u is None or u.name != "memref.dealloc"):
             raise NotDequant(f"the dequantized {what_b.replace('the ', '')} is also used by '{u.name if u else 'a nested op'}' (it must "
@@ -250,7 +261,7 @@ def recognize_generic(gen, buffer, user, out, shape: tuple, roles: Roles) -> Deq
         raise NotDequant("the dequantization body reads its output")
     group = groups.pop() if groups else None
     return Dequant(gen, buffer, weights.value, memref_info(weights.value)[1], out_type, inputs, block_, group,
-                   k_dim=kd, role="B" if roles is GEMM_B else "A")
+                   k_dim=kd, role="B" if roles in GEMM_ROLES else "A")
 
 
 DECODE_M = 32   # M up to this is a decode shape (docs/quantized-gemm.md "Decode shapes")
@@ -259,7 +270,7 @@ I4_MIN_COLUMNS = 32     # columns of i4 weights in a subgroup's piece: 16 bytes,
 TALL_ROWS = 64          # C rows of a subgroup of a prefill plan with dequantized B (docs/quantized-gemm.md "Planning")
 
 
-def register_pieces(plan, wtype: str) -> list[tuple[dict, str]]:
+def register_pieces(plan, wtype: str, nk: bool = False) -> list[tuple[dict, str]]:
     """Plan overrides, best first (the first legal one wins), when a subgroup's B piece (k_step x its
     columns) exceeds MAX_B_PIECE: the dequantization's i8 / i16 / f16 copies of a larger piece spill (IGC
     2.40, pvc, a 512 x 4096 x 4096 plan with 32 x 64 pieces: 60 (i8) and 411 (i4) scratch messages per
@@ -272,10 +283,13 @@ def register_pieces(plan, wtype: str) -> list[tuple[dict, str]]:
     2.40, 512 x 4096 x 4096 W8A16: 507 instructions per 16 DPAS against 1,065 at k_step 16 on pvc);
     else the step drops to DPAS K. i4 weights get pieces of at least I4_MIN_COLUMNS (IGC 2.40, 4096 x 4096
     W4A16 at M = 1: 1,180 instructions per 4 DPAS against 1,246 per 2 with 16-column pieces read per lane).
+    `nk`: weights stored N x K, read transposed (k_step or k_step / 2 bytes along K per column of B): any
+    piece 16 columns wide reads as a block, i4 ones too (docs/quantized-gemm.md "N x K weights").
     Empty when the piece fits."""
     dk, ks, n = plan.dpas[2], plan.k_step, plan.sg_data[1]
     piece = ks * n
-    if wtype == "i4" and ks * I4_MIN_COLUMNS <= MAX_B_PIECE and n < I4_MIN_COLUMNS and I4_MIN_COLUMNS % n == 0:
+    if wtype == "i4" and not nk and ks * I4_MIN_COLUMNS <= MAX_B_PIECE and n < I4_MIN_COLUMNS and \
+            I4_MIN_COLUMNS % n == 0:
         f = I4_MIN_COLUMNS // n
         (wm, wn), (r, c) = plan.wg_tile, plan.sg_layout
         why = (f"subgroup C tile {plan.sg_data[0]}x{I4_MIN_COLUMNS}: {I4_MIN_COLUMNS} columns of i4 weights are "
@@ -285,10 +299,11 @@ def register_pieces(plan, wtype: str) -> list[tuple[dict, str]]:
     if piece <= MAX_B_PIECE or ks <= dk:
         return []
     out = []
-    (wm, wn), narrow = plan.wg_tile, 16 if wtype == "i8" else I4_MIN_COLUMNS
+    (wm, wn), narrow = plan.wg_tile, 16 if wtype == "i8" or nk else I4_MIN_COLUMNS
     if wm % TALL_ROWS == 0 and ks * narrow <= MAX_B_PIECE:
+        read = "N x K weights read transposed" if nk else f"16 bytes of {wtype}"
         why = (f"subgroup C tile {TALL_ROWS}x{narrow}: the B piece {ks} x {narrow} is the narrowest read with lane = "
-               f"column (16 bytes of {wtype}), and {TALL_ROWS} C rows per subgroup halve the subgroup rows "
+               f"column ({read}), and {TALL_ROWS} C rows per subgroup halve the subgroup rows "
                f"dequantizing the same piece ({ks} x {n}: {piece} elements of B per K step, at most {MAX_B_PIECE} "
                "stay in registers)")
         out += [({"wg_tile": (wm, w), "sg_layout": (wm // TALL_ROWS, w // narrow)}, why)

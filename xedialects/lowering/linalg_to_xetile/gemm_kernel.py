@@ -16,7 +16,7 @@ import re
 
 from ...passes.analysis.registers import GRF_MODE_ATTR
 from . import local_kslice
-from .dequant_kernel import DequantB
+from .dequant_kernel import BTiles, DequantB
 from .gemm_epilogue import KernelEnv, KernelIO
 from .linalg_match import MatmulSpec
 from .wg_map_rule import map_text
@@ -131,7 +131,8 @@ def kernel_text(spec: MatmulSpec, plan, kernel_name: str, io: KernelIO | None = 
         mt = _transposed_type(a_t, spec)
         w(f"    %At = memref.transpose {a_v} (d0, d1) -> (d1, d0) : {a_t} to {mt}")
         a_v, a_t = "%At", mt
-    if spec.transpose_b:
+    weights = (b_v, b_t)     # the B argument itself (i4 N x K weights are read as their rows of bytes)
+    if spec.transpose_b and not (dq is not None and dq.wtype == "i4"):
         b_order = (0, 1)
         mt = _transposed_type(b_t, spec)
         w(f"    %Bt = memref.transpose {b_v} (d0, d1) -> (d1, d0) : {b_t} to {mt}")
@@ -168,13 +169,15 @@ def kernel_text(spec: MatmulSpec, plan, kernel_name: str, io: KernelIO | None = 
     c_shp = ", [%M, %N], [%N, %c1]" if io.has_c and _is_dynamic(c_t) else ""
     a_tile_t = init("%a0", a_v, a_t, ("%m", kb), (wm, ks), at, la, da, a_order, a_shp)
     dqb = DequantB(dq, io.names, ks, wn, (lb, db), w) if dq is not None else None
-    # the B tiles' columns, column offset and maps (i4 weights: their bytes, half the columns)
-    bc, bn, (lb_, db_), (lpb_, dpb_) = dqb.b_tiles((lpb, dpb)) if dqb else (wn, "%n", (lb, db), (lpb, dpb))
-    b_tile_t = init("%b0", b_v, b_t, (kb, bn), (ks, bc), lt, lb_, db_, b_order, b_shp)
+    # the B tiles (dequantized: the weights' tiles; i4 weights their bytes)
+    bd = BTiles(b_v, b_t, (kb, "%n"), (ks, wn), (lb, db), (lpb, dpb), b_order, "[%cks, %c0]")
+    bd = dqb.b_tiles(bd, weights) if dqb else bd
+    (lb_, db_), (lpb_, dpb_) = bd.b_map, bd.prefetch_map
+    b_tile_t = init("%b0", bd.view, bd.view_t, bd.offsets, bd.shape, lt, lb_, db_, bd.order, b_shp)
     c_tile_t = (init("%ct", c_v, c_t, ("%m", "%n"), (wm, wn), ct, lc, dc, None, c_shp)
                 if io.has_c and lks == 1 else None)
     pa_t = init("%pa0", a_v, a_t, ("%m", kb), (wm, ks), at, lpa, dpa, a_order, a_shp)
-    pb_t = init("%pb0", b_v, b_t, (kb, bn), (ks, bc), lt, lpb_, dpb_, b_order, b_shp)
+    pb_t = init("%pb0", bd.view, bd.view_t, bd.offsets, bd.shape, lt, lpb_, dpb_, bd.order, b_shp)
     if dqb is not None:
         dqb.setup()
     acc_vec = f"vector<{wm}x{wn}x{acc}>"
@@ -198,12 +201,12 @@ def kernel_text(spec: MatmulSpec, plan, kernel_name: str, io: KernelIO | None = 
         w(f"    xetile.prefetch_tile {pa} : {pa_t}")
         w(f"    xetile.prefetch_tile {pb} : {pb_t}")
         w(f"    %pa{i + 1} = xetile.update_tile_offset {pa}, [%c0, %cks] : {pa_t}")
-        w(f"    %pb{i + 1} = xetile.update_tile_offset {pb}, [%cks, %c0] : {pb_t}")
+        w(f"    %pb{i + 1} = xetile.update_tile_offset {pb}, {bd.step} : {pb_t}")
         pa, pb = f"%pa{i + 1}", f"%pb{i + 1}"
     w(f"    %r:5 = scf.for %k = {lo} to {hi} step %cks iter_args(%acc = {acc_init}, %at = %a0, %bt = %b0, "
       f"%pat = {pa}, %pbt = {pb}) -> ({acc_vec}, {a_tile_t}, {b_tile_t}, {pa_t}, {pb_t}) {{")
     w(f"      %va = xetile.load_tile %at : {a_tile_t} -> vector<{wm}x{ks}x{at}>")
-    w(f"      %vb = xetile.load_tile %bt : {b_tile_t} -> vector<{ks}x{bc}x{lt}>")
+    w(f"      %vb = xetile.load_tile %bt : {b_tile_t} -> vector<{bd.shape[0]}x{bd.shape[1]}x{lt}>")
     k_at = "%k"
     if dqb is not None and lo != kb:   # a loop over [0, steps x k_step) (local k-slicing): this step's K is kb + %k
         w(f"      %kat = arith.addi {kb}, %k : index")
@@ -214,9 +217,9 @@ def kernel_text(spec: MatmulSpec, plan, kernel_name: str, io: KernelIO | None = 
     w(f"      %acc2 = xetile.tile_mma %va, {vb}, %acc {{wg_map_a = {map_text((la, da))}, wg_map_b = {map_text((lb, db))}, "
       f"wg_map_c = {c_wg}}} : vector<{wm}x{ks}x{at}>, vector<{ks}x{wn}x{bt}>, {acc_vec} -> {acc_vec}")
     w(f"      %at2 = xetile.update_tile_offset %at, [%c0, %cks] : {a_tile_t}")
-    w(f"      %bt2 = xetile.update_tile_offset %bt, [%cks, %c0] : {b_tile_t}")
+    w(f"      %bt2 = xetile.update_tile_offset %bt, {bd.step} : {b_tile_t}")
     w(f"      %pat2 = xetile.update_tile_offset %pat, [%c0, %cks] : {pa_t}")
-    w(f"      %pbt2 = xetile.update_tile_offset %pbt, [%cks, %c0] : {pb_t}")
+    w(f"      %pbt2 = xetile.update_tile_offset %pbt, {bd.step} : {pb_t}")
     w(f"      scf.yield %acc2, %at2, %bt2, %pat2, %pbt2 : {acc_vec}, {a_tile_t}, {b_tile_t}, {pa_t}, {pb_t}")
     w("    }")
     total = "%r#0"

@@ -150,23 +150,30 @@ class BlockIOLowering:
         """A 16-bit load read transposed as 32-bit pairs (`spirv_builtins.PairTranspose`), or None:
         a transposed VNNI load (B^T of a GEMM) or a plain 2D load only ever transposed (A^T), when
         the block fits and the surface rules do not fail statically. A column offset not known to
-        be even is tested at run time (an odd one takes the per-lane loads)."""
-        if bits_of(d.plan.elt) != 16 or len(d.plan.block) != 2:
+        be even is tested at run time (an odd one takes the per-lane loads). An 8-bit plain load only
+        ever transposed and then converted (N x K weights being dequantized; i4 ones unpacked on the way,
+        `_rows_then_transposed`) is read as 32-bit quads, its column offset a multiple of 4."""
+        bits = bits_of(d.plan.elt)
+        if bits not in (8, 16) or len(d.plan.block) != 2:
             return None
         only_transposed = (vnni is None and not transpose and len(shape) == 2 and op.results[0].uses
                            and all(u.owner.name == "vector.transpose" for u in op.results[0].uses))
+        if bits == 8:
+            if vnni is not None or transpose or len(shape) != 2 or not _rows_then_transposed(op.results[0]):
+                return None
+            only_transposed = True
         if not (transpose and vnni is not None) and not only_transposed:
             return None
-        blk = bi.pair_transpose(16, d.plan.block[0], d.plan.block[1], vnni is not None)
+        blk = bi.pair_transpose(bits, d.plan.block[0], d.plan.block[1], vnni is not None)
         if blk is None:
             return None
         ok = self.surface_check(d, build=not self.slow_copy)
         col = static_int(d.col)
-        if ok is False or (col is not None and col % 2):
+        if ok is False or (col is not None and col % blk.pack):
             return None
-        if ok is not None and col is None and known_pow2(d.col) % 2:
+        if ok is not None and col is None and known_pow2(d.col) % blk.pack:
             L = self.lanes
-            odd = arith.AndIOp(L.to_i32(d.col), L.i32(1)).result
+            odd = arith.AndIOp(L.to_i32(d.col), L.i32(blk.pack - 1)).result
             even = arith.CmpIOp(arith.CmpIPredicate.eq, odd, L.i32(0)).result
             ok = even if ok is True else _all([ok, even])
         return self.block_read(d, blk, shape, rows, cols, ok)
@@ -501,12 +508,12 @@ class BlockIOLowering:
             self.call_block(blk, d, 0, var)
             return
         for roff, coff, first in blk.pieces():
-            self.call_block(blk.piece, d, coff, var, roff=roff, first=first, pairs=True)
+            self.call_block(blk.piece, d, coff, var, roff=roff, first=first, pack=blk.pack)
 
     def call_block(self, blk: bi.Block2D, d: NdDesc, coff: int, var, *, roff: int = 0, first: int = 0,
-                   pairs: bool = False):
+                   pack: int = 1):
         """Call `blk` on the block of `d` (column + `coff`, row + `roff`) into values `first`.. of
-        `var`; `pairs`: a 32-bit builtin on 16-bit memory (the column of the pair: column / 2)."""
+        `var`; `pack` 2 or 4: a 32-bit builtin on 16- or 8-bit memory (the 32-bit column: column / pack)."""
         L = self.lanes
         p = d.plan
         nbytes = bits_of(p.elt) // 8
@@ -515,8 +522,8 @@ class BlockIOLowering:
         height = L.to_i32(p.height)
         pitch = L.to_i32(L.mul(p.pitch, nbytes))
         x = L.to_i32(L.add(d.col, coff))
-        if pairs:
-            x = arith.ShRSIOp(x, L.i32(1)).result
+        if pack > 1:
+            x = arith.ShRSIOp(x, L.i32(pack.bit_length() - 1)).result
         y = L.to_i32(L.add(d.row, roff))
         coord = ir.Operation.create("vector.from_elements", results=[ir.VectorType.get([2], ir.IntegerType.get_signless(32))],
                                     operands=[x, y]).results[0]
@@ -656,7 +663,7 @@ class BlockIOLowering:
         for i in range(blk.values_per_lane):
             w = ir.Operation.create("spirv.Load", results=[lt],
                                     operands=[self.var_elem(var, blk.lane_type, first + i)]).results[0]
-            if isinstance(blk, bi.PairTranspose) and not blk.vnni:
+            if isinstance(blk, bi.PairTranspose) and not blk.vnni and blk.pack == 2:
                 for k, x in enumerate(L.split(w, ir.IntegerType.get_signless(ebits), 2)):
                     if i * 2 + k < lay.nslots:
                         vals[i * 2 + k] = x if str(st) == str(x.type) else arith.BitcastOp(st, x).result
@@ -792,6 +799,34 @@ def _same_value(a, b) -> bool:
     if isinstance(a, ir.Value) and isinstance(b, ir.Value):
         return a == b
     return False
+
+
+def _rows_then_transposed(v) -> bool:
+    """Whether every use of the loaded 8-bit vector `v` reaches, through element-wise arith ops (their other
+    operands constants or values of the same chain) and narrowing `vector.bitcast`s, which keep each memory
+    row of the block in its lane,
+    only `vector.transpose`s whose results are only converted (`_only_converted`): N x K weights being
+    dequantized, i4 ones unpacked along K on the way (docs/quantized-gemm.md "N x K weights")."""
+    uses = list(v.uses)
+    if not uses:
+        return False
+    for u in uses:
+        o = _operation(u.owner)
+        if o.name == "vector.transpose":
+            if not _only_converted(o.results[0]):
+                return False
+            continue
+        if len(o.results) != 1 or not isinstance(o.results[0].type, ir.VectorType):
+            return False
+        if o.name == "vector.bitcast":
+            elt = lambda x: str(ir.VectorType(x.type).element_type)  # noqa: E731
+            ok = bits_of(elt(o.results[0])) <= bits_of(elt(v))
+        else:
+            ok = o.name.startswith("arith.") and all(   # operands: constants or values of the same chain
+                getattr(owner_op(x), "name", "").startswith(("arith.", "xegpu.load_nd")) for x in o.operands)
+        if not ok or not _rows_then_transposed(o.results[0]):
+            return False
+    return True
 
 
 def _only_converted(v) -> bool:

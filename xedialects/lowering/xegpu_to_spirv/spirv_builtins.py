@@ -293,23 +293,37 @@ class PairTranspose:
     shuffle per element to move). The hardware transposes only 32/64-bit elements, so the column
     offset must be even. `vnni`: the values feed VNNI operands, which repack the same pairs (the
     words are split by shift / truncate, which IGC folds with the repacking); else each word is split
-    by a bitcast to two 16-bit values (IGC: register regions, no shifts)."""
+    by a bitcast to two 16-bit values (IGC: register regions, no shifts).
+
+    `bits` 8: an 8-bit block (N x K integer weights only converted after the transpose) read the same way,
+    four bytes per 32-bit value (32 columns per piece, the column offset a multiple of 4): memory row n on
+    lane n with four consecutive K values per value, the register image of the 8-bit transform read of
+    the K x N weights (docs/quantized-gemm.md "N x K weights"); the words are split by shift / truncate."""
 
     rows: int
     width: int
     vnni: bool = False
+    bits: int = 16
     piece = Block2D("transpose", 32, 16, 8, 1)
     lane_type = "uint"
-    pack = 2
+
+    @property
+    def pack(self) -> int:
+        return 32 // self.bits
+
+    @property
+    def piece_cols(self) -> int:
+        """Memory columns one piece reads (8 32-bit values per lane)."""
+        return 8 * self.pack
 
     @property
     def col_pieces(self) -> int:
-        return -(-self.width // 16)
+        return -(-self.width // self.piece_cols)
 
     def pieces(self):
         """[(row offset, column offset, first value)] of the reads."""
-        n = self.piece.values_per_lane
-        return [(16 * i, 16 * j, (i * self.col_pieces + j) * n)
+        n, pc = self.piece.values_per_lane, self.piece_cols
+        return [(16 * i, pc * j, (i * self.col_pieces + j) * n)
                 for i in range(self.rows // 16) for j in range(self.col_pieces)]
 
     @property
@@ -318,15 +332,18 @@ class PairTranspose:
 
     def lane_of(self, r, c):
         """(lane, value index, part) of memory element (r, c) of the block (numpy arrays)."""
-        n = self.piece.values_per_lane
-        return r % 16, ((r // 16) * self.col_pieces + c // 16) * n + (c % 16) // 2, c % 2
+        n, pc, f = self.piece.values_per_lane, self.piece_cols, self.pack
+        return r % 16, ((r // 16) * self.col_pieces + c // pc) * n + (c % pc) // f, c % f
 
 
 def pair_transpose(bits: int, h: int, w: int, vnni: bool) -> PairTranspose | None:
     """The transposed read of a 16-bit h x w block as 32-bit pairs, or None when it does not fit
-    (h a multiple of 16 up to 32; w even up to 16, or 32)."""
+    (h a multiple of 16 up to 32; w even up to 16, or 32); of an 8-bit one as 32-bit quads (w a multiple
+    of 4 up to 32, or 64; a narrower block reads a whole piece and uses its first w columns)."""
     if bits == 16 and h in (16, 32) and (w in (2, 4, 6, 8, 10, 12, 14, 16) or w == 32):
         return PairTranspose(h, w, vnni)
+    if bits == 8 and h in (16, 32) and (w in (4, 8, 12, 16, 20, 24, 28, 32) or w == 64):
+        return PairTranspose(h, w, vnni, 8)
     return None
 
 

@@ -33,20 +33,43 @@ def lane_iota(cv: Converter, n):
 
 def row_access(cv: Converter, p: TilePlan, r0, c0, rr, cc, lanes):
     """(tdesc, mask) of the scattered access to logical row r0+rr, columns c0+cc .. +lanes."""
-    idx_t = ir.IndexType.get()
-    row = cv.add(r0, rr)
-    col0 = cv.add(c0, cc)
-    vt = ir.VectorType.get([lanes], idx_t)
-    cols = arith.AddIOp(vector.broadcast(vt, cv.index(col0)), lane_iota(cv, lanes)).result
-    sr, sc = p.log_strides
-    R, C = p.log_shape
-    lin_r = cv.mul(row, sr)
-    lin_c = cols if (isinstance(sc, int) and sc == 1) else arith.MulIOp(cols, vector.broadcast(vt, cv.index(sc))).result
-    lin = arith.AddIOp(vector.broadcast(vt, cv.index(lin_r)), lin_c).result
-    row_ok = arith.CmpIOp(arith.CmpIPredicate.ult, cv.index(row), cv.index(R)).result
-    col_ok = arith.CmpIOp(arith.CmpIPredicate.ult, cols, vector.broadcast(vt, cv.index(C))).result
-    mask = arith.AndIOp(vector.broadcast(ir.VectorType.get([lanes], ir.IntegerType.get_signless(1)), row_ok),
-                        col_ok).result
+    vt = ir.VectorType.get([lanes], ir.IndexType.get())
+    cols = arith.AddIOp(vector.broadcast(vt, cv.index(cv.add(c0, cc))), lane_iota(cv, lanes)).result
+    return _access(cv, p, cv.add(r0, rr), cols, lanes)
+
+
+def column_access(cv: Converter, p: TilePlan, r0, c0, rr, lanes):
+    """(tdesc, mask) of the scattered access to logical rows r0+rr .. +lanes of column c0: one message for
+    a one-column block (e.g. a column of per-group scales read through a transposed view)."""
+    vt = ir.VectorType.get([lanes], ir.IndexType.get())
+    rows = arith.AddIOp(vector.broadcast(vt, cv.index(cv.add(r0, rr))), lane_iota(cv, lanes)).result
+    return _access(cv, p, rows, c0, lanes)
+
+
+def _access(cv: Converter, p: TilePlan, row, col, lanes):
+    """(tdesc, mask) of `lanes` elements at logical (row, col), one of them a vector<lanes x index> of the
+    lanes' indices, the other a scalar index (masked outside the logical shape)."""
+    vt = ir.VectorType.get([lanes], ir.IndexType.get())
+    (sr, sc), (R, C) = p.log_strides, p.log_shape
+
+    def is_vec(x) -> bool:
+        return isinstance(x, ir.Value) and isinstance(x.type, ir.VectorType)
+
+    def offsets(x, stride):          # x * stride (scalar: folded, broadcast by the caller)
+        if not is_vec(x):
+            return cv.mul(x, stride)
+        return x if isinstance(stride, int) and stride == 1 else \
+            arith.MulIOp(x, vector.broadcast(vt, cv.index(stride))).result
+
+    def inside(x, bound):            # i1 (scalar x) or vector of i1
+        return arith.CmpIOp(arith.CmpIPredicate.ult, x if is_vec(x) else cv.index(x),
+                            vector.broadcast(vt, cv.index(bound)) if is_vec(x) else cv.index(bound)).result
+
+    lr, lc = offsets(row, sr), offsets(col, sc)
+    lin = arith.AddIOp(*(x if is_vec(x) else vector.broadcast(vt, cv.index(x)) for x in (lr, lc))).result
+    oks = inside(row, R), inside(col, C)
+    mask = arith.AndIOp(*(x if is_vec(x) else vector.broadcast(ir.VectorType.get([lanes], x.type), x)
+                          for x in oks)).result
     fields = {"scattered": True}
     if p.slm:
         fields["memory_scope"] = "slm"
@@ -64,9 +87,20 @@ def lane_pieces(width):
     return out
 
 
-def scatter_load_block(cv: Converter, p, r0, c0, h, w, pad_attr):
+def scatter_load_block(cv: Converter, p, r0, c0, h, w, pad_attr, column=False):
+    """An h x w block by masked gathers: one per row piece; with `column` and w 1, one per column piece (a
+    column only ever transposed, e.g. per-group scales of N x K weights: lane = row, as the transposed row
+    wants it; a column broadcast along its rows keeps one gather per row, each value then in every lane)."""
     elt = p.elt
     blk = cv.zero_block(h, w, elt, 1) if pad_attr is None else splat((h, w), elt, pad_attr)
+    if column and w == 1 and h > 1:
+        for rr, n in lane_pieces(h):
+            td, mask = column_access(cv, p, r0, c0, rr, n)
+            v = LoadGatherOp.build(tdesc=td, mask=mask, mode="vc", result_types=[vector_type((n,), elt)]).op.results[0]
+            padv = splat((n,), elt, pad_attr if pad_attr is not None else zero_attr(elt))
+            v = vector.shape_cast(vector_type((n, 1), elt), arith.SelectOp(mask, v, padv).result)
+            blk = vector.insert_strided_slice(v, blk, [rr, 0], [1, 1])
+        return blk
     for rr in range(h):
         for cc, n in lane_pieces(w):
             td, mask = row_access(cv, p, r0, c0, rr, cc, n)

@@ -9,6 +9,7 @@ from mlir import ir
 from mlir.dialects import vector
 
 from ...core.typeinfo import vector_info
+from ...passes.utils.ir_walk import as_op
 from ...xegpu.attributes import TensorDescType
 from ...xegpu.ops import LoadNdOp, PrefetchNdOp, StoreNdOp, StoreScatterOp
 from ...xetile.ops import LoadTileOp
@@ -35,9 +36,12 @@ def lower_load_tile(cv: Converter, rb, op):
     if p.mode == "scatter":
         pad_attr = padding_attr(ld.padding, p.elt)
         r0, c0 = cur
+        uses = list(op.results[0].uses)
+        column = bool(uses) and all(as_op(u.owner).name == "xetile.tile_transpose" for u in uses)
         for i in range(gi):
             for j in range(gj):
-                blk = scatter_load_block(cv, p, cv.add(r0, i * bh), cv.add(c0, j * bw), bh, bw, pad_attr)
+                blk = scatter_load_block(cv, p, cv.add(r0, i * bh), cv.add(c0, j * bw), bh, bw, pad_attr,
+                                         column=column and not log_t)
                 if log_t:
                     blk = vector.transpose(vector_type((bw, bh), p.elt), blk, [1, 0])
                 tile_blocks.append(cv.as_form(blk, 1, f))
