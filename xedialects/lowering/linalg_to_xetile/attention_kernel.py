@@ -387,9 +387,12 @@ def combine_text(form: AttentionForm, plan: AttentionPlan, kname: str) -> str:
     w(f"{i}%cD = arith.constant {D} : index")
     w(f"{i}%cD16 = arith.constant {D + 16} : index")
     w(f"{i}%bz = gpu.block_id z")
-    w(f"{i}%bx = gpu.block_id x")
+    r0 = "%c0"
+    if plan.groups[0] > 1:     # one work-group per query block too (chunked prefill)
+        w(f"{i}%bx = gpu.block_id x")
+        w(f"{i}%r0 = arith.muli %bx, %cbm : index")
+        r0 = "%r0"
     row0 = _workspace_row(w, i, plan)
-    w(f"{i}%r0 = arith.muli %bx, %cbm : index")
     if len(form.batch) == 2:
         w(f"{i}%ch = arith.constant {form.batch[1]} : index")
         w(f"{i}%bb = arith.divui %bz, %ch : index")
@@ -422,7 +425,7 @@ def combine_text(form: AttentionForm, plan: AttentionPlan, kname: str) -> str:
                                                                                   ("%lt", r16_t))]
     w(f"      scf.yield {on}, {mn}, {ln}, {', '.join(nxt)} : {', '.join(types)}")
     w(f"{i}}}")
-    _store_output(w, lambda t: op(t, i), i, form, plan, "%r#0", "%r#2", "%r0")
+    _store_output(w, lambda t: op(t, i), i, form, plan, "%r#0", "%r#2", r0)
     return "\n".join(L)
 
 
