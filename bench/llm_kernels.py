@@ -4,8 +4,10 @@ plan, the predicted time, TFLOP/s or GB/s and the bound.
 
     python bench/llm_kernels.py [--arch pvc|bmg] [--plans] [--weights kn|nk]
 
-Attention (docs/attention.md): prefill with a causal mask, 32 heads x head dim 128, sequence 1k-8k, and
-decode (one query row, 4k-32k of K/V), bf16; published XeTLA figures beside them (ATTENTION_PUBLISHED).
+Attention (docs/attention.md): prefill with a causal mask, 32 heads x head dim 128, sequence 1k-8k,
+chunked prefill (chunks of 128 and 512 new tokens over a KV cache of 4k and 16k, bottom-right causal: split
+over K/V when the model says so), and decode (one query row, 4k-32k of K/V), bf16; published XeTLA figures
+beside them (ATTENTION_PUBLISHED).
 
 Quantized GEMM (docs/quantized-gemm.md): W8A16 and W4A16 linear layers of a 7B Llama (K = 4096; N = 4096
 for the attention projections, 11008 for the MLP), M = 1 and 16 (decode) and 512 (prefill), per-group f16
@@ -49,6 +51,7 @@ QUANT_SHAPES = [(m, n, 4096) for n in (4096, 11008) for m in (1, 16, 512)]
 HEADS, HEAD_DIM = 32, 128                     # Llama-2-7B / Llama-3-8B query heads and head size
 PREFILL_SEQ = (1024, 2048, 4096, 8192)
 DECODE_KV = (4096, 8192, 16384, 32768)
+CHUNKS = [(lq, lk) for lq in (128, 512) for lk in (4096, 16384)]   # chunked prefill: (new tokens, KV cache)
 # Published forward-attention figures on Intel GPUs (TFLOP/s as their authors count them; other shapes)
 ATTENTION_PUBLISHED = [
     ("XeTLA FMHA fwd, GPU Max 1550, 4 x 48 heads, seq 1024, d 64, non-causal: 88 TFLOP/s",
@@ -100,40 +103,49 @@ def attention_isa(arch: str, **shape) -> dict | None:
 
 def attention_prediction(plan, arch: str, isa: dict | None):
     """The perf model's prediction for `plan`, with IGC's instruction counts (`isa`) when given: one K/V
-    step issues 2 x (block_n / 16) x (d / 16) DPAS per subgroup."""
-    from xedialects.lowering.linalg_to_xetile.attention_plan import key_blocks, model_work
+    step issues 2 x (block_n / 16) x (d / 16) DPAS per subgroup, the steps the model charges a work-group."""
+    from xedialects.lowering.linalg_to_xetile.attention_plan import busiest_steps, model_work
 
     hw = get_arch(arch)
     work = model_work(plan, hw)
     if isa is not None:
-        blocks = key_blocks(plan)
         step_dpas = 2 * (plan.block_n // 16) * (plan.form.d // 16)
-        work = with_isa(work, isa, step_dpas, sum(blocks) / len(blocks))
+        work = with_isa(work, isa, step_dpas, busiest_steps(plan, hw))
     return predict(hw, work)
 
 
+def _us(t: float) -> str:
+    return f"{t * 1e6:.1f} us" if t < 1e-3 else f"{t * 1e3:.3f} ms"
+
+
 def print_attention(arch: str, show_plans: bool = False, use_isa: bool = True):
+    from xedialects.lowering.linalg_to_xetile.attention_plan import predict_combine, useful_flops
+
     print(f"## Attention [{arch}] ({HEADS} heads, head dim {HEAD_DIM}, bf16, one fused flash-attention kernel)")
-    print(f"{'form':<9} {'Lq':>6} {'Lk':>6} {'block':>9} {'WGs':>6} {'time':>10} {'TFLOP/s':>8} {'GB/s':>7}  bound")
-    # (block: query rows x K/V rows per step; decode WGs = heads x K/V slices)
-    cases = [("prefill c", s, s, True) for s in PREFILL_SEQ] + [("decode", 1, kv, False) for kv in DECODE_KV]
+    print(f"{'form':<9} {'Lq':>6} {'Lk':>6} {'block':>9} {'slices':>6} {'WGs':>6} {'time':>10} {'combine':>8} "
+          f"{'TFLOP/s':>8} {'GB/s':>7}  bound")
+    # (block: query rows x K/V rows per step; WGs = query blocks x heads x K/V slices)
+    cases = ([("prefill c", s, s, True) for s in PREFILL_SEQ] + [("chunk br", lq, lk, "bottom-right") for lq, lk in CHUNKS]
+             + [("decode", 1, kv, False) for kv in DECODE_KV])
     for form, lq, lk, causal in cases:
         shape = dict(batch=(1, HEADS), lq=lq, lk=lk, d=HEAD_DIM, elt="bf16", out="bf16", causal=causal,
                      scale=HEAD_DIM ** -0.5)
         plan = attention_plan(arch, **shape)
         isa = attention_isa(arch, **shape) if use_isa else None
-        p = attention_prediction(plan, arch, isa)
-        t = p.time_s
-        ts = f"{t * 1e6:.1f} us" if t < 1e-3 else f"{t * 1e3:.3f} ms"
+        p, c = attention_prediction(plan, arch, isa), predict_combine(plan)
+        t = p.time_s + (c.time_s if c else 0.0)
         wgs = plan.groups[0] * plan.groups[1] * plan.groups[2]
-        print(f"{form:<9} {lq:>6} {lk:>6} {plan.block_m:>4}x{plan.block_n:<4} {wgs:>6} "
-              f"{ts:>10} {p.tflops:>8.2f} {p.gbs:>7.0f}  {p.bound}{' [IGC code]' if isa else ''}")
+        print(f"{form:<9} {lq:>6} {lk:>6} {plan.block_m:>4}x{plan.block_n:<4} {plan.kv_splits:>6} {wgs:>6} "
+              f"{_us(p.time_s):>10} {_us(c.time_s) if c else '-':>8} {useful_flops(plan.form) / t / 1e12:>8.2f} "
+              f"{p.gbs:>7.0f}  {p.bound}{' [IGC code]' if isa else ''}")
         if show_plans:
             print("\n".join("    " + x for x in plan.describe().splitlines()))
     print("[IGC code]: the model's issue term reads IGC's machine code for the kernel (perf_model.with_isa); "
           "--no-isa: DPAS / vector terms only")
-    print("decode (Lq = 1): flash-decoding, K/V split into slices over work-groups (WGs = heads x slices), then a "
-          "combine kernel (not in the time: one small launch)")
+    print("slices > 1: flash-decoding, K/V split into slices over work-groups, then a combine kernel (its time in "
+          "'combine', latency-bound; its launch not priced); TFLOP/s: the kept (query, key) pairs (causal: below "
+          "the diagonal) over time + combine; GB/s and bound: the split kernel's")
+    print("chunk br: a chunk of Lq new tokens over Lk keys with the bottom-right causal mask (chunked prefill)")
     print("published, for scale:")
     for what, src in ATTENTION_PUBLISHED:
         print(f"  {what}\n    {src}")

@@ -4,6 +4,7 @@ block streamed per loop step, the register-file mode and the grid, each with its
 docs/attention.md "Plan"."""
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field, replace
 
 from ...arch import XeArch
@@ -225,13 +226,13 @@ def key_blocks(plan: AttentionPlan) -> list[int]:
     return [max(0, min(e, (s + 1) * per) - s * per) for e in ends for s in range(splits)]
 
 
-def busiest_steps(plan: AttentionPlan, hw: XeArch) -> int:
+def busiest_steps(plan: AttentionPlan, hw: XeArch) -> float:
     """K/V steps the model charges each work-group: the mean over work-groups (work-groups of all lengths
     share the Xe-cores), but at least the longest work-group's over the work-groups of one Xe-core (with fewer
     work-groups than Xe-cores, a causal work-group that reads all of Lk sets the time)."""
     blocks = key_blocks(plan)
     per_core = -(-plan.groups[0] * plan.groups[1] * plan.groups[2] // hw.xe_cores)
-    return max(-(-sum(blocks) // len(blocks)), -(-max(blocks) // per_core))
+    return max(sum(blocks) / len(blocks), max(blocks) / per_core)
 
 
 def useful_flops(form: AttentionForm) -> int:
@@ -256,7 +257,7 @@ def model_work(plan: AttentionPlan, hw: XeArch):
     blocks = key_blocks(plan)
     heads = plan.groups[2]
     mean = sum(blocks) / len(blocks)
-    steps = busiest_steps(plan, hw)
+    steps = math.ceil(busiest_steps(plan, hw))
     vec = int(mean * (rows * bn * (10 + (4 if f.causal else 0)) + rows * d))
     qo = f.lq * d * (eb + _BYTES[f.out_elt]) * heads
     kv = 2 * f.lk * d * eb * heads
