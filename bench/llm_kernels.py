@@ -125,7 +125,8 @@ def print_attention(arch: str, show_plans: bool = False, use_isa: bool = True):
     print(f"{'form':<9} {'Lq':>6} {'Lk':>6} {'block':>9} {'slices':>6} {'WGs':>6} {'time':>10} {'combine':>8} "
           f"{'TFLOP/s':>8} {'GB/s':>7}  bound")
     # (block: query rows x K/V rows per step; WGs = query blocks x heads x K/V slices)
-    cases = ([("prefill c", s, s, True) for s in PREFILL_SEQ] + [("chunk br", lq, lk, "bottom-right") for lq, lk in CHUNKS]
+    cases = ([("prefill c", s, s, True) for s in PREFILL_SEQ]
+             + [("chunk br", lq, lk, "bottom-right") for lq, lk in CHUNKS]
              + [("decode", 1, kv, False) for kv in DECODE_KV])
     for form, lq, lk, causal in cases:
         shape = dict(batch=(1, HEADS), lq=lq, lk=lk, d=HEAD_DIM, elt="bf16", out="bf16", causal=causal,
