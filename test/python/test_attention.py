@@ -59,6 +59,27 @@ def test_fused_attention_through_spirv(tmp_path, capsys):
     assert "PASS" in out.out
 
 
+def test_mask_hiding_a_row_with_a_partial_last_block(tmp_path, capsys):
+    """An additive mask of -inf (padding: batch 1 hides keys 30.., batch 0 row 5 every key) over 40 keys, a
+    partial last block of 8: the hidden row is NaN as in the reference's softmax. The tail table held -1e30,
+    the running max's start, so that row took P = 1 on the 24 keys past Lk and stored 0 / 24 = 0."""
+    import numpy as np
+    path = tmp_path / "attention.mlir"
+    path.write_text(attention_source(batch=(2,), lq=16, lk=40, d=64, elt="f16", mask="full"))
+    rng = np.random.default_rng(0)
+    q, k, v = (rng.standard_normal((2, n, 64)).astype(np.float16) for n in (16, 40, 40))
+    m = np.zeros((2, 16, 40), np.float32)
+    m[1, :, 30:] = -np.inf
+    m[0, 5, :] = -np.inf
+    np.savez(tmp_path / "in.npz", Q=q, K=k, V=v, M=m)
+    rc = xe_run([str(path), "--pipeline=xe-gemm-to-xegpu", "--check", "--inputs", str(tmp_path / "in.npz"),
+                 "--output", str(tmp_path / "out.npz")])
+    out = capsys.readouterr()
+    assert rc == 0 and "not fused as attention" not in out.err and "PASS" in out.out, out.out + out.err
+    o = np.load(tmp_path / "out.npz")["result0"]
+    assert np.isnan(o[0, 5]).all() and not np.isnan(np.delete(o[0], 5, axis=0)).any() and not np.isnan(o[1]).any()
+
+
 def test_f16_mask_through_extf_is_fused(tmp_path, capsys):
     """An f16 additive mask reaches S's f32 through arith.extf in the mask step's body: fused like an f32 mask
     (the body evaluator took no arith.extf, so an f16/bf16 mask was a remark and the unfused lowering)."""

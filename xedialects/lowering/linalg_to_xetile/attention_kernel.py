@@ -14,6 +14,8 @@ slice) and stores its partial state to a workspace that `combine_text`'s kernel 
 (docs/attention.md "Lowering", "Decode")."""
 from __future__ import annotations
 
+import math
+
 from mlir import ir
 from mlir.dialects import memref
 
@@ -435,12 +437,14 @@ def diag_table(bm: int, bn: int) -> str:
 
 
 def tail_table(bm: int, bn: int, keys: int) -> str:
-    """The dense literal of the partial last block's mask: 0 in its first `keys` columns, -1e30 past Lk."""
-    return _dense([[0.0] * keys + [-1.0e30] * (bn - keys)] * bm)
+    """The dense literal of the partial last block's mask: 0 in its first `keys` columns, -inf past Lk (not
+    -1e30, the running max's start: a row an additive mask hides everywhere would take P = 1 there and end as
+    0 / (keys past Lk) = 0, where the reference's softmax gives NaN)."""
+    return _dense([[0.0] * keys + [-math.inf] * (bn - keys)] * bm)
 
 
 def _dense(rows) -> str:
-    text = ", ".join("[" + ", ".join(f"{x:e}" for x in r) + "]" for r in rows)
+    text = ", ".join("[" + ", ".join("0xFF800000" if x == -math.inf else f"{x:e}" for x in r) + "]" for r in rows)
     return f"dense<[{text}]> : tensor<{len(rows)}x{len(rows[0])}xf32>"
 
 

@@ -180,11 +180,11 @@ func.func @bottom_right(%Q: memref<2x32x64xf16>, %K: memref<2x96x64xf16>, %V: me
 
 // 40 keys (a K/V cache length no 16-row block divides): whole 32-key blocks in the first loop, then
 // the partial last block in a second loop (one step) that adds a host table, -inf past the 40th key,
-// to S before the row max and sum (a load past Lk reads 0); each table row: 8 zeros, 24 x -1e30 (0xF149F2CA).
+// to S before the row max and sum (a load past Lk reads 0); each table row: 8 zeros, 24 x -inf (0xFF800000).
 // PLAN: attention plan [pvc]: 2 x softmax(Q[64x64 f16] . K^T[64x40] * 1) . V[40x64] -> f32
 // PLAN: K/V block        : 32 rows per loop step
 // PLAN: - K/V block 32: the largest of 64/32/16 whose K, V, S, P, Q and accumulator fit the large register file (16384 B); none divides Lk = 40: the last block holds 8 keys
-// CHECK:       memref.global "private" constant @__xe_attention_tail_64x32_8 : memref<64x32xf32> = dense<"0x0000000000000000000000000000000000000000000000000000000000000000CAF249F1CAF249F1CAF249F1CAF249F1CAF249F1CAF249F1CAF249F1CAF249F1CAF249F1CAF249F1CAF249F1CAF249F1CAF249F1CAF249F1CAF249F1CAF249F1CAF249F1CAF249F1CAF249F1CAF249F1CAF249F1CAF249F1CAF249F1CAF249F10000
+// CHECK:       memref.global "private" constant @__xe_attention_tail_64x32_8 : memref<64x32xf32> = dense<"0x0000000000000000000000000000000000000000000000000000000000000000000080FF000080FF000080FF000080FF000080FF000080FF000080FF000080FF000080FF000080FF000080FF000080FF000080FF000080FF000080FF000080FF000080FF000080FF000080FF000080FF000080FF000080FF000080FF000080FF0000
 // CHECK-LABEL: func.func @keys_40(
 // CHECK:         %[[T:.*]] = memref.get_global @__xe_attention_tail_64x32_8 : memref<64x32xf32>
 // CHECK:         gpu.launch_func @keys_40_kernels::@keys_40_attention_0 {{.*}} args({{.*}}, %[[T]] : memref<64x32xf32>)
