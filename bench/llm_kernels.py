@@ -19,12 +19,13 @@ Quantized gemv (docs/quantized-gemm.md "gemv"): the same layers at M = 1 written
 weights (a framework's [out, in]), the dequantization fused into the gemv kernel (vector FMAs), beside the
 DPAS rows; with IGC, the instructions of its streaming loop per weight.
 
-Published figures: no per-GEMM W4A16 / W8A16 time for these shapes on PVC or BMG was found. Searched: Intel
-Extension for PyTorch's INT4 GPU tutorial (intel.github.io/intel-extension-for-pytorch/xpu/2.1.10+xpu/
-tutorials/features/int4.html: INT4 weight-only operators, no kernel times), Intel's "Weight-only
-Quantization in LLM Inference" article (intel.com/content/www/us/en/developer/articles/technical/
-weight-only-quantization-in-llm-inference.html: Core Ultra iGPU, end-to-end latency only), llama.cpp's
-SYCL backend guide (github.com/ggml-org/llama.cpp docs/backend/SYCL.md: end-to-end tokens/s per model).
+Published figures (QUANT_PUBLISHED, printed with the model's figure for the same shape on bmg): the only
+per-kernel W4A16 times for an Intel GPU found are ARK's (AutoRound Kernel, intel/auto-round, whose XPU
+kernels are SYCL / sycl-tla) on an Arc Pro B60 (BMG-G21, 456 GB/s, as our bmg table's B580) in
+github.com/intel/auto-round/pull/2331. Searched without a kernel time: Intel Extension for PyTorch's INT4
+GPU tutorial, Intel's "Weight-only Quantization in LLM Inference" article (end-to-end latency only),
+llama.cpp's SYCL backend guide (tokens/s per model), pytorch/pytorch#137566 (oneDNN int4 WOQ on XPU, no
+times).
 For decode the reference is the bound itself: the GB/s column against the arch's HBM bandwidth.
 """
 import argparse
@@ -43,6 +44,14 @@ from xedialects.passes.analysis.perf_model import predict, with_isa, work_from_p
 from quantized_source import quantized_gemm_source  # noqa: E402
 
 QUANT_SHAPES = [(m, n, 4096) for n in (4096, 11008) for m in (1, 16, 512)]
+# Published W4A16 kernel times on Intel GPUs: (M, N, K, group, what, source). f16 activations, scales and output,
+# symmetric int4 weights; their GB/s counts the packed weights and the f16 scales.
+QUANT_PUBLISHED = [
+    (1, 16384, 4096, 32, "ARK bestla_s4_gemv, Arc Pro B60: 107.2 us, 352.65 GB/s",
+     "github.com/intel/auto-round/pull/2331 (2026-09-09)"),
+    (2, 16384, 4096, 32, "ARK woq_s4_dpas (sycl-tla DPAS), Arc Pro B60: 109.8 us",
+     "github.com/intel/auto-round/pull/2331 (2026-09-09)"),
+]
 
 
 # ---- attention -------------------------------------------------------------------------------------
@@ -206,6 +215,33 @@ def print_quantized(arch: str, use_isa: bool = True, layout: str = "kn"):
               f"{work.bytes_hbm / t / 1e9:>7.0f}  {p.bound}")
 
 
+def print_quantized_published(use_isa: bool = True):
+    """The published W4A16 kernel times beside the model's figure for the same shape and layout (N x K weights,
+    i4 packed along K, f16 output) on bmg, with IGC's code when present."""
+    hw = get_arch("bmg")
+    print("## Quantized GEMM beside published figures [bmg] (W4A16, N x K weights, f16 scales and output)")
+    for m, n, k, group, what, src in QUANT_PUBLISHED:
+        source = quantized_gemm_source(m, n, k, "i4", group=group, acc="f16", layout="nk")
+        mod = xedialects.parse(source, f"qgemm_{m}x{n}x{k}.mlir")
+        with plan_recording() as plans, contextlib.redirect_stderr(io.StringIO()):
+            run(mod, "builtin.module(convert-linalg-to-xetile{arch=bmg})")
+        plan = plans.get("qgemm_0")
+        if plan is None or plan.b_storage_type != "i4":
+            ours = "not fused"
+        else:
+            work = work_from_plan(plan, hw)
+            isa = kernel_isa(source, "qgemm_0", "bmg") if use_isa else None
+            if isa is not None:
+                dm, dn, dk = plan.dpas
+                step_dpas = -(-plan.sg_data[0] // dm) * -(-plan.sg_data[1] // dn) * (plan.k_step // dk)
+                work = with_isa(work, isa, step_dpas, -(-k // (plan.k_step * max(1, plan.k_slices))))
+            p = predict(hw, work)
+            scales = n * (k // group) * 2
+            ours = (f"ours (model{', IGC code' if isa else ''}): {p.time_s * 1e6:.1f} us, "
+                    f"{(n * k // 2 + scales) / p.time_s / 1e9:.0f} GB/s counted as they count, {p.bound}")
+        print(f"  M={m} N={n} K={k} G={group}: {what}\n    {ours}\n    {src}")
+
+
 # ---- quantized gemv --------------------------------------------------------------------------------
 # docs/quantized-gemm.md "gemv": the decode (M = 1) linear layer as a linalg.matvec of N x K weights (a
 # framework's [out, in] layout), the dequantization fused into the gemv kernel (vector FMAs + tile_reduce)
@@ -299,6 +335,8 @@ def main(argv=None):
     print_quantized(args.arch, not args.no_isa, args.weights)
     print()
     print_quantized_gemv(args.arch, not args.no_isa)
+    print()
+    print_quantized_published(not args.no_isa)
 
 
 if __name__ == "__main__":
