@@ -16,8 +16,9 @@ byte. `--weights nk`: the weights stored N x K (PyTorch's nn.Linear layout, B re
 K); a form that is not fused prints as such.
 
 Quantized gemv (docs/quantized-gemm.md "gemv"): the same layers at M = 1 written as a linalg.matvec of N x K
-weights (a framework's [out, in]), the dequantization fused into the gemv kernel (vector FMAs), beside the
-DPAS rows; with IGC, the instructions of its streaming loop per weight.
+weights (a framework's [out, in]) in both forms: the default (dequant-gemv=dpas), the M = 1 DPAS GEMM with the
+weights as B, first; then the gemv kernel (dequant-gemv=vector, vector FMAs) with, with IGC, the instructions of
+its streaming loop per weight.
 
 Published figures (QUANT_PUBLISHED, printed with the model's figure for the same shape on bmg): the only
 per-kernel W4A16 times for an Intel GPU found are ARK's (AutoRound Kernel, intel/auto-round, whose XPU
@@ -187,14 +188,21 @@ def quantized_rows(arch: str, use_isa: bool = True, layout: str = "kn"):
             if plan is None:
                 rows.append((name, m, n, k, None, None, None))
                 continue
-            work = work_from_plan(plan, hw)
-            isa = kernel_isa(quantized_gemm_source(m, n, k, wtype, layout=layout), "qgemm_0", arch) if use_isa else None
-            if isa is not None:
-                dm, dn, dk = plan.dpas
-                step_dpas = -(-plan.sg_data[0] // dm) * -(-plan.sg_data[1] // dn) * (plan.k_step // dk)
-                work = with_isa(work, isa, step_dpas, -(-k // (plan.k_step * max(1, plan.k_slices))))
+            work = gemm_work(quantized_gemm_source(m, n, k, wtype, layout=layout), "qgemm_0", plan, arch, use_isa)
             rows.append((name, m, n, k, plan, work, predict(hw, work)))
     return rows
+
+
+def gemm_work(source: str, kernel: str, plan, arch: str, use_isa: bool = True):
+    """The model's work for the GEMM kernel `kernel` of `source` planned as `plan`, its issue term from IGC's
+    machine code when `use_isa` and IGC is present."""
+    work = work_from_plan(plan, get_arch(arch))
+    isa = kernel_isa(source, kernel, arch) if use_isa else None
+    if isa is not None:
+        dm, dn, dk = plan.dpas
+        step_dpas = -(-plan.sg_data[0] // dm) * -(-plan.sg_data[1] // dn) * (plan.k_step // dk)
+        work = with_isa(work, isa, step_dpas, -(-plan.planned_mnk[2] // (plan.k_step * max(1, plan.k_slices))))
+    return work
 
 
 def print_quantized(arch: str, use_isa: bool = True, layout: str = "kn"):
@@ -229,12 +237,8 @@ def print_quantized_published(use_isa: bool = True):
         if plan is None or plan.b_storage_type != "i4":
             ours = "not fused"
         else:
-            work = work_from_plan(plan, hw)
-            isa = kernel_isa(source, "qgemm_0", "bmg") if use_isa else None
-            if isa is not None:
-                dm, dn, dk = plan.dpas
-                step_dpas = -(-plan.sg_data[0] // dm) * -(-plan.sg_data[1] // dn) * (plan.k_step // dk)
-                work = with_isa(work, isa, step_dpas, -(-k // (plan.k_step * max(1, plan.k_slices))))
+            work = gemm_work(source, "qgemm_0", plan, "bmg", use_isa)
+            isa = work.isa_instructions_per_sg > 0
             p = predict(hw, work)
             scales = n * (k // group) * 2
             ours = (f"ours (model{', IGC code' if isa else ''}): {p.time_s * 1e6:.1f} us, "
@@ -283,7 +287,7 @@ def quantized_gemv_rows(arch: str, use_isa: bool = True):
             src = quantized_gemv_source(n, k, wtype, 128, "f16", "f32")
             mod = xedialects.parse(src, f"qgemv_{n}x{k}.mlir")
             with contextlib.redirect_stderr(io.StringIO()):
-                run(mod, f"builtin.module(xe-gemm-to-xegpu{{arch={arch}}})")
+                run(mod, f"builtin.module(xe-gemm-to-xegpu{{arch={arch} dequant-gemv=vector}})")
             (r,) = kernel_report(mod, hw, isa=use_isa and igc_ok())
             plan = plan_gemv(n, k, 1, 1, "f16", hw, can_split=True, weights=(wtype, 128))
             step = plan.unroll * plan.wg_tile[1]
@@ -297,6 +301,25 @@ def quantized_gemv_rows(arch: str, use_isa: bool = True):
     return rows
 
 
+def quantized_gemv_dpas_rows(arch: str, use_isa: bool = True):
+    """(kernel, N, K, plan, prediction) of the default lowering of the same matvecs: the M = 1 DPAS GEMM
+    (gemv_as_gemm), the weights as B read transposed, priced as the GEMM rows (with IGC's code when present)."""
+    from quantized_source import quantized_gemv_source
+
+    hw = get_arch(arch)
+    rows = []
+    for n, k in GEMV_SHAPES:
+        for wtype in ("i8", "i4"):
+            src = quantized_gemv_source(n, k, wtype, 128, "f16", "f32")
+            with plan_recording() as plans, contextlib.redirect_stderr(io.StringIO()):
+                run(xedialects.parse(src, f"qgemv_{n}x{k}.mlir"),
+                    f"builtin.module(convert-linalg-to-xetile{{arch={arch}}})")
+            plan = plans["qgemv_0"]
+            rows.append((f"W{8 if wtype == 'i8' else 4}A16", n, k, plan,
+                         predict(hw, gemm_work(src, "qgemv_0", plan, arch, use_isa))))
+    return rows
+
+
 def igc_ok() -> bool:
     from xedialects.runtime.igc import igc_available
 
@@ -304,8 +327,16 @@ def igc_ok() -> bool:
 
 
 def print_quantized_gemv(arch: str, use_isa: bool = True):
-    print(f"## Quantized gemv [{arch}] (M = 1 as linalg.matvec of N x K weights: f16 x, f32 y, scales per 128 of K; "
-          "vector FMAs, beside the DPAS M = 1 rows above)")
+    print(f"## Quantized gemv [{arch}] (M = 1 as linalg.matvec of N x K weights: f16 x, f32 y, scales per 128 of K)")
+    print("dequant-gemv=dpas (the default): the M = 1 DPAS GEMM, B = the weights read transposed")
+    print(f"{'kernel':<7} {'N':>6} {'K':>5}  {'plan (wg tile, sg layout, k_step, grid)':<38} {'time':>10} {'GB/s':>7}  "
+          "bound")
+    for name, n, k, plan, p in quantized_gemv_dpas_rows(arch, use_isa):
+        gx, gy, gz = plan.grid
+        desc = (f"{plan.wg_tile[0]}x{plan.wg_tile[1]}, {plan.sg_layout[0]}x{plan.sg_layout[1]}, k{plan.k_step}, "
+                f"{gx}x{gy}x{gz}")
+        print(f"{name:<7} {n:>6} {k:>5}  {desc:<38} {_us(p.time_s):>10} {p.gbs:>7.0f}  {p.bound}")
+    print("dequant-gemv=vector: the gemv kernel (vector FMAs and a reduction per row)")
     print(f"{'kernel':<7} {'N':>6} {'K':>5}  {'plan (wg tile, sg tile, unroll, grid)':<38} {'time':>10} {'GB/s':>7}  "
           "bound        IGC loop: instr / weights, spill")
     for name, n, k, plan, p, hot, per_iter in quantized_gemv_rows(arch, use_isa):

@@ -1,8 +1,10 @@
 // W4A16 gemv (LLM decode, one token): a linear layer's int4 weights stored N x K ([out, in], packed two per byte
 // along K, even elements in the low nibble) dequantized to f16 with per-group scales (groups of 128 K columns)
-// feeding a linalg.matvec. convert-linalg-to-xetile fuses the dequantization into the gemv kernel's A tile: one
-// kernel block-loads the packed bytes (a quarter of the f16 weights' bytes) and the scales, unpacks the nibbles,
-// scales in registers, multiplies by x with vector FMAs and reduces each row (docs/quantized-gemm.md "gemv").
+// feeding a linalg.matvec. convert-linalg-to-xetile lowers it as the M = 1 DPAS GEMM (y as 1 x N = x as 1 x K
+// times the weights read transposed) with the dequantization fused into its B path: one kernel reads the packed
+// bytes (a quarter of the f16 weights' bytes) and the scales, unpacks and scales in registers and feeds DPAS.
+// With convert-linalg-to-xetile{dequant-gemv=vector} it is the gemv kernel instead (vector FMAs and a reduction
+// per row; slower with IGC's code: docs/quantized-gemm.md "gemv").
 //   xe-opt examples/w4a16_gemv.mlir --xe-linalg-to-xetile --xe-print-plan
 //   xe-run examples/w4a16_gemv.mlir --pipeline=xe-gemm-to-spirv --check
 #id = affine_map<(d0, d1) -> (d0, d1)>

@@ -1,8 +1,9 @@
 """Weight-only quantized gemvs (docs/quantized-gemm.md "gemv"): a dequantizing linalg.generic feeding a
 linalg.matvec (weights N x K, i4 packed along K) or linalg.vecmat (K x N) lowers to one gemv kernel whose A tile
-holds the integer weights, dequantized in registers. Checked against upstream MLIR's CPU run of the unfused
-program through the simulator and, where the OpenCL CPU runtime is present, the portable binary and the pvc
-one under the emulation library; the plan counts the weights at their own width."""
+holds the integer weights, dequantized in registers, under `dequant-gemv=vector`; by default (dpas) the gemv is
+the M = 1 DPAS GEMM kernel with the weights as B (gemv_as_gemm.py), tested at the end. Checked against upstream
+MLIR's CPU run of the unfused program through the simulator and, where the OpenCL CPU runtime is present, the
+portable binary and the pvc one under the emulation library; the plan counts the weights at their own width."""
 import os
 import sys
 
@@ -44,7 +45,7 @@ def _write(tmp_path, name):
 @pytest.mark.parametrize("name", list(CASES))
 def test_one_launch_and_no_dequantized_matrix(name):
     m = xedialects.parse(_source(name), f"{name}.mlir")
-    run(m, "builtin.module(convert-linalg-to-xetile)")
+    run(m, "builtin.module(convert-linalg-to-xetile{dequant-gemv=vector})")
     func = [o for o in m.body.operations if o.operation.name == "func.func"][0]
     host = [o.operation.name for o in func.regions[0].blocks[0].operations]
     assert host.count("gpu.launch_func") == 1, host
@@ -54,9 +55,10 @@ def test_one_launch_and_no_dequantized_matrix(name):
 
 # the simulator for every case; the portable binary on the OpenCL CPU device and the pvc one under the emulation
 # library (--backend=both also compares them with the simulator) for the i4 ones
-RUNS = [(name, "xe-gemm-to-spirv", "sim") for name in CASES] + [
-    pytest.param("matvec_i4_bf16", "xe-gemm-to-spirv-portable", "both", marks=needs_rt),
-    pytest.param("vecmat_i4_f16", "xe-gemm-to-spirv", "both", marks=needs_rt)]
+VEC = "{dequant-gemv=vector}"
+RUNS = [(name, "xe-gemm-to-spirv" + VEC, "sim") for name in CASES] + [
+    pytest.param("matvec_i4_bf16", "xe-gemm-to-spirv-portable" + VEC, "both", marks=needs_rt),
+    pytest.param("vecmat_i4_f16", "xe-gemm-to-spirv" + VEC, "both", marks=needs_rt)]
 
 
 @pytest.mark.parametrize("name, pipeline, backend", RUNS)
@@ -93,7 +95,7 @@ def test_plan_counts_the_weights_at_their_width():
 
     def hbm_read(src):
         m = xedialects.parse(src, "q.mlir")
-        run(m, "builtin.module(xe-gemm-to-xegpu)")
+        run(m, "builtin.module(xe-gemm-to-xegpu" + VEC + ")")
         grids = launches(m.operation)
         func = next(o for o in walk(m.operation) if o.name == "gpu.func")
         return kernel_bytes(func, grids.get("qgemv_0"), pvc, True)["hbm_read"]
@@ -102,3 +104,53 @@ def test_plan_counts_the_weights_at_their_width():
     assert 4096 * 4096 <= w8 < 4096 * 4096 * 1.01, w8          # the i8 weights, x and the scales
     assert 4096 * 4096 // 2 <= w4 < 4096 * 4096 // 2 * 1.05, w4
 
+
+
+# ---- the default (dequant-gemv=dpas): the gemv as the M = 1 DPAS GEMM (gemv_as_gemm.py) ------------------------
+# (form, N, K, weights, group, zero point, y type, x type): vecmat i8 per column f16, matvec i4 per group with a zero
+# point bf16 (docs/quantized-gemm.md "gemv")
+DPAS_CASES = {"vecmat_i8_f16": ("vecmat", 96, 128, "i8", None, False, None, "f16"),
+              "matvec_i4_bf16": ("matvec", 48, 256, "i4", 64, True, None, "bf16")}
+
+
+@pytest.mark.parametrize("name", list(DPAS_CASES))
+def test_default_is_the_m1_gemm_kernel(name, capsys):
+    """One launch of the GEMM kernel (tile_mma; B the weights, read transposed for the matvec's N x K) with x and y
+    as 1 x n views; --xe-print-plan names the form and why."""
+    from xedialects.lowering.linalg_to_xetile.convert import plan_printing
+    from xedialects.passes.utils.ir_walk import walk
+
+    form, n, k, wtype, group, zp, acc, elt = DPAS_CASES[name]
+    m = xedialects.parse(quantized_gemv_source(n, k, wtype, group, elt, acc, form, zp), f"{name}.mlir")
+    with plan_printing():
+        run(m, "builtin.module(convert-linalg-to-xetile)")
+    err = capsys.readouterr().err
+    assert f"GEMM plan [pvc]: C[1x{n} {elt}] += A[1x{k} {elt}] * B{'^T' if form == 'matvec' else ''}[{k}x{n}" in err
+    assert "the dequantizing gemv as the M = 1 DPAS GEMM (dequant-gemv=dpas; IGC 2.40" in err, err
+    func = [o for o in m.body.operations if o.operation.name == "func.func"][0]
+    host = [o.operation.name for o in func.regions[0].blocks[0].operations]
+    assert host.count("gpu.launch_func") == 1 and host.count("memref.expand_shape") == 2, host
+    assert not [h for h in host if h.startswith("linalg.") or h == "memref.alloc"], host
+    names = {o.name for o in walk(m.operation)}
+    assert "xetile.tile_mma" in names and "xetile.tile_reduce" not in names
+
+
+@pytest.mark.parametrize("name", list(DPAS_CASES))
+def test_default_matches_the_unfused_cpu_program(tmp_path, capsys, name):
+    form, n, k, wtype, group, zp, acc, elt = DPAS_CASES[name]
+    path = tmp_path / f"{name}.mlir"
+    path.write_text(quantized_gemv_source(n, k, wtype, group, elt, acc, form, zp))
+    assert xe_run([str(path), "--pipeline=xe-gemm-to-spirv", "--check"]) == 0
+    out = capsys.readouterr().out
+    assert out.rstrip().endswith("PASS") and "y: max abs error" in out, out
+
+
+@needs_rt
+def test_default_matvec_on_opencl(tmp_path, capsys):
+    """The portable binary of the default (GEMM) kernel of the i4 matvec on the OpenCL CPU device."""
+    form, n, k, wtype, group, zp, acc, elt = DPAS_CASES["matvec_i4_bf16"]
+    path = tmp_path / "mv.mlir"
+    path.write_text(quantized_gemv_source(n, k, wtype, group, elt, acc, form, zp))
+    assert xe_run([str(path), "--pipeline=xe-gemm-to-spirv-portable", "--backend=opencl", "--check"]) == 0
+    out = capsys.readouterr().out
+    assert out.rstrip().endswith("PASS"), out

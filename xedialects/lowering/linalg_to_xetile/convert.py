@@ -6,7 +6,8 @@ and type; every choice can be overridden by pass options. A `linalg.fill` of C b
 the element-wise linalg ops after it (bias, activations, alpha/beta scaling) are fused into the
 kernel (`gemm_epilogue.py`); temporaries that become dead are erased. Stand-alone memory-bound ops
 (element-wise ops, reductions; gemv and ger: `gemv.py`, `ger.py`) get kernels of their own
-(`memory_bound.py`). Unsupported ops are left untouched with a remark (unsupported matmuls are
+(`memory_bound.py`); a dequantizing gemv becomes the M = 1 GEMM first (`gemv_as_gemm.py`, option
+`dequant-gemv`). Unsupported ops are left untouched with a remark (unsupported matmuls are
 rejected with an error when `strict` is set).
 
 Named pipelines: `xe-bufferize` (one-shot bufferization for tensor programs) and
@@ -26,7 +27,7 @@ from ...diagnostics import DiagnosticError
 from ...passes.registry import Option, register_pass, register_pipeline
 from ...passes.utils.arch_option import arch_option, pass_arch, record_told_arch
 from ...passes.utils.ir_walk import walk
-from . import dequant, gemv, ger
+from . import dequant, gemv, gemv_as_gemm, ger
 from .attention_fuse import emit_attention, fuse_attention
 from .gemm_epilogue import Fusion, KernelIO, NotFusible, plan_fusion, rewrite_host
 from .gemm_kernel import kernel_text
@@ -45,6 +46,8 @@ _OPTIONS = [
     Option("local-k-slices", int, 0, "subgroup groups splitting K inside a work-group, reduced through SLM "
            "(0: planner, 1: off)"),
     Option("print-plan", bool, False, "print each GEMM plan to stderr"),
+    Option("dequant-gemv", str, "dpas", "a dequantizing linalg.matvec / vecmat: dpas (the M = 1 DPAS GEMM kernel, "
+           "faster with IGC's code) or vector (the vector-FMA gemv kernel)", choices=gemv_as_gemm.MODES),
     Option("strict", bool, False, "error (instead of remark) on matmuls that cannot be lowered"),
 ]
 
@@ -161,6 +164,7 @@ def convert_linalg_to_xetile(module_op, options, ctx):
         attention = fuse_attention(func, fname, hw, ctx, printing, claimed)
         for op in [o for o in walk(func) if o.name in col_major.MATMUL_NAMES and o not in claimed]:
             col_major.normalize(op)        # column-major operands read through transposed views
+        form_notes = gemv_as_gemm.rewrite(func, options["dequant-gemv"])   # dequantizing gemvs as M = 1 GEMMs
         dequants = _dequant_producers(func, ctx)
         claimed.update(dq.op for dq in dequants.values())
         for op in list(walk(func)):
@@ -181,7 +185,7 @@ def convert_linalg_to_xetile(module_op, options, ctx):
                 spec = match_matmul(op)
             except NotAMatmul as e:
                 if gemv.is_gemv(op):
-                    gemv.consider(mb, op, len(launches) + len(mb.kernels), dequants.get(op))
+                    gemv.consider(mb, op, len(launches) + len(mb.kernels), dequants.get(op), form_notes.get(op))
                 elif is_contraction_like(op):
                     report(op, f"not lowered to XeTile: {e.reason}")
                 elif ger.is_ger(op):
@@ -216,7 +220,8 @@ def convert_linalg_to_xetile(module_op, options, ctx):
                 ctx.remark(where, msg)
                 mb.noted.add(where)
             if printing:
-                extra = "\n".join(x for x in (fusion.describe(), fusion.dequant and fusion.dequant.describe()) if x)
+                extra = "\n".join(x for x in (fusion.describe(), fusion.dequant and fusion.dequant.describe(),
+                                              form_notes.get(op)) if x)
                 model = plan_model_line(plan, hw)
                 print(f"// GEMM plan for {op.name} at {op.location}\n{plan.describe()}"
                       + (f"\n{extra}" if extra else "") + (f"\n{model}" if model else ""), file=sys.stderr)

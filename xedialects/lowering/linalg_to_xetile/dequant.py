@@ -186,7 +186,8 @@ def recognize_generic(gen, buffer, user, out, shape: tuple, roles: Roles) -> Deq
             raise NotDequant(f"the dequantized {what_b.replace('the ', '')} is also used by '{u.name if u else 'a nested op'}' (it must "
                              f"stay a temporary only {reader} reads)")
     for op in ops[pos[gen] + 1:pos[user]]:
-        if not _neutral(op) and not (op.name == "linalg.fill" and op.operands[-1] == out):
+        if not _neutral(op) and not (op.name == "linalg.fill" and op.operands[-1] == out) and \
+                op.name != "memref.expand_shape":    # a view of another buffer (B's users are checked above)
             raise NotDequant(f"'{op.name}' sits between the dequantization and {reader}")
     iters = [str(x) for x in ir.ArrayAttr(gen.attributes["iterator_types"])]
     if len(iters) != 2 or any("parallel" not in s for s in iters):

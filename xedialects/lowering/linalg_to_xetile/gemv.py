@@ -423,10 +423,10 @@ def emit_launch(form: GemvForm, plan, mod_name: str, kname: str, io: GemvIO):
     return launch
 
 
-def consider(mb, op, index: int, dq=None) -> None:
+def consider(mb, op, index: int, dq=None, note: str | None = None) -> None:
     """Plan and write the kernel of gemv op `op` into the MemoryBound collector `mb`, with the dequantization
     `dq` (dequant.Dequant of its matrix) in its A path when given; report (remark, error under strict) why
-    not when its form is unsupported."""
+    not when its form is unsupported. `note`: a line --xe-print-plan adds (why the vector-FMA form)."""
     from .memory_bound import MbKernel
 
     try:
@@ -439,7 +439,7 @@ def consider(mb, op, index: int, dq=None) -> None:
                      weights=dq and (dq.wtype, dq.group))
     name = f"{mb.fname}_{index}"
     if mb.printing:
-        extra = f"\n{dq.describe()}" if dq is not None else ""
+        extra = "".join(f"\n{x}" for x in (dq and dq.describe(), note) if x)
         print(f"// memory-bound plan for {op.name} at {op.location}\n{plan.describe()}{extra}", file=sys.stderr)
     if dq is not None:
         host_view(dq)                  # i4: the packed bytes' view the kernel takes

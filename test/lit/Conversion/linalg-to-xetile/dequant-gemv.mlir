@@ -2,10 +2,11 @@
 // linalg.vecmat (K x N) is fused into the gemv kernel's A tile: one launch, the integer weights (i4: their
 // packed bytes through one host cast) loaded by the loop, dequantized in registers (the generic's body replayed),
 // multiplied by x and reduced; the dequantized matrix is never written. Forms not fused keep two kernels and a
-// remark saying why (docs/quantized-gemm.md "gemv").
-// RUN: xe-opt %s --split-input-file --convert-linalg-to-xetile --verify-diagnostics -o /dev/null
-// RUN: xe-opt %s --split-input-file --convert-linalg-to-xetile 2>/dev/null | FileCheck %s
-// RUN: xe-opt %s --split-input-file --xe-print-plan --convert-linalg-to-xetile -o /dev/null 2>&1 | FileCheck %s --check-prefix=PLAN
+// remark saying why (docs/quantized-gemm.md "gemv"). The default (dequant-gemv=dpas) is the M = 1 GEMM instead:
+// dequant-gemv-dpas.mlir.
+// RUN: xe-opt %s --split-input-file --convert-linalg-to-xetile=dequant-gemv=vector --verify-diagnostics -o /dev/null
+// RUN: xe-opt %s --split-input-file --convert-linalg-to-xetile=dequant-gemv=vector 2>/dev/null | FileCheck %s
+// RUN: xe-opt %s --split-input-file --xe-print-plan --convert-linalg-to-xetile=dequant-gemv=vector -o /dev/null 2>&1 | FileCheck %s --check-prefix=PLAN
 
 // PLAN-LABEL: memory-bound plan [pvc]: matvec (y = A x) on 64x256 f16
 // PLAN:       reason: A holds i4 weights dequantized to f16 in registers: tiles of 64 columns (0.5 byte(s) per weight in memory: 32-byte rows of the weights' bytes
