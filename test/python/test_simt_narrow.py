@@ -20,8 +20,8 @@ def test_split_matvec_column_atomics_add_once(monkeypatch, m, n, e):
     sums into a column of y, one element per row (one-lane atomics, which every work-item would
     otherwise repeat)."""
     plan = gemv.plan_gemv
-    monkeypatch.setattr(gemv, "plan_gemv", lambda m_, n_, dim, batch, elt, hw, can_split=False:
-                        plan(m_, n_, dim, batch, elt, hw, can_split=True))
+    monkeypatch.setattr(gemv, "plan_gemv", lambda m_, n_, dim, batch, elt, hw, can_split=False, **kw:
+                        plan(m_, n_, dim, batch, elt, hw, can_split=True, **kw))
     assert plan(m, n, 1, 1, e, get_arch("pvc"), can_split=True).slices > 1
     case = named("matvec", m, n, e)
     assert_ok(case, "vc", "split matvec")
