@@ -384,3 +384,39 @@ def test_help_and_version_tell_the_whole_truth(capsys):
     assert "--convert-upstream-xegpu" in out and '(default: planner) (default: "")' not in out
     assert xe_opt.main(["--list-passes"]) == 0
     assert "convert-upstream-xegpu  -  " in capsys.readouterr().out
+
+
+_DEQUANT_LEFT_ON_HOST = """
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#g = affine_map<(d0, d1) -> (d0 floordiv 8, d1)>
+func.func @q(%A: memref<5xKxf16>, %W: memref<KxNxi8>, %S: memref<GxNxf16>, %C: memref<5xNxf32>) {
+  %B = memref.alloc() : memref<KxNxf16>
+  linalg.generic {indexing_maps = [#id, #g, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%W, %S : memref<KxNxi8>, memref<GxNxf16>) outs(%B : memref<KxNxf16>) {
+  ^bb0(%w: i8, %s: f16, %o: f16):
+    %f = arith.sitofp %w : i8 to f16
+    %r = arith.mulf %f, %s : f16
+    linalg.yield %r : f16
+  }
+  linalg.matmul ins(%A, %B : memref<5xKxf16>, memref<KxNxf16>) outs(%C : memref<5xNxf32>)
+  memref.dealloc %B : memref<KxNxf16>
+  return
+}
+"""
+
+
+@pytest.mark.parametrize("k, n, ok", [(32, 40, True), (512, 512, False)])
+def test_check_runs_what_the_pipeline_left_on_the_host(tmp_path, capsys, k, n, ok):
+    """A dequantization with groups of 8 rows is not fused (a remark) and its generic stays on the host: the
+    simulator runs it as upstream convert-linalg-to-loops' loops (sim/host_linalg.py; before: 'unsupported
+    operation linalg.generic', exit 1, for every unfused attention or dequantization); a nest of more than
+    2^17 iterations (here 262,144) is refused with the reason instead of minutes of interpretation."""
+    path = tmp_path / "q.mlir"
+    path.write_text(_DEQUANT_LEFT_ON_HOST.replace("K", str(k)).replace("N", str(n)).replace("G", str(k // 8)))
+    rc = main([str(path), "--pipeline=xe-gemm-to-xegpu", "--check", "--quiet"])
+    out = capsys.readouterr()
+    assert "dequantization not fused into the GEMM" in out.err
+    if ok:
+        assert rc == 0 and "PASS" in out.out, out.out + out.err
+    else:
+        assert rc == 1 and "as loops they run 262,144 iterations" in out.err, out.err

@@ -413,6 +413,12 @@ def run(argv=None) -> int:
         t0 = time.perf_counter()
         with plan_recording() as plans:
             run_pipeline(module, pipeline)
+        from ..sim.host_linalg import lower_host_linalg
+
+        why = lower_host_linalg(module)      # what the pipeline left on the host runs as loops
+        if why:
+            print(f"xe-run: error: {why}", file=sys.stderr)
+            return 1
         times.append(("lowering", time.perf_counter() - t0))
         if args.draw and _draw(module, plans, args.draw):
             return 1
