@@ -156,6 +156,8 @@ def test_plan_rules():
     assert (t.block_n, t.tail) == (32, 0)                 # causal, Lq <= Lk: the mask hides keys past Lk from every row
     t = plan_attention(_form(lq=64, lk=40, d=64, causal=True), hw)
     assert (t.block_n, t.tail) == (32, 8)                 # top-left, Lq > Lk: rows 40..63 see the keys past Lk
+    t = plan_attention(_form(lq=40, lk=24, d=64, causal=True), hw)   # one K/V block: no slices to price
+    assert (t.block_n, t.kv_splits) == (32, 1)            # (raised ValueError: min() arg is an empty sequence)
     t = plan_attention(_form(lq=16, lk=8, d=64), hw)
     assert (t.block_n, t.tail) == (16, 8)                 # not a block wider than Lk rounded up to 16
     dt = plan_attention(_form(batch=(1, 2), lq=1, lk=1000, d=64), hw)   # 32 blocks of 32, 16 slices of 64 keys

@@ -188,6 +188,8 @@ def _causal_splits(plan: AttentionPlan, hw: XeArch) -> int:
     if gx * gz >= hw.xe_cores or hw.perf is None:
         return 1
     blocks = -(-f.lk // plan.block_n)
+    if blocks < 4:       # two slices of at least 2 blocks each are not possible (1 block: the loop prices nothing)
+        return 1
     wave = hw.xe_cores * max(1, hw.threads_per_core(plan.grf_mode == "large") // plan.num_subgroups)
     times, s = {}, 1
     while blocks % s == 0 and blocks // s >= 2 and gx * gz * s <= wave:     # more slices than one wave: no gain
