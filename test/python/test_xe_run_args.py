@@ -420,3 +420,17 @@ def test_check_runs_what_the_pipeline_left_on_the_host(tmp_path, capsys, k, n, o
         assert rc == 0 and "PASS" in out.out, out.out + out.err
     else:
         assert rc == 1 and "as loops they run 262,144 iterations" in out.err, out.err
+
+
+def test_host_leftovers_of_other_functions_do_not_count(tmp_path, capsys):
+    """Only what --entry runs is lowered for the host interpreter and counted against its limit: a large
+    leftover in another function (never executed) does not refuse the entry (lit col-major.mlir's case)."""
+    big = _DEQUANT_LEFT_ON_HOST.replace("K", "512").replace("N", "512").replace("G", "64")
+    small = (_DEQUANT_LEFT_ON_HOST.replace("K", "32").replace("N", "40").replace("G", "4").replace("@q(", "@small(")
+             .replace("#id", "#id2").replace("#g", "#g2"))
+    path = tmp_path / "two.mlir"
+    (bmaps, bfunc), (smaps, sfunc) = (t.split("func.func", 1) for t in (big, small))
+    path.write_text(bmaps + smaps + "func.func" + bfunc + "func.func" + sfunc)   # aliases before operations
+    rc = main([str(path), "--entry", "small", "--pipeline=xe-gemm-to-xegpu", "--check", "--quiet"])
+    out = capsys.readouterr()
+    assert rc == 0 and "PASS" in out.out, out.out + out.err

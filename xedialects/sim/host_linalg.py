@@ -15,22 +15,42 @@ MAX_HOST_ITERATIONS = 1 << 17     # ~13 s (a 4D attention left unfused: 1.26 M i
 _BODY_OPS = {"linalg.yield", "linalg.index"}
 
 
-def lower_host_linalg(module) -> str | None:
-    """Lower the host linalg ops of `module` in place; None when done (or there was none), else why not."""
-    host = [f for f in functions(module, ("func.func",))]
+def lower_host_linalg(module, entry: str | None = None) -> str | None:
+    """Lower the host linalg ops of `module` in place; None when done (or there was none), else why not. With
+    `entry`, only what that function runs counts (itself and the functions it calls): another function's
+    leftovers are never executed."""
+    host = _reachable(functions(module, ("func.func",)), entry)
     names = sorted({op.name for f in host for op in walk(f) if op.name.startswith("linalg.")} - _BODY_OPS)
     if not names:
         return None
+    before = sum(_iterations(op) for f in host for op in _top_loops(f))   # the program's own loops
     with module.context, module.operation.location:
         problems = decompose_softmax(module) if "linalg.softmax" in names else []
         if problems:
             return problems[0]
         PassManager.parse("builtin.module(func.func(convert-linalg-to-loops))").run(module.operation)
-    n = sum(_iterations(op) for f in host for op in _top_loops(f))
+    host = _reachable(functions(module, ("func.func",)), entry)      # handles renewed after the pass
+    n = sum(_iterations(op) for f in host for op in _top_loops(f)) - before
     if n > MAX_HOST_ITERATIONS:
         return (f"the pipeline left {', '.join(names)} on the host (the remarks above say why); as loops they run "
                 f"{n:,} iterations, more than the simulator's host interpreter takes ({MAX_HOST_ITERATIONS:,})")
     return None
+
+
+def _reachable(funcs, entry):
+    """The func.func ops `entry` runs: itself and, transitively, its callees (all of `funcs` without entry)."""
+    if entry is None:
+        return list(funcs)
+    by_name = {ir.StringAttr(f.attributes["sym_name"]).value: f for f in funcs}
+    todo, seen = [entry], []
+    while todo:
+        name = todo.pop()
+        f = by_name.get(name)
+        if f is None or f in seen:
+            continue
+        seen.append(f)
+        todo += [ir.FlatSymbolRefAttr(op.attributes["callee"]).value for op in walk(f) if op.name == "func.call"]
+    return seen
 
 
 def _top_loops(op):

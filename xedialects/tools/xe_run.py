@@ -34,7 +34,6 @@ progress on stderr when it is a terminal (not with `--quiet`). docs/simulator-sc
 """
 from __future__ import annotations
 
-import os
 import re
 import sys
 import time
@@ -415,7 +414,7 @@ def run(argv=None) -> int:
             run_pipeline(module, pipeline)
         from ..sim.host_linalg import lower_host_linalg
 
-        why = lower_host_linalg(module)      # what the pipeline left on the host runs as loops
+        why = lower_host_linalg(module, entry)   # what the pipeline left on the host runs as loops
         if why:
             print(f"xe-run: error: {why}", file=sys.stderr)
             return 1
